@@ -1,0 +1,309 @@
+package proto
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// The shape layer: every payload member carries a `wire` tag with its decision.
+//
+//	wire:"req"          the member must be present and must not be null
+//	wire:"opt"          the member may be absent; null is rejected
+//	wire:"req,null"     present, and null is a meaningful value (e.g. allowed_tools)
+//	wire:"opt,null"     absent and null both mean "not set"
+//	wire:"opt,any"      any JSON value is tolerated; the type normalizes it (engine failure codes)
+//	wire:"opt,object"   a raw member that must be a JSON object
+//
+// A member without a tag has no decision: decoding it fails, and the reflective tests fail with it,
+// so a new field cannot slip onto the wire unexamined.
+
+type member struct {
+	name     string
+	index    []int
+	typ      reflect.Type
+	required bool
+	nullable bool
+	anyValue bool
+	object   bool
+	omit     bool // json omitempty
+}
+
+type shape struct {
+	members []member
+	byName  map[string]int
+	err     error // a member without a decision
+}
+
+var shapes sync.Map // reflect.Type → *shape
+
+// selfShaped is implemented by the few types that check their own JSON (capability declarations,
+// input content): the walker hands them the raw value and prefixes the path of their error.
+type selfShaped interface{ selfShaped() }
+
+var (
+	selfShapedType = reflect.TypeFor[selfShaped]()
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	byteSliceType  = reflect.TypeFor[[]byte]()
+)
+
+func shapeOf(t reflect.Type) *shape {
+	if s, ok := shapes.Load(t); ok {
+		return s.(*shape)
+	}
+	s := &shape{byName: map[string]int{}}
+	collectMembers(s, t, nil)
+	actual, _ := shapes.LoadOrStore(t, s)
+	return actual.(*shape)
+}
+
+func collectMembers(s *shape, t reflect.Type, index []int) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		idx := append(append([]int(nil), index...), i)
+		jsonTag := f.Tag.Get("json")
+		if f.Anonymous && jsonTag == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			collectMembers(s, ft, idx)
+			continue
+		}
+		if !f.IsExported() || jsonTag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(jsonTag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		m := member{name: name, index: idx, typ: f.Type, omit: strings.Contains(","+opts+",", ",omitempty,")}
+		wire, ok := f.Tag.Lookup("wire")
+		if !ok {
+			s.err = fmt.Errorf("proto: %s.%s has no wire decision (add a `wire` tag)", t.Name(), f.Name)
+		}
+		for _, w := range strings.Split(wire, ",") {
+			switch w {
+			case "req":
+				m.required = true
+			case "opt":
+			case "null":
+				m.nullable = true
+			case "any":
+				m.anyValue = true
+			case "object":
+				m.object = true
+			default:
+				s.err = fmt.Errorf("proto: %s.%s has an unknown wire option %q", t.Name(), f.Name, w)
+			}
+		}
+		s.byName[name] = len(s.members)
+		s.members = append(s.members, m)
+	}
+}
+
+// decodeShaped checks raw against the shape of v's type and then decodes it into v.
+// An absent or null payload decodes as an empty object, as the envelope rules say.
+func decodeShaped(raw []byte, v any, strict bool) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		raw = []byte("{}")
+	}
+	if err := checkShape("", raw, reflect.TypeOf(v).Elem(), strict); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonError(err)
+	}
+	return nil
+}
+
+func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(selfShapedType) {
+		v := reflect.New(t).Interface().(json.Unmarshaler)
+		return within(path, v.UnmarshalJSON(raw))
+	}
+	switch {
+	case t == rawMessageType:
+		return nil
+	case t == byteSliceType:
+		if !isString(raw) || !isBase64String(raw) {
+			return violation(path, "must be a base64 string")
+		}
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return checkObject(path, raw, t, strict)
+	case reflect.Slice:
+		if raw[0] != '[' {
+			return violation(path, "must be a JSON array")
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return violation(path, "must be a JSON array")
+		}
+		for i, item := range items {
+			p := indexPath(path, i)
+			if isNull(item) {
+				return violation(p, "must not be null")
+			}
+			if err := checkShape(p, item, t.Elem(), strict); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Map:
+		if raw[0] != '{' {
+			return violation(path, "must be a JSON object")
+		}
+		var entries map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			return violation(path, "must be a JSON object")
+		}
+		for k, item := range entries {
+			p := joinPath(path, k)
+			if isNull(item) && t.Elem().Kind() != reflect.Interface {
+				return violation(p, "must not be null")
+			}
+			if err := checkShape(p, item, t.Elem(), strict); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.String:
+		if !isString(raw) {
+			return violation(path, "must be a JSON string")
+		}
+	case reflect.Bool:
+		if !bytes.Equal(raw, []byte("true")) && !bytes.Equal(raw, []byte("false")) {
+			return violation(path, "must be a JSON boolean")
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if !isNumber(raw) || bytes.ContainsAny(raw, ".eE") {
+			return violation(path, "must be a JSON integer")
+		}
+		if t.Kind() >= reflect.Uint && raw[0] == '-' {
+			return violation(path, "must not be negative")
+		}
+	case reflect.Float32, reflect.Float64:
+		if !isNumber(raw) {
+			return violation(path, "must be a JSON number")
+		}
+	}
+	return nil
+}
+
+func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
+	s := shapeOf(t)
+	if s.err != nil {
+		return violation(path, "%v", s.err)
+	}
+	if raw[0] != '{' {
+		return violation(path, "must be a JSON object")
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return violation(path, "must be a JSON object")
+	}
+	if strict {
+		for name := range members {
+			if _, ok := s.byName[name]; !ok {
+				return violation(joinPath(path, name), "unknown member")
+			}
+		}
+	}
+	for i := range s.members {
+		m := &s.members[i]
+		p := joinPath(path, m.name)
+		v, ok := members[m.name]
+		if !ok {
+			if m.required {
+				return violation(p, "is required")
+			}
+			continue
+		}
+		if m.anyValue {
+			continue
+		}
+		if isNull(v) {
+			if !m.nullable {
+				return violation(p, "must not be null")
+			}
+			continue
+		}
+		if m.object && v[0] != '{' {
+			return violation(p, "must be a JSON object")
+		}
+		if err := checkShape(p, v, m.typ, strict); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonError turns an encoding/json error into a RuleError with the member path it names.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return violation(te.Field, "must be a JSON %s (got %s)", jsonKind(te.Type), te.Value)
+	}
+	var re *RuleError
+	if errors.As(err, &re) {
+		return err
+	}
+	return violation("", "malformed JSON: %v", err)
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "integer in range"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "non-negative integer in range"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+func isNull(raw []byte) bool   { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+func isString(raw []byte) bool { return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' }
+func isNumber(raw []byte) bool { return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) }
+
+// isBase64String checks the alphabet and padding of a JSON string holding standard base64, without
+// decoding it: encoding/json decodes it again, and a 64 KiB chunk should not pay twice.
+func isBase64String(raw []byte) bool {
+	body := raw[1 : len(raw)-1]
+	n, pad := 0, 0
+	for _, c := range body {
+		switch {
+		case c == '\r' || c == '\n':
+			continue
+		case c == '=':
+			pad++
+		case pad > 0:
+			return false
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
+		default:
+			return false
+		}
+		n++
+	}
+	return n%4 == 0 && pad <= 2
+}
