@@ -1,0 +1,151 @@
+// Package clock is the injected time source of wirecheck. Every protocol timer in the reference
+// sides reads a Clock, so the catalog runs in process on a Fake clock that a scenario's `advance`
+// step moves, and in real time against a Runtime in another process.
+package clock
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Clock is what timers read. Real() is the wall clock; NewFake() is moved by Advance.
+type Clock interface {
+	Now() time.Time
+	// After returns a channel that receives once d has elapsed.
+	After(d time.Duration) <-chan time.Time
+	// NewTimer returns a stoppable timer.
+	NewTimer(d time.Duration) Timer
+}
+
+// Timer is a stoppable one-shot timer.
+type Timer interface {
+	C() <-chan time.Time
+	Stop() bool
+}
+
+// Real returns the wall clock.
+func Real() Clock { return realClock{} }
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+func (realClock) NewTimer(d time.Duration) Timer         { return realTimer{time.NewTimer(d)} }
+
+type realTimer struct{ t *time.Timer }
+
+func (t realTimer) C() <-chan time.Time { return t.t.C }
+func (t realTimer) Stop() bool          { return t.t.Stop() }
+
+// Fake is a virtual clock. Time moves only through Advance, which fires every timer whose deadline
+// it passes, in deadline order.
+type Fake struct {
+	mu      sync.Mutex
+	now     time.Time
+	timers  []*fakeTimer
+	changed chan struct{} // closed and replaced whenever a timer is added
+}
+
+// Epoch is where every Fake clock starts: a fixed instant, so runs are reproducible.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// NewFake returns a virtual clock at Epoch.
+func NewFake() *Fake { return &Fake{now: Epoch, changed: make(chan struct{})} }
+
+func (f *Fake) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+func (f *Fake) After(d time.Duration) <-chan time.Time { return f.NewTimer(d).C() }
+
+func (f *Fake) NewTimer(d time.Duration) Timer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := &fakeTimer{clock: f, at: f.now.Add(d), c: make(chan time.Time, 1)}
+	if d <= 0 {
+		t.fired = true
+		t.c <- f.now
+		return t
+	}
+	f.timers = append(f.timers, t)
+	close(f.changed)
+	f.changed = make(chan struct{})
+	return t
+}
+
+// Advance moves the clock forward by d, firing due timers in order.
+func (f *Fake) Advance(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	target := f.now.Add(d)
+	sort.SliceStable(f.timers, func(i, j int) bool { return f.timers[i].at.Before(f.timers[j].at) })
+	keep := f.timers[:0]
+	for _, t := range f.timers {
+		if !t.at.After(target) {
+			f.now = t.at
+			t.fired = true
+			t.c <- t.at
+			continue
+		}
+		keep = append(keep, t)
+	}
+	f.timers = keep
+	f.now = target
+}
+
+// Pending returns the number of armed timers; WaitForTimers blocks until at least n are armed.
+// Tests use them to advance only once the code under test is waiting.
+func (f *Fake) Pending() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.timers)
+}
+
+// Changed returns a channel closed the next time a timer is armed.
+func (f *Fake) Changed() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changed
+}
+
+type fakeTimer struct {
+	clock *Fake
+	at    time.Time
+	c     chan time.Time
+	fired bool
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return t.c }
+
+func (t *fakeTimer) Stop() bool {
+	f := t.clock
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t.fired {
+		return false
+	}
+	for i, other := range f.timers {
+		if other == t {
+			f.timers = append(f.timers[:i], f.timers[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Advancer is a Clock that a scenario's `advance` step can move. For the wall clock, Advance waits.
+type Advancer interface {
+	Clock
+	Advance(d time.Duration)
+}
+
+// RealAdvancer is the wall clock whose Advance simply waits d: what `advance` means against a
+// Runtime in another process.
+func RealAdvancer() Advancer { return realAdvancer{} }
+
+type realAdvancer struct{ realClock }
+
+func (realAdvancer) Advance(d time.Duration) { <-time.After(d) }

@@ -1,0 +1,45 @@
+package clock
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFakeFiresTimersInOrderOnlyWhenAdvanced(t *testing.T) {
+	f := NewFake()
+	late := f.NewTimer(5 * time.Minute)
+	early := f.NewTimer(10 * time.Second)
+	select {
+	case <-early.C():
+		t.Fatal("timer fired before Advance")
+	default:
+	}
+	f.Advance(10 * time.Second)
+	if at := <-early.C(); !at.Equal(Epoch.Add(10 * time.Second)) {
+		t.Fatalf("early fired at %v", at)
+	}
+	if f.Pending() != 1 {
+		t.Fatalf("pending = %d, want 1", f.Pending())
+	}
+	if !late.Stop() {
+		t.Fatal("Stop of an armed timer returned false")
+	}
+	f.Advance(10 * time.Minute)
+	select {
+	case <-late.C():
+		t.Fatal("a stopped timer fired")
+	default:
+	}
+	if got := f.Now(); !got.Equal(Epoch.Add(10*time.Minute + 10*time.Second)) {
+		t.Fatalf("now = %v", got)
+	}
+}
+
+func TestFakeZeroDurationFiresAtOnce(t *testing.T) {
+	f := NewFake()
+	select {
+	case <-f.After(0):
+	default:
+		t.Fatal("After(0) did not fire at once")
+	}
+}

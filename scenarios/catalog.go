@@ -1,0 +1,197 @@
+package scenarios
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+)
+
+//go:embed catalog
+var embedded embed.FS
+
+// Catalog is a linked set of scenarios: includes expanded, ids unique, steps numbered.
+type Catalog struct {
+	Scenarios []*Scenario // sorted by id
+	byID      map[string]*Scenario
+}
+
+// Get returns a scenario by id.
+func (c *Catalog) Get(id string) (*Scenario, bool) { s, ok := c.byID[id]; return s, ok }
+
+// Embedded loads the catalog compiled into the binary.
+func Embedded() (*Catalog, error) {
+	sub, err := fs.Sub(embedded, "catalog")
+	if err != nil {
+		return nil, err
+	}
+	return LoadFS(sub, "catalog")
+}
+
+// EmbeddedFS exposes the embedded catalog files (for lint and schema checks).
+func EmbeddedFS() fs.FS { sub, _ := fs.Sub(embedded, "catalog"); return sub }
+
+// LoadDir loads every *.yaml under dir.
+func LoadDir(dir string) (*Catalog, error) { return LoadFS(os.DirFS(dir), dir) }
+
+// LoadFS loads every *.yaml of fsys and links them. It returns every problem of every file
+// (LoadErrors), not only the first; prefix is shown before file names.
+func LoadFS(fsys fs.FS, prefix string) (*Catalog, error) {
+	var errs LoadErrors
+	var all []*Scenario
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || (!strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml")) {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		scs, perr := Parse(path.Join(prefix, p), data)
+		if le, ok := perr.(LoadErrors); ok {
+			errs = append(errs, le...)
+		} else if perr != nil {
+			return perr
+		}
+		all = append(all, scs...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, lerrs := Link(all)
+	errs = append(errs, lerrs...)
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool {
+			if errs[i].Pos.File != errs[j].Pos.File {
+				return errs[i].Pos.File < errs[j].Pos.File
+			}
+			return errs[i].Pos.Line < errs[j].Pos.Line
+		})
+		return c, errs
+	}
+	return c, nil
+}
+
+// Link checks ids are unique, expands includes (top-level `include` first, then inline `include`
+// steps) and numbers the steps.
+func Link(all []*Scenario) (*Catalog, LoadErrors) {
+	var errs LoadErrors
+	c := &Catalog{byID: map[string]*Scenario{}}
+	for _, s := range all {
+		if prev, dup := c.byID[s.ID]; dup {
+			errs = append(errs, &LoadError{Pos: s.Pos, Msg: fmt.Sprintf("duplicate scenario id %q (first at %s)", s.ID, prev.Pos)})
+			continue
+		}
+		c.byID[s.ID] = s
+		c.Scenarios = append(c.Scenarios, s)
+	}
+	sort.Slice(c.Scenarios, func(i, j int) bool { return c.Scenarios[i].ID < c.Scenarios[j].ID })
+	for _, s := range c.Scenarios {
+		steps, err := c.expand(s, nil)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for i, st := range steps {
+			st.Index = i + 1
+		}
+		s.Steps = steps
+	}
+	return c, errs
+}
+
+func (c *Catalog) expand(s *Scenario, stack []string) ([]*Step, *LoadError) {
+	for _, id := range stack {
+		if id == s.ID {
+			return nil, &LoadError{Pos: s.Pos, Msg: "include cycle: " + strings.Join(append(stack, s.ID), " → ")}
+		}
+	}
+	stack = append(stack, s.ID)
+	var out []*Step
+	inline := func(id string, pos Pos) *LoadError {
+		inc, ok := c.byID[id]
+		if !ok {
+			return &LoadError{Pos: pos, Msg: fmt.Sprintf("include %q: no such scenario", id)}
+		}
+		steps, err := c.expand(inc, stack)
+		if err != nil {
+			return err
+		}
+		for _, st := range steps {
+			cp := *st
+			if cp.Included == "" {
+				cp.Included = inc.ID
+			}
+			out = append(out, &cp)
+		}
+		return nil
+	}
+	for _, id := range s.Include {
+		if err := inline(id, s.Pos); err != nil {
+			return nil, err
+		}
+	}
+	for _, st := range s.own {
+		if st.Kind == "include" {
+			if err := inline(st.Included, st.Pos); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// MatchID reports whether a scenario id matches a selection pattern: an exact id, a subtree
+// ("execution" or "execution/" or "execution/**"), or a glob of path.Match per segment
+// ("execution/*-handle").
+func MatchID(pattern, id string) bool {
+	pattern = strings.TrimSuffix(strings.TrimSuffix(pattern, "**"), "/")
+	if pattern == "" || id == pattern || strings.HasPrefix(id, pattern+"/") {
+		return true
+	}
+	ok, _ := path.Match(pattern, id)
+	if ok {
+		return true
+	}
+	// A glob also selects the subtree under what it matches.
+	parts := strings.Split(id, "/")
+	for i := range parts {
+		if ok, _ := path.Match(pattern, strings.Join(parts[:i+1], "/")); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Select returns the scenarios matching any of run (all when run is empty) and none of skip.
+func (c *Catalog) Select(run, skip []string) []*Scenario {
+	var out []*Scenario
+	for _, s := range c.Scenarios {
+		if len(run) > 0 && !anyMatch(run, s.ID) {
+			continue
+		}
+		if anyMatch(skip, s.ID) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func anyMatch(patterns []string, id string) bool {
+	for _, p := range patterns {
+		if MatchID(p, id) {
+			return true
+		}
+	}
+	return false
+}

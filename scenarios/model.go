@@ -1,0 +1,208 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wirecheck/wirecheck/proto"
+)
+
+// Pos is a place in a scenario file.
+type Pos struct {
+	File string
+	Line int
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("line %d", p.Line)
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// Side names the implementation a scenario can test: the Runtime (played against by scriptedcore),
+// the Core (played against by scriptedruntime) or both.
+type Side string
+
+const (
+	SideBoth    Side = "both"
+	SideRuntime Side = "runtime"
+	SideCore    Side = "core"
+)
+
+// Covers reports whether a scenario for side s can test an implementation of side impl.
+func (s Side) Covers(impl Side) bool { return s == SideBoth || s == impl }
+
+// Scenario is one ordered conversation.
+type Scenario struct {
+	ID       string
+	Title    string
+	Spec     []string // references into the spec, shown in reports
+	Labels   []string
+	Requires []string // capabilities the Runtime must declare for kind `contract`
+	Tests    Side
+	// Heartbeat "auto": the scripted Runtime heartbeats at once on every connection and the
+	// scripted Core filters heartbeats unless a step expects one. "manual": heartbeats are steps.
+	Heartbeat string
+	Handshake *Handshake
+	Include   []string
+	Steps     []*Step // with includes expanded
+	Pos       Pos
+
+	own []*Step // as written, before include expansion
+}
+
+// HeartbeatAuto and HeartbeatManual are the heartbeat modes.
+const (
+	HeartbeatAuto   = "auto"
+	HeartbeatManual = "manual"
+)
+
+// Handshake overrides what the Runtime presents when it connects, for rejection scenarios, and
+// says how Core must answer.
+type Handshake struct {
+	DeviceID          *string
+	Credential        *string
+	Version           *string
+	CredentialInQuery bool
+	Expect            *HTTPExpect // nil: the connection is accepted
+}
+
+// HTTPExpect is the rejection Core must answer with.
+type HTTPExpect struct {
+	Status int
+	Error  string
+}
+
+// StepKind is what a step does.
+type StepKind string
+
+const (
+	StepCore       StepKind = "core"    // Core sends a frame
+	StepRuntime    StepKind = "runtime" // the Runtime sends a frame
+	StepSilence    StepKind = "silence"
+	StepSettle     StepKind = "settle"
+	StepDisconnect StepKind = "disconnect"
+	StepReconnect  StepKind = "reconnect"
+	StepAdvance    StepKind = "advance"
+	StepAnyOrder   StepKind = "any_order"
+	StepCheck      StepKind = "check"
+)
+
+// Step is one step of a scenario.
+type Step struct {
+	Kind  StepKind
+	Pos   Pos
+	Index int // 1-based position in the expanded scenario
+
+	From     proto.Peer     // core/runtime/silence: the peer that sends (or stays quiet)
+	Frame    *FrameTemplate // core/runtime
+	Group    []*Step        // any_order: frame steps of one peer, in any order
+	Window   time.Duration  // silence, settle: how long the peer must stay quiet
+	Advance  time.Duration  // advance; settle: how far the clock moves once the window passed
+	Close    *CloseSpec     // disconnect
+	Check    *Check         // check
+	Included string         // the scenario this step was included from, if any
+}
+
+// Frames returns the frame steps of a step: itself, or the members of an any_order group.
+func (s *Step) Frames() []*Step {
+	if s.Kind == StepAnyOrder {
+		return s.Group
+	}
+	if s.Frame != nil {
+		return []*Step{s}
+	}
+	return nil
+}
+
+// Describe renders a step in one line for messages.
+func (s *Step) Describe() string {
+	switch s.Kind {
+	case StepCore, StepRuntime:
+		return fmt.Sprintf("%s sends %s", s.From, s.Frame.Type)
+	case StepSilence:
+		return fmt.Sprintf("%s stays silent for %v", s.From, s.Window)
+	case StepSettle:
+		return "native work settles"
+	case StepDisconnect:
+		return fmt.Sprintf("the transport drops (%s)", s.Close)
+	case StepReconnect:
+		return "the Runtime reconnects"
+	case StepAdvance:
+		return fmt.Sprintf("the clock advances %v", s.Advance)
+	case StepAnyOrder:
+		return fmt.Sprintf("%d frames in any order", len(s.Group))
+	case StepCheck:
+		return "Core-side check: " + s.Check.String()
+	}
+	return string(s.Kind)
+}
+
+// DefaultSilenceWindow is how long a peer must stay quiet for a silence or settle step.
+const DefaultSilenceWindow = 50 * time.Millisecond
+
+// FrameTemplate is a frame with placeholders and matchers.
+type FrameTemplate struct {
+	Type    string
+	ID      Value // a string template, or nil for no id
+	Payload Value // nil: no payload member
+	// Invalid declares that the frame breaks a rule on purpose; it holds the expected proto error.
+	Invalid string
+	// Raw is sent verbatim instead of an envelope (garbage, invalid JSON).
+	Raw *string
+	Pos Pos
+}
+
+// CloseSpec says who drops the transport and how.
+type CloseSpec struct {
+	By     proto.Peer // who closes; the Runtime by default (its socket drops)
+	Code   int        // 0: an abrupt drop without a close frame
+	Reason string
+}
+
+func (c *CloseSpec) String() string {
+	if c.Code == 0 {
+		return fmt.Sprintf("%s drops the socket", c.By)
+	}
+	return fmt.Sprintf("%s closes with %d %q", c.By, c.Code, c.Reason)
+}
+
+// Check is a Core-side outcome check, answered by the Core implementation.
+type Check struct {
+	// Capabilities: Core's admission snapshot for the connection; Declared "none" means no
+	// capability is known (none inferred), "complete" that kind Kind is advertised with a complete
+	// declaration.
+	Capabilities *CapabilitiesCheck
+	// Turn: the recorded outcome of the Turn of a Run.
+	Turn *TurnCheck
+	Pos  Pos
+}
+
+func (c *Check) String() string {
+	switch {
+	case c.Capabilities != nil:
+		return fmt.Sprintf("capabilities of kind %q are %s", c.Capabilities.Kind, c.Capabilities.Declared)
+	case c.Turn != nil:
+		s := fmt.Sprintf("turn of run %v is %s", c.Turn.Run, c.Turn.Status)
+		if c.Turn.Reason != "" {
+			s += " with reason " + c.Turn.Reason
+		}
+		return s
+	}
+	return "?"
+}
+
+// CapabilitiesCheck checks Core's capability snapshot.
+type CapabilitiesCheck struct {
+	Kind     string
+	Declared string // "none" or "complete"
+}
+
+// TurnCheck checks a Turn's recorded outcome.
+type TurnCheck struct {
+	Run    Value // string template
+	Status string
+	Reason string // Core's error_code; "" when none is expected
+	Engine string // engine_error_code, when expected
+}
