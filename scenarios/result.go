@@ -101,3 +101,14 @@ func indent(s, prefix string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Reverse returns the opposite frame direction.
+func (d Direction) Reverse() Direction {
+	switch d {
+	case CoreToRuntime:
+		return RuntimeToCore
+	case RuntimeToCore:
+		return CoreToRuntime
+	}
+	return d
+}

@@ -1,0 +1,80 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/scriptedcore"
+	"github.com/wirecheck/wirecheck/scriptedruntime"
+)
+
+// SelfCheck plays sc with scriptedcore against scriptedruntime over a real WebSocket on loopback
+// and returns both peers' results.
+func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, runtime *scenarios.Result) {
+	var rtResult *scenarios.Result
+	launch := func(ctx context.Context, c scriptedcore.Connect, view scriptedcore.View) (scriptedcore.Runtime, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		r := &scriptedRuntime{done: make(chan struct{}), cancel: cancel}
+		go func() {
+			defer close(r.done)
+			rtResult = scriptedruntime.Play(ctx, sc, scriptedruntime.Config{
+				ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential,
+				Driver: &viewDriver{view: view}, Seed: seed,
+			})
+		}()
+		return r, nil
+	}
+	core = scriptedcore.Play(ctx, sc, scriptedcore.Config{Seed: seed}, launch)
+	return core, rtResult
+}
+
+// scriptedRuntime is scriptedruntime.Play running in a goroutine, as a launched Runtime.
+type scriptedRuntime struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+func (r *scriptedRuntime) Done() <-chan struct{} { return r.done }
+
+// Stop lets the scripted Runtime finish its own steps first (it ends when the scenario does), and
+// cancels it only if it overstays.
+func (r *scriptedRuntime) Stop(ctx context.Context) error {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel()
+		<-r.done
+	}
+	r.once.Do(r.cancel)
+	return nil
+}
+
+// viewDriver is the CoreDriver of the self-check: the scripted Core sends its frames on its own,
+// so triggering is a no-op, and checks read the scripted Core's state.
+type viewDriver struct{ view scriptedcore.View }
+
+func (d *viewDriver) Trigger(context.Context, *scenarios.Step, *scenarios.Bindings) error { return nil }
+func (d *viewDriver) Advance(time.Duration)                                              {}
+func (d *viewDriver) Disconnect(context.Context, *scenarios.CloseSpec) error             { return nil }
+
+func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios.Bindings) error {
+	if c.Capabilities == nil {
+		return fmt.Errorf("the scripted Core keeps no Turn records: %w", scriptedruntime.ErrNotApplicable)
+	}
+	for {
+		changed := d.view.Changed()
+		got := d.view.Declared(c.Capabilities.Kind)
+		if got == c.Capabilities.Declared {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("capabilities of kind %q are %s, want %s", c.Capabilities.Kind, got, c.Capabilities.Declared)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+// Package script is the engine the two scripted peers share: a WebSocket connection whose frames
+// arrive on a channel (so every wait is bounded without tearing the socket down), a transcript
+// recorder, and the step mechanics that are the same from both ends: send a frame, expect frames,
+// expect silence.
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/wirecheck/wirecheck/proto"
+)
+
+// Inbound is one frame read from the peer.
+type Inbound struct {
+	Raw []byte
+	At  time.Time
+}
+
+// ErrTimeout is returned when nothing arrived within the bound.
+var ErrTimeout = errors.New("timed out")
+
+// ClosedError says the transport closed; Code is the close code the peer sent (-1: none, the
+// socket dropped).
+type ClosedError struct {
+	Code   int
+	Reason string
+	Err    error
+}
+
+func (e *ClosedError) Error() string {
+	if e.Code < 0 {
+		return fmt.Sprintf("the connection dropped (%v)", e.Err)
+	}
+	return fmt.Sprintf("the connection closed with %d %q", e.Code, e.Reason)
+}
+
+// Conn is one WebSocket connection. A reader goroutine, owned by the Conn and stopped by Close or
+// by the peer, pushes every frame onto a channel.
+type Conn struct {
+	ws     *websocket.Conn
+	frames chan Inbound
+	done   chan struct{} // closed when the reader stops
+	closed *ClosedError
+	rec    *Recorder
+	inDir  Direction
+	wmu    sync.Mutex
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+// NewConn starts reading ws. inDir is the direction of frames read from it.
+func NewConn(ws *websocket.Conn, rec *Recorder, inDir Direction) *Conn {
+	ws.SetReadLimit(proto.MaxFrameBytes)
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{ws: ws, frames: make(chan Inbound, 1024), done: make(chan struct{}), rec: rec, inDir: inDir, cancel: cancel}
+	go c.read(ctx)
+	return c
+}
+
+func (c *Conn) read(ctx context.Context) {
+	defer close(c.done)
+	defer close(c.frames)
+	for {
+		_, data, err := c.ws.Read(ctx)
+		if err != nil {
+			ce := &ClosedError{Code: -1, Err: err}
+			var cerr websocket.CloseError
+			if errors.As(err, &cerr) {
+				ce.Code, ce.Reason = int(cerr.Code), cerr.Reason
+			}
+			c.closed = ce
+			c.rec.Event("closed", ce.Error())
+			return
+		}
+		c.rec.Frame(c.inDir, data)
+		c.frames <- Inbound{Raw: data, At: time.Now()}
+	}
+}
+
+// Next returns the next frame within timeout. After the transport closed it returns a
+// *ClosedError once the buffered frames are drained.
+func (c *Conn) Next(timeout time.Duration) (Inbound, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case in, ok := <-c.frames:
+		if !ok {
+			return Inbound{}, c.closed
+		}
+		return in, nil
+	case <-t.C:
+		return Inbound{}, ErrTimeout
+	}
+}
+
+// Frames exposes the frame channel for selects that also wait on other events.
+func (c *Conn) Frames() <-chan Inbound { return c.frames }
+
+// ClosedErr returns why the transport closed (nil while open).
+func (c *Conn) ClosedErr() *ClosedError {
+	select {
+	case <-c.done:
+		return c.closed
+	default:
+		return nil
+	}
+}
+
+// Done is closed when the transport has closed and the reader stopped.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Write sends one text frame with the protocol's per-frame write deadline.
+func (c *Conn) Write(ctx context.Context, data []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, proto.WriteTimeout)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, data); err != nil {
+		return err
+	}
+	c.rec.Frame(c.inDir.Reverse(), data)
+	return nil
+}
+
+// Close closes the transport with a close frame and waits for the reader to stop.
+func (c *Conn) Close(code int, reason string) {
+	c.once.Do(func() {
+		c.rec.Event("close", fmt.Sprintf("sent close %d %q", code, reason))
+		_ = c.ws.Close(websocket.StatusCode(code), reason)
+		c.cancel()
+	})
+	<-c.done
+}
+
+// Drop tears the socket down without a close frame, as a network failure would.
+func (c *Conn) Drop() {
+	c.once.Do(func() {
+		c.rec.Event("drop", "socket dropped without a close frame")
+		_ = c.ws.CloseNow()
+		c.cancel()
+	})
+	<-c.done
+}

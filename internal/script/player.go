@@ -1,0 +1,243 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// Player holds what both scripted peers need while they walk a scenario's steps.
+type Player struct {
+	Scenario *scenarios.Scenario
+	Self     proto.Peer // the side this scripted peer plays
+	B        *scenarios.Bindings
+	Rec      *Recorder
+	Conn     *Conn
+	Timeout  time.Duration // every read and wait is bounded by it
+	Seed     string
+	// OnHeartbeat sees every heartbeat read (valid or not). It returns a failure for a heartbeat
+	// the peer may not send; heartbeats are otherwise filtered unless a step expects one.
+	OnHeartbeat func(raw []byte) error
+}
+
+// Failf builds a failure at a step.
+func (p *Player) Failf(st *scenarios.Step, format string, args ...any) *scenarios.Failure {
+	f := &scenarios.Failure{Message: fmt.Sprintf(format, args...), Bindings: p.B.Snapshot()}
+	if st != nil {
+		f.Step, f.StepDesc, f.Pos = st.Index, st.Describe(), st.Pos
+	}
+	return f
+}
+
+// Send writes the frame of a step this peer sends.
+func (p *Player) Send(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
+	raw, err := scenarios.ResolveFrame(st.Frame, p.B, p.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: step %d: cannot render the frame: %w", st.Pos, st.Index, err)
+	}
+	if err := p.Conn.Write(ctx, raw); err != nil {
+		return p.Failf(st, "could not write %s: %v", st.Frame.Type, err), nil
+	}
+	return nil, nil
+}
+
+// SendGroup writes the frames of an any_order group in a seeded order, so the reader's tolerance is
+// exercised and a run can be reproduced from its seed.
+func (p *Player) SendGroup(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
+	order := shuffle(len(st.Group), p.Seed+st.Pos.String())
+	for _, i := range order {
+		if f, err := p.Send(ctx, st.Group[i]); f != nil || err != nil {
+			return f, err
+		}
+	}
+	return nil, nil
+}
+
+// next returns the next frame the step must look at, filtering heartbeats unless wantHeartbeat.
+func (p *Player) next(st *scenarios.Step, deadline time.Time, wantHeartbeat bool) (Inbound, *scenarios.Failure) {
+	for {
+		in, err := p.Conn.Next(time.Until(deadline))
+		if err != nil {
+			if errors.Is(err, ErrTimeout) {
+				return in, p.Failf(st, "nothing arrived within %v", p.Timeout)
+			}
+			return in, p.Failf(st, "%v before the step completed", err)
+		}
+		if isHeartbeat(in.Raw) && p.OnHeartbeat != nil {
+			if err := p.OnHeartbeat(in.Raw); err != nil && !wantHeartbeat {
+				return in, p.Failf(st, "invalid heartbeat: %v", err)
+			}
+			if !wantHeartbeat {
+				continue
+			}
+		}
+		return in, nil
+	}
+}
+
+func isHeartbeat(raw []byte) bool {
+	var env struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(raw, &env) == nil && env.Type == proto.TypeHeartbeat
+}
+
+// Expect reads the frames of a step sent by the other peer (one frame, or an any_order group) and
+// matches them, binding placeholders.
+func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure) {
+	pending := st.Frames()
+	deadline := time.Now().Add(p.Timeout)
+	var got []*proto.Frame
+	for len(pending) > 0 {
+		wantHB := false
+		for _, s := range pending {
+			wantHB = wantHB || s.Frame.Type == proto.TypeHeartbeat
+		}
+		in, f := p.next(st, deadline, wantHB)
+		if f != nil {
+			f.Expected = pending[0].Frame
+			if len(pending) == 1 {
+				f.Expected = expectedView(pending[0].Frame, p.B)
+			}
+			return got, f
+		}
+		var best *scenarios.FrameMismatch
+		matched := -1
+		for i, s := range pending {
+			frame, mm := scenarios.MatchFrame(s.Frame, s.From, in.Raw, p.B)
+			if mm == nil {
+				matched = i
+				got = append(got, frame)
+				break
+			}
+			if best == nil {
+				best = mm
+			}
+		}
+		if matched < 0 {
+			what := fmt.Sprintf("%s frame differs: %s", st.From, best.Reason)
+			if len(pending) > 1 {
+				what = fmt.Sprintf("%s frame matches none of the %d frames still expected in any order; first: %s", st.From, len(pending), best.Reason)
+			}
+			fail := p.Failf(st, "%s", what)
+			fail.Expected, fail.Actual, fail.Diff = best.Expected, best.Actual, best.Diff
+			if len(pending) == 1 || st.Kind != scenarios.StepAnyOrder {
+				fail.Pos = pending[0].Pos
+			}
+			return got, fail
+		}
+		pending = append(pending[:matched:matched], pending[matched+1:]...)
+	}
+	return got, nil
+}
+
+func expectedView(ft *scenarios.FrameTemplate, b *scenarios.Bindings) any {
+	v := map[string]any{"type": ft.Type}
+	if ft.ID != nil {
+		v["id"] = b.Expected(ft.ID)
+	}
+	if ft.Payload != nil {
+		v["payload"] = b.Expected(ft.Payload)
+	}
+	return v
+}
+
+// ExpectSilence requires the other peer to send nothing (heartbeats aside) and keep the transport
+// open for window. extra, if not nil, is another event source that breaks the silence (a new
+// connection attempt, for the scripted Core).
+func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <-chan string) *scenarios.Failure {
+	t := time.NewTimer(window)
+	defer t.Stop()
+	var frames <-chan Inbound
+	if p.Conn != nil {
+		frames = p.Conn.Frames()
+	}
+	for {
+		select {
+		case <-t.C:
+			return nil
+		case what := <-extra:
+			return p.Failf(st, "the %s was to stay silent for %v, but %s", st.From, window, what)
+		case in, ok := <-frames:
+			if !ok {
+				return p.Failf(st, "the %s was to stay silent for %v, but %v", st.From, window, p.Conn.ClosedErr())
+			}
+			if isHeartbeat(in.Raw) && p.OnHeartbeat != nil {
+				if err := p.OnHeartbeat(in.Raw); err != nil {
+					return p.Failf(st, "invalid heartbeat: %v", err)
+				}
+				continue
+			}
+			actual, _ := scenarios.DecodeJSON(in.Raw)
+			f := p.Failf(st, "the %s was to stay silent for %v, but sent %s", st.From, window, frameType(in.Raw))
+			f.Actual, f.Diff = actual, cmp.Diff(nil, actual)
+			return f
+		}
+	}
+}
+
+func frameType(raw []byte) string {
+	var env struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	if json.Unmarshal(raw, &env) != nil || env.Type == "" {
+		return "a frame that is not an envelope"
+	}
+	if env.ID != "" {
+		return fmt.Sprintf("%s (id %q)", env.Type, env.ID)
+	}
+	return env.Type
+}
+
+// QuietWait is what the peer that must stay silent does: nothing, for slightly longer than the
+// observer's window, so its next frame cannot land inside the window.
+func QuietWait(ctx context.Context, window time.Duration) {
+	t := time.NewTimer(window + window/2 + 5*time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// shuffle returns a seeded permutation of 0..n-1.
+func shuffle(n int, seed string) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	h := uint64(1469598103934665603)
+	for _, c := range []byte(seed) {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	for i := n - 1; i > 0; i-- {
+		h ^= h << 13
+		h ^= h >> 7
+		h ^= h << 17
+		j := int(h % uint64(i+1))
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// Result assembles the verdict of a run.
+func (p *Player) Result(played scenarios.Side, verdict scenarios.Verdict, f *scenarios.Failure) *scenarios.Result {
+	sc := p.Scenario
+	return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Spec: sc.Spec, Labels: sc.Labels, Played: played,
+		Verdict: verdict, Failure: f, Transcript: p.Rec.Transcript(), Seed: p.Seed, Duration: p.Rec.Elapsed()}
+}
+
+// HarnessFailure turns a harness problem (a broken scenario, a machine error) into a failure
+// record; it is never blamed on the implementation.
+func (p *Player) HarnessFailure(err error) *scenarios.Failure {
+	return &scenarios.Failure{Message: "harness error: " + strings.TrimSpace(err.Error()), Bindings: p.B.Snapshot()}
+}

@@ -1,0 +1,435 @@
+// Package scriptedcore plays Core from a scenario against a Runtime: it serves bootstrap and the
+// WebSocket exactly as the protocol says, keeps the capabilities the Runtime declares, writes the
+// scenario's Core frames and checks the Runtime's frames.
+package scriptedcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/internal/script"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// Config is how the scripted Core runs one scenario.
+type Config struct {
+	DeviceID   string // the device Core knows; default "runtime"
+	Credential string // its credential; default "synthetic-contract-credential"
+	Kind       string // the Harness kind scenarios run on; default "contract"
+	// Clock is moved by `advance` and `settle` steps: the Runtime's virtual clock in process, or
+	// clock.RealAdvancer() (which waits) against a Runtime in another process.
+	Clock   clock.Advancer
+	Timeout time.Duration // bound on every read and wait; default 3 s
+	// RetryWindow is how long a rejected Runtime is watched for a forbidden retry when it does not
+	// report that it stopped; default 2 s.
+	RetryWindow time.Duration
+	Seed        string
+	// ShiftVersion: a Runtime under test always presents proto.Version, so to reproduce a version
+	// mismatch the scripted Core requires a different version instead.
+	ShiftVersion bool
+	// HeartbeatSeconds is what bootstrap tells the daemon; default 15.
+	HeartbeatSeconds int
+}
+
+func (c *Config) defaults() {
+	if c.DeviceID == "" {
+		c.DeviceID = "runtime"
+	}
+	if c.Credential == "" {
+		c.Credential = "synthetic-contract-credential"
+	}
+	if c.Kind == "" {
+		c.Kind = "contract"
+	}
+	if c.Clock == nil {
+		c.Clock = clock.RealAdvancer()
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 3 * time.Second
+	}
+	if c.RetryWindow == 0 {
+		c.RetryWindow = 2 * time.Second
+	}
+	if c.HeartbeatSeconds == 0 {
+		c.HeartbeatSeconds = int(proto.DefaultHeartbeatInterval / time.Second)
+	}
+	if c.Seed == "" {
+		c.Seed = "0"
+	}
+}
+
+// Connect is what a launched Runtime is given: where Core is and who to present itself as.
+type Connect struct {
+	ServerURL  string // ends in /api/v1
+	DeviceID   string
+	Credential string
+}
+
+// Runtime is a launched Runtime under test.
+type Runtime interface {
+	// Done is closed once the Runtime has stopped on its own (nil if it cannot tell).
+	Done() <-chan struct{}
+	// Stop ends it and releases everything it holds.
+	Stop(ctx context.Context) error
+}
+
+// Launch starts the Runtime under test against the scripted Core. view lets an in-process
+// scripted peer answer Core-side checks from the scripted Core's state.
+type Launch func(ctx context.Context, c Connect, view View) (Runtime, error)
+
+// View is the scripted Core's state that Core-side checks can read.
+type View interface {
+	// Declared returns "none" unless the latest valid heartbeat advertises kind with a complete
+	// declaration, then "complete".
+	Declared(kind string) string
+	// Changed is closed at the next change of that state.
+	Changed() <-chan struct{}
+	// Capabilities returns the declaration of kind from the latest valid heartbeat.
+	Capabilities(kind string) (*proto.SupportedAgentKind, bool)
+}
+
+type view struct {
+	mu      sync.Mutex
+	latest  *proto.HeartbeatPayload // nil: no capabilities known
+	changed chan struct{}
+}
+
+func newView() *view { return &view{changed: make(chan struct{})} }
+
+func (v *view) set(h *proto.HeartbeatPayload) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.latest = h
+	close(v.changed)
+	v.changed = make(chan struct{})
+}
+
+func (v *view) Capabilities(kind string) (*proto.SupportedAgentKind, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.latest == nil {
+		return nil, false
+	}
+	k := v.latest.Kind(kind)
+	return k, k != nil
+}
+
+func (v *view) Declared(kind string) string {
+	if _, ok := v.Capabilities(kind); ok {
+		return "complete"
+	}
+	return "none"
+}
+
+func (v *view) Changed() <-chan struct{} {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.changed
+}
+
+// observeHeartbeat applies Core's rule: a valid heartbeat replaces the snapshot; an invalid one
+// clears it (and, outside a step that sends it on purpose, fails the run).
+func (v *view) observeHeartbeat(raw []byte) error {
+	f, err := proto.ParseFrame(raw)
+	if err != nil {
+		v.set(nil)
+		return err
+	}
+	v.set(f.Payload.(*proto.HeartbeatPayload))
+	return nil
+}
+
+// Play runs one scenario as Core against the Runtime that launch starts.
+func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch) *scenarios.Result {
+	cfg.defaults()
+	rec := script.NewRecorder()
+	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.NewBindings(), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
+	r := &run{cfg: cfg, p: p, view: newView()}
+	verdict, failure, err := r.play(ctx, launch)
+	if err != nil {
+		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
+	}
+	return p.Result(scenarios.SideCore, verdict, failure)
+}
+
+type run struct {
+	cfg  Config
+	p    *script.Player
+	view *view
+	srv  *server
+	rt   Runtime
+}
+
+func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scenarios.Failure, error) {
+	sc, p := r.p.Scenario, r.p
+	connect := Connect{DeviceID: r.cfg.DeviceID, Credential: r.cfg.Credential}
+	required := proto.Version
+	if h := sc.Handshake; h != nil {
+		if h.DeviceID != nil {
+			connect.DeviceID = *h.DeviceID
+		}
+		if h.Credential != nil {
+			connect.Credential = *h.Credential
+		}
+		if h.Version != nil && r.cfg.ShiftVersion {
+			required = proto.Version + "-not-" + *h.Version
+		}
+	}
+	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, r.cfg.HeartbeatSeconds, p.Rec)
+	if err != nil {
+		return "", nil, err
+	}
+	r.srv = srv
+	defer srv.close()
+	connect.ServerURL = srv.baseURL()
+
+	rt, err := launch(ctx, connect, r.view)
+	if err != nil {
+		return "", nil, fmt.Errorf("launching the Runtime under test: %w", err)
+	}
+	r.rt = rt
+	defer r.stopRuntime()
+
+	if h := sc.Handshake; h != nil && h.Expect != nil {
+		v, f := r.expectRejection(h.Expect)
+		return v, f, nil
+	}
+	if f := r.awaitConnection(nil); f != nil {
+		return scenarios.Fail, f, nil
+	}
+	if sc.Heartbeat == scenarios.HeartbeatAuto {
+		if v, f := r.firstHeartbeat(); f != nil {
+			return v, f, nil
+		}
+	}
+	for _, st := range sc.Steps {
+		p.Rec.SetStep(st.Index)
+		f, err := r.step(ctx, st)
+		if err != nil {
+			return "", nil, err
+		}
+		if f != nil {
+			return scenarios.Fail, f, nil
+		}
+	}
+	if p.Conn != nil {
+		p.Conn.Close(proto.CloseNormal, "scenario complete")
+	}
+	return scenarios.Pass, nil, nil
+}
+
+func (r *run) stopRuntime() {
+	if r.p.Conn != nil {
+		r.p.Conn.Drop()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+	defer cancel()
+	_ = r.rt.Stop(ctx)
+}
+
+func (r *run) drainAttempts() {
+	for {
+		select {
+		case <-r.srv.attempts:
+		default:
+			return
+		}
+	}
+}
+
+func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
+	t := time.NewTimer(r.cfg.Timeout)
+	defer t.Stop()
+	for {
+		select {
+		case c := <-r.srv.conns:
+			r.p.Conn = c
+			r.p.OnHeartbeat = r.view.observeHeartbeat
+			r.drainAttempts()
+			return nil
+		case rej := <-r.srv.rejects:
+			return r.p.Failf(st, "Core refused the Runtime's connection with %d %s", rej.status, rej.code)
+		case <-t.C:
+			return r.p.Failf(st, "the Runtime did not connect within %v", r.cfg.Timeout)
+		}
+	}
+}
+
+// firstHeartbeat waits for the Runtime's first heartbeat and decides applicability from it.
+func (r *run) firstHeartbeat() (scenarios.Verdict, *scenarios.Failure) {
+	p := r.p
+	deadline := time.Now().Add(r.cfg.Timeout)
+	for {
+		in, err := p.Conn.Next(time.Until(deadline))
+		if err != nil {
+			return scenarios.Fail, p.Failf(nil, "no heartbeat within %v of connecting: %v", r.cfg.Timeout, err)
+		}
+		f, perr := proto.ParseFrame(in.Raw)
+		if perr != nil || f.Type != proto.TypeHeartbeat {
+			r.view.set(nil)
+			what := "a " + proto.TypeHeartbeat
+			if perr != nil {
+				return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
+			}
+			return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, f.Type)
+		}
+		r.view.set(f.Payload.(*proto.HeartbeatPayload))
+		break
+	}
+	var missing []string
+	kind, ok := r.view.Capabilities(r.cfg.Kind)
+	for _, name := range r.p.Scenario.Requires {
+		if !ok || !kind.Available {
+			missing = append(missing, name)
+			continue
+		}
+		if v, _ := kind.Capabilities.Get(name); v != proto.Supported {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		f := p.Failf(nil, "kind %q does not declare %v", r.cfg.Kind, missing)
+		f.Missing = missing
+		return scenarios.NotApplicable, f
+	}
+	return "", nil
+}
+
+func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *scenarios.Failure) {
+	p := r.p
+	t := time.NewTimer(r.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case c := <-r.srv.conns:
+		p.Conn = c
+		return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %d %s", want.Status, want.Error)
+	case rej := <-r.srv.rejects:
+		if rej.status != want.Status || rej.code != want.Error {
+			return scenarios.Fail, p.Failf(nil, "Core answered %d %s; the scenario expects %d %s (did the Runtime present the identity it was launched with?)",
+				rej.status, rej.code, want.Status, want.Error)
+		}
+	case <-t.C:
+		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v", r.cfg.Timeout)
+	}
+	r.drainAttempts()
+	// A permanent rejection: the Runtime must stop after exactly one attempt.
+	window := time.NewTimer(r.cfg.RetryWindow)
+	defer window.Stop()
+	select {
+	case what := <-r.srv.attempts:
+		return scenarios.Fail, p.Failf(nil, "after a permanent %d %s the Runtime tried again (%s); it must stop after exactly one attempt", want.Status, want.Error, what)
+	case <-r.rt.Done():
+		select {
+		case what := <-r.srv.attempts:
+			return scenarios.Fail, p.Failf(nil, "after a permanent %d %s the Runtime tried again (%s)", want.Status, want.Error, what)
+		default:
+		}
+	case <-window.C:
+	}
+	return scenarios.Pass, nil
+}
+
+func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
+	p := r.p
+	if p.Conn == nil && needsConn(st) {
+		return p.Failf(st, "the transport is closed; this step needs a connection (add a reconnect step?)"), nil
+	}
+	switch st.Kind {
+	case scenarios.StepCore:
+		return p.Send(ctx, st)
+	case scenarios.StepRuntime:
+		_, f := p.Expect(st)
+		return f, nil
+	case scenarios.StepAnyOrder:
+		if st.From == proto.Core {
+			return p.SendGroup(ctx, st)
+		}
+		_, f := p.Expect(st)
+		return f, nil
+	case scenarios.StepSilence:
+		if st.From == proto.Core {
+			script.QuietWait(ctx, st.Window)
+			return nil, nil
+		}
+		return r.silence(st), nil
+	case scenarios.StepSettle:
+		if f := r.silence(st); f != nil {
+			f.Message = "nothing may overtake native settlement: " + f.Message
+			return f, nil
+		}
+		if st.Advance > 0 {
+			p.Rec.Event("advance", st.Advance.String())
+			r.cfg.Clock.Advance(st.Advance)
+		}
+		return nil, nil
+	case scenarios.StepAdvance:
+		p.Rec.Event("advance", st.Advance.String())
+		r.cfg.Clock.Advance(st.Advance)
+		return nil, nil
+	case scenarios.StepDisconnect:
+		return r.disconnect(st), nil
+	case scenarios.StepReconnect:
+		return r.awaitConnection(st), nil
+	case scenarios.StepCheck:
+		// A Core-side check tests a Core; the scripted Core is not under test.
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%s: unsupported step kind %q", st.Pos, st.Kind)
+}
+
+func needsConn(st *scenarios.Step) bool {
+	switch st.Kind {
+	case scenarios.StepCore, scenarios.StepRuntime, scenarios.StepAnyOrder, scenarios.StepDisconnect:
+		return true
+	}
+	return false
+}
+
+func (r *run) silence(st *scenarios.Step) *scenarios.Failure {
+	attempts := make(chan string, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case what := <-r.srv.attempts:
+			attempts <- "it made a connection attempt (" + what + ")"
+		case <-stop:
+		}
+	}()
+	return r.p.ExpectSilence(st, st.Window, attempts)
+}
+
+func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
+	p := r.p
+	r.drainAttempts()
+	c := st.Close
+	switch {
+	case c.By == proto.Core && c.Code != 0:
+		p.Conn.Close(c.Code, c.Reason)
+	case c.By == proto.Core:
+		p.Conn.Close(proto.CloseNormal, "core closes the transport")
+	default:
+		// The Runtime's socket drops. A remote daemon cannot be made to drop it, so Core tears the
+		// socket down without a close frame, which is what the daemon sees on a network failure.
+		p.Conn.Drop()
+	}
+	t := time.NewTimer(r.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-p.Conn.Done():
+	case <-t.C:
+		return p.Failf(st, "the transport did not close within %v", r.cfg.Timeout)
+	}
+	p.Conn = nil
+	r.srv.mu.Lock()
+	r.srv.online = false
+	r.srv.mu.Unlock()
+	return nil
+}
+
+var errNoConn = errors.New("no connection")

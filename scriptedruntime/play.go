@@ -1,0 +1,291 @@
+// Package scriptedruntime plays Runtime from a scenario against a Core: it bootstraps and dials
+// with a declared capability set, heartbeats, writes the scenario's Runtime frames, and for Core
+// frames triggers the Core through a CoreDriver before reading and matching what Core sends.
+package scriptedruntime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/script"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/proto/prototest"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// CoreDriver makes a Core do what a scenario's Core steps say. The reference Core implements it
+// in process; in the scripted-vs-scripted self-check the scripted Core acts on its own and the
+// driver only answers checks.
+type CoreDriver interface {
+	// Trigger makes Core send the frames of a core step (a frame or an any_order group). The
+	// templates are resolved against b as far as they are bound; Core chooses the rest.
+	Trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error
+	// Check answers a Core-side check, waiting (bounded by ctx) for it to hold. It returns
+	// ErrNotApplicable when this Core cannot answer such a check.
+	Check(ctx context.Context, c *scenarios.Check, b *scenarios.Bindings) error
+	// Advance moves Core's clock.
+	Advance(d time.Duration)
+	// Disconnect makes Core close the Runtime's transport as the step says.
+	Disconnect(ctx context.Context, c *scenarios.CloseSpec) error
+}
+
+// ErrNotApplicable is returned by a CoreDriver for a check it cannot answer.
+var ErrNotApplicable = errors.New("not applicable to this Core")
+
+// Config is how the scripted Runtime runs one scenario.
+type Config struct {
+	ServerURL  string // Core's base URL, ending in /api/v1
+	DeviceID   string // default "runtime"
+	Credential string // default "synthetic-contract-credential"
+	// Kinds is the advertisement of every heartbeat; default: kind "contract", available, with
+	// the scenario's required capabilities supported and every other one unsupported.
+	Kinds   []proto.SupportedAgentKind
+	Driver  CoreDriver
+	Timeout time.Duration // default 3 s
+	Seed    string
+}
+
+func (c *Config) defaults(sc *scenarios.Scenario) {
+	if c.DeviceID == "" {
+		c.DeviceID = "runtime"
+	}
+	if c.Credential == "" {
+		c.Credential = "synthetic-contract-credential"
+	}
+	if c.Kinds == nil {
+		caps := prototest.Capabilities(sc.Requires...)
+		c.Kinds = []proto.SupportedAgentKind{{Kind: "contract", Available: true, Version: "scripted", Capabilities: &caps}}
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 3 * time.Second
+	}
+	if c.Seed == "" {
+		c.Seed = "0"
+	}
+}
+
+// Play runs one scenario as the Runtime against the Core at cfg.ServerURL.
+func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Result {
+	cfg.defaults(sc)
+	rec := script.NewRecorder()
+	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.NewBindings(), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
+	r := &run{cfg: cfg, p: p}
+	r.id = identity{deviceID: cfg.DeviceID, credential: cfg.Credential, version: proto.Version}
+	if h := sc.Handshake; h != nil {
+		if h.DeviceID != nil {
+			r.id.deviceID = *h.DeviceID
+		}
+		if h.Credential != nil {
+			r.id.credential = *h.Credential
+		}
+		if h.Version != nil {
+			r.id.version = *h.Version
+		}
+		r.id.credentialInQuery = h.CredentialInQuery
+	}
+	verdict, failure, err := r.play(ctx)
+	if err != nil {
+		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
+	}
+	if p.Conn != nil {
+		p.Conn.Close(proto.CloseNormal, "client closing")
+	}
+	return p.Result(scenarios.SideRuntime, verdict, failure)
+}
+
+type run struct {
+	cfg Config
+	p   *script.Player
+	id  identity
+}
+
+func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, error) {
+	sc, p := r.p.Scenario, r.p
+	err := r.connect(ctx)
+	if want := expected(sc); want != nil {
+		var ref *httpRefusal
+		switch {
+		case errors.As(err, &ref) && ref.status == want.Status && ref.code == want.Error:
+			p.Rec.Event("rejected", ref.Error())
+			return scenarios.Pass, nil, nil
+		case errors.As(err, &ref):
+			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %d %s", ref.status, ref.code, ref.stage, want.Status, want.Error), nil
+		case err == nil:
+			return scenarios.Fail, p.Failf(nil, "Core accepted the connection; the protocol requires %d %s", want.Status, want.Error), nil
+		default:
+			return "", nil, err
+		}
+	}
+	if err != nil {
+		var ref *httpRefusal
+		if errors.As(err, &ref) {
+			return scenarios.Fail, p.Failf(nil, "Core refused the connection: %v", ref), nil
+		}
+		return "", nil, err
+	}
+	for _, st := range sc.Steps {
+		p.Rec.SetStep(st.Index)
+		f, err := r.step(ctx, st)
+		if err != nil {
+			return "", nil, err
+		}
+		if f != nil {
+			if errors.Is(f.cause, ErrNotApplicable) {
+				return scenarios.NotApplicable, f.Failure, nil
+			}
+			return scenarios.Fail, f.Failure, nil
+		}
+	}
+	return scenarios.Pass, nil, nil
+}
+
+func expected(sc *scenarios.Scenario) *scenarios.HTTPExpect {
+	if sc.Handshake != nil {
+		return sc.Handshake.Expect
+	}
+	return nil
+}
+
+// connect bootstraps, dials and, in auto mode, heartbeats at once.
+func (r *run) connect(ctx context.Context) error {
+	boot, err := bootstrap(ctx, r.cfg.ServerURL, r.id)
+	if err != nil {
+		return err
+	}
+	ws, err := dial(ctx, boot.WSURL, r.id)
+	if err != nil {
+		return err
+	}
+	r.p.Conn = script.NewConn(ws, r.p.Rec, script.From(proto.Core))
+	r.p.Rec.Event("connected", "device "+r.id.deviceID)
+	if r.p.Scenario.Heartbeat == scenarios.HeartbeatAuto {
+		return r.heartbeat(ctx)
+	}
+	return nil
+}
+
+func (r *run) heartbeat(ctx context.Context) error {
+	env, err := proto.NewEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{
+		TS: time.Now().Unix(), DaemonVersion: "wirecheck-scripted", SupportedAgentKinds: r.cfg.Kinds})
+	if err != nil {
+		return fmt.Errorf("encoding the heartbeat: %w", err)
+	}
+	raw, _ := env.Encode()
+	return r.p.Conn.Write(ctx, raw)
+}
+
+// stepFailure carries why a step failed, so a driver's ErrNotApplicable becomes a verdict.
+type stepFailure struct {
+	*scenarios.Failure
+	cause error
+}
+
+func fail(f *scenarios.Failure) *stepFailure {
+	if f == nil {
+		return nil
+	}
+	return &stepFailure{Failure: f}
+}
+
+func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
+	p, d := r.p, r.cfg.Driver
+	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance {
+		return fail(p.Failf(st, "the transport is closed; this step needs a connection")), nil
+	}
+	switch st.Kind {
+	case scenarios.StepRuntime:
+		f, err := p.Send(ctx, st)
+		return fail(f), err
+	case scenarios.StepCore:
+		return r.triggerAndExpect(ctx, st)
+	case scenarios.StepAnyOrder:
+		if st.From == proto.Runtime {
+			f, err := p.SendGroup(ctx, st)
+			return fail(f), err
+		}
+		return r.triggerAndExpect(ctx, st)
+	case scenarios.StepSilence:
+		if st.From == proto.Runtime {
+			script.QuietWait(ctx, st.Window)
+			return nil, nil
+		}
+		return fail(p.ExpectSilence(st, st.Window, nil)), nil
+	case scenarios.StepSettle:
+		// The scripted Runtime's native work settles here: it stays quiet while Core watches.
+		script.QuietWait(ctx, st.Window)
+		return nil, nil
+	case scenarios.StepAdvance:
+		p.Rec.Event("advance", st.Advance.String())
+		if d != nil {
+			d.Advance(st.Advance)
+		}
+		return nil, nil
+	case scenarios.StepDisconnect:
+		return r.disconnect(ctx, st)
+	case scenarios.StepReconnect:
+		if err := r.connect(ctx); err != nil {
+			return fail(p.Failf(st, "reconnecting failed: %v", err)), nil
+		}
+		return nil, nil
+	case scenarios.StepCheck:
+		if d == nil {
+			return &stepFailure{p.Failf(st, "no Core driver to answer the check"), ErrNotApplicable}, nil
+		}
+		cctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+		defer cancel()
+		if err := d.Check(cctx, st.Check, p.B); err != nil {
+			return &stepFailure{p.Failf(st, "Core-side check failed: %v", err), err}, nil
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%s: unsupported step kind %q", st.Pos, st.Kind)
+}
+
+func (r *run) triggerAndExpect(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
+	if d := r.cfg.Driver; d != nil {
+		if err := d.Trigger(ctx, st, r.p.B); err != nil {
+			return &stepFailure{r.p.Failf(st, "the Core driver could not make Core send it: %v", err), err}, nil
+		}
+	}
+	_, f := r.p.Expect(st)
+	return fail(f), nil
+}
+
+func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
+	p := r.p
+	c := st.Close
+	if c.By == proto.Runtime {
+		if c.Code != 0 {
+			p.Conn.Close(c.Code, c.Reason)
+		} else {
+			p.Conn.Drop()
+		}
+		p.Conn = nil
+		return nil, nil
+	}
+	if d := r.cfg.Driver; d != nil {
+		if err := d.Disconnect(ctx, c); err != nil {
+			return &stepFailure{p.Failf(st, "the Core driver could not make Core close the transport: %v", err), err}, nil
+		}
+	}
+	// Core closes: drain what it sent before, then require the close (with the code, if named).
+	deadline := time.Now().Add(r.cfg.Timeout)
+	for {
+		in, err := p.Conn.Next(time.Until(deadline))
+		var closed *script.ClosedError
+		switch {
+		case errors.As(err, &closed):
+			p.Conn = nil
+			if c.Code != 0 && closed.Code != c.Code {
+				return fail(p.Failf(st, "Core closed the transport with %d %q; expected %d", closed.Code, closed.Reason, c.Code)), nil
+			}
+			return nil, nil
+		case err != nil:
+			return fail(p.Failf(st, "Core did not close the transport within %v", r.cfg.Timeout)), nil
+		default:
+			return fail(p.Failf(st, "Core sent %s instead of closing the transport", in.Raw)), nil
+		}
+	}
+}
