@@ -58,8 +58,8 @@ func (r *scriptedRuntime) Stop(ctx context.Context) error {
 type viewDriver struct{ view scriptedcore.View }
 
 func (d *viewDriver) Trigger(context.Context, *scenarios.Step, *scenarios.Bindings) error { return nil }
-func (d *viewDriver) Advance(time.Duration)                                              {}
-func (d *viewDriver) Disconnect(context.Context, *scenarios.CloseSpec) error             { return nil }
+func (d *viewDriver) Advance(time.Duration)                                               {}
+func (d *viewDriver) Disconnect(context.Context, *scenarios.CloseSpec) error              { return nil }
 
 func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios.Bindings) error {
 	if c.Capabilities == nil {

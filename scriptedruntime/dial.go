@@ -18,7 +18,7 @@ import (
 // identity is what the scripted Runtime presents.
 type identity struct {
 	deviceID, credential, version string
-	credentialInQuery           bool
+	credentialInQuery             bool
 }
 
 // httpRefusal is a non-2xx answer to bootstrap or the upgrade.
