@@ -202,6 +202,7 @@ func MatchFrame(ft *FrameTemplate, from proto.Peer, raw []byte, b *Bindings) (*p
 		if jerr != nil {
 			m.Actual = string(raw)
 		}
+		m.Expected, m.Actual = display(m.Expected), display(m.Actual)
 		m.Diff = cmp.Diff(m.Expected, m.Actual)
 		return m
 	}
@@ -243,7 +244,7 @@ func MatchFrame(ft *FrameTemplate, from proto.Peer, raw []byte, b *Bindings) (*p
 	}
 	if mm := b.Match(tmpl, got); mm != nil {
 		m := fail(mm.Error())
-		m.Actual = got
+		m.Actual = display(got)
 		m.Diff = cmp.Diff(m.Expected, m.Actual)
 		return nil, m
 	}
@@ -260,6 +261,33 @@ func (ft *FrameTemplate) expectedView(b *Bindings) any {
 	}
 	if ft.Payload != nil {
 		v["payload"] = b.Expected(ft.Payload)
+	}
+	return v
+}
+
+// display converts JSON numbers to int64 or float64 so diffs read as plain numbers.
+func display(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		if f, err := t.Float64(); err == nil {
+			return f
+		}
+		return string(t)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = display(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = display(e)
+		}
+		return out
 	}
 	return v
 }

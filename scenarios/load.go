@@ -50,7 +50,10 @@ func Parse(file string, data []byte) ([]*Scenario, error) {
 			break
 		}
 		if err != nil {
-			p.errorf(p.yamlErrLine(err), "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+			line := p.yamlErrLine(err)
+			msg := strings.TrimPrefix(err.Error(), "yaml: ")
+			msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
+			p.errorf(line, "%s", msg)
 			break
 		}
 		if len(doc.Content) == 0 {

@@ -1,0 +1,133 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Every loader error names file:line and the rule; each case is one mistake a scenario author makes.
+func TestLoaderErrors(t *testing.T) {
+	cases := []struct {
+		name, yaml, want string
+	}{
+		{"unknown top-level key", "id: a\ntitle: t\nstep: []\n",
+			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, labels, requires, tests, heartbeat, handshake, include, steps)`},
+		{"bad step kind", "id: a\ntitle: t\nsteps:\n  - send: {}\n",
+			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault)`},
+		{"unknown message type", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancle, id: r}\n",
+			`f.yaml:4: unknown message type "prompt_cancle"`},
+		{"wrong sender", "id: a\ntitle: t\nsteps:\n  - core: {type: done, id: r, payload: {content: x}}\n",
+			`f.yaml:4: done is sent by runtime, not core`},
+		{"frame fails proto validation", "id: a\ntitle: t\nsteps:\n  - runtime:\n      type: preparation_status\n      id: p\n      payload: {revision: 0, state: ready, handle: h}\n",
+			`f.yaml:5: frame breaks a wire rule: preparation_status.revision: must be at least 1 on ready (declare ` + "`invalid:`" + ` if that is the point)`},
+		{"declared invalid but valid", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, invalid: nope}\n",
+			`f.yaml:4: frame declares invalid "nope" but proto accepts it`},
+		{"unknown key in a frame", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, paylod: {}}\n",
+			`f.yaml:4: core frame: unknown key "paylod" (allowed: type, id, payload, invalid, raw)`},
+		{"bad id", "id: Exec/One\ntitle: t\nsteps:\n  - silence: core\n",
+			`f.yaml:1: id "Exec/One" must be lowercase segments separated by / (e.g. execution/cancel-waits)`},
+		{"unknown capability", "id: a\ntitle: t\nrequires: [teleport]\nsteps:\n  - silence: core\n",
+			`f.yaml:3: requires: "teleport" is not a capability`},
+		{"bad duration", "id: a\ntitle: t\nsteps:\n  - advance: soon\n",
+			`f.yaml:4: advance must be a duration such as 50ms or 5m, got "soon"`},
+		{"status and code disagree", "id: a\ntitle: t\nhandshake:\n  version: x\n  expect: {status: 401, error: incompatible_version}\n",
+			`f.yaml:5: handshake.expect: error "incompatible_version" does not go with status 401 (facts §1.2)`},
+		{"matcher without sample", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, payload: {delivery_id: {$regex: \"^c\"}}}\n",
+			`f.yaml:4: $regex needs a sample string that matches it, for scripted writers to send`},
+		{"fault is reserved", "id: a\ntitle: t\nsteps:\n  - fault: {drop: x}\n",
+			`f.yaml:4: fault steps are reserved for the fault-injection relay (W1.7) and not available yet`},
+		{"mixed any_order", "id: a\ntitle: t\nsteps:\n  - any_order:\n    - core: {type: prompt_cancel, id: r}\n    - runtime: {type: done, id: r, payload: {content: x}}\n",
+			`f.yaml:6: any_order frames must all come from one peer`},
+		{"yaml syntax", "id: a\ntitle: [t\n",
+			`f.yaml:1: did not find expected ',' or ']'`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(c.yaml))
+			var errs LoadErrors
+			if !errors.As(err, &errs) {
+				t.Fatalf("no load error; want %s", c.want)
+			}
+			if diff := cmp.Diff(c.want, errs[0].Error()); diff != "" {
+				t.Fatalf("first error (-want +got):\n%s\nall:\n%v", diff, err)
+			}
+		})
+	}
+}
+
+// Lint reports every error of every file, sorted by file and line, not just the first.
+func TestLoadDirReportsEveryError(t *testing.T) {
+	_, err := LoadDir("testdata/broken")
+	var errs LoadErrors
+	if !errors.As(err, &errs) {
+		t.Fatalf("want load errors, got %v", err)
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`testdata/broken/a.yaml:4: unknown step kind "sned" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault)`,
+		`testdata/broken/a.yaml:5: silence must be core or runtime, got "nobody"`,
+		`testdata/broken/b.yaml:1: include "no/such/scenario": no such scenario`,
+		`testdata/broken/b.yaml:8: duplicate scenario id "broken/b" (first at testdata/broken/b.yaml:1)`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("errors (-want +got):\n%s", diff)
+	}
+}
+
+func TestIncludesExpandInOrderAndDetectCycles(t *testing.T) {
+	files := map[string]string{
+		"p.yaml": "id: p\ntitle: p\nsteps:\n  - core: {type: prompt_cancel, id: r}\n",
+		"q.yaml": "id: q\ntitle: q\ninclude: [p]\nsteps:\n  - silence: runtime\n  - include: p\n",
+		"c.yaml": "id: c1\ntitle: c\ninclude: [c2]\nsteps: [{silence: core}]\n---\nid: c2\ntitle: c\ninclude: [c1]\nsteps: [{silence: core}]\n",
+	}
+	var all []*Scenario
+	for name, text := range files {
+		scs, err := Parse(name, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, scs...)
+	}
+	cat, errs := Link(all)
+	q, _ := cat.Get("q")
+	var kinds []string
+	for _, st := range q.Steps {
+		kinds = append(kinds, string(st.Kind)+"@"+st.Included)
+	}
+	if diff := cmp.Diff([]string{"core@p", "silence@", "core@p"}, kinds); diff != "" {
+		t.Fatalf("expanded steps (-want +got):\n%s", diff)
+	}
+	if q.Steps[2].Index != 3 {
+		t.Fatalf("steps are numbered after expansion; got index %d", q.Steps[2].Index)
+	}
+	if len(errs) == 0 || !strings.Contains(errs[0].Msg, "include cycle: c1 → c2 → c1") {
+		t.Fatalf("want an include cycle error, got %v", errs)
+	}
+}
+
+func TestMatchID(t *testing.T) {
+	for _, c := range []struct {
+		pattern, id string
+		want        bool
+	}{
+		{"execution", "execution/cancel", true},
+		{"execution/", "execution/cancel", true},
+		{"execution/**", "execution/a/b", true},
+		{"exec", "execution/cancel", false},
+		{"execution/*-handle", "execution/stale-handle", true},
+		{"connection/version/*", "connection/version/empty", true},
+		{"connection/*", "connection/version/empty", true},
+		{"execution/cancel", "execution/cancel", true},
+		{"execution/cancel", "execution/cancellation", false},
+	} {
+		if got := MatchID(c.pattern, c.id); got != c.want {
+			t.Errorf("MatchID(%q, %q) = %v, want %v", c.pattern, c.id, got, c.want)
+		}
+	}
+}
