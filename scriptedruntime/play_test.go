@@ -1,0 +1,124 @@
+package scriptedruntime_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/scriptedcore"
+	"github.com/wirecheck/wirecheck/scriptedruntime"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func load(t *testing.T) *scenarios.Catalog {
+	t.Helper()
+	cat, err := scenarios.LoadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+type peer struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+func (p *peer) Done() <-chan struct{} { return p.done }
+func (p *peer) Stop(context.Context) error {
+	<-p.done
+	p.once.Do(p.cancel)
+	return nil
+}
+
+// pair plays coreID as the scripted Core and runtimeID as the scripted Runtime.
+func pair(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config) (core, runtime *scenarios.Result) {
+	t.Helper()
+	cat := load(t)
+	csc, _ := cat.Get(coreID)
+	rsc, _ := cat.Get(runtimeID)
+	launch := func(ctx context.Context, c scriptedcore.Connect, _ scriptedcore.View) (scriptedcore.Runtime, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		p := &peer{done: make(chan struct{}), cancel: cancel}
+		go func() {
+			defer close(p.done)
+			runtime = scriptedruntime.Play(ctx, rsc, scriptedruntime.Config{ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Timeout: 500 * time.Millisecond})
+		}()
+		return p, nil
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 500 * time.Millisecond
+	}
+	core = scriptedcore.Play(context.Background(), csc, cfg, launch)
+	return core, runtime
+}
+
+// A Core that starts with a handle the Runtime never issued fails on the Runtime side, at the
+// step and line, with a diff.
+func TestCoreSendingAForeignHandleFails(t *testing.T) {
+	_, rt := pair(t, "broken/foreign-handle", "expect/start", scriptedcore.Config{})
+	if rt.Verdict != scenarios.Fail {
+		t.Fatalf("verdict %s:\n%s", rt.Verdict, rt)
+	}
+	t.Logf("as a user sees it:\n%s", rt)
+	if f := rt.Failure; f.Step != 2 || f.Pos.Line != 7 || !strings.Contains(f.Message, `payload.handle: want ${handle} = "handle" (bound earlier), got "stale-handle"`) {
+		t.Fatalf("failure: %+v", f)
+	}
+}
+
+// A real daemon always presents proto.Version; with ShiftVersion the scripted Core requires another
+// version so the mismatch, and the daemon's single attempt, can still be tested.
+func TestShiftVersionRejectsADaemonPresentingTheRealVersion(t *testing.T) {
+	cat := load(t)
+	csc, _ := cat.Get("version/dev")
+	rsc, _ := cat.Get("plain/connect")
+	var rt *scenarios.Result
+	launch := func(ctx context.Context, c scriptedcore.Connect, _ scriptedcore.View) (scriptedcore.Runtime, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		p := &peer{done: make(chan struct{}), cancel: cancel}
+		go func() {
+			defer close(p.done)
+			rt = scriptedruntime.Play(ctx, rsc, scriptedruntime.Config{ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Timeout: 500 * time.Millisecond})
+		}()
+		return p, nil
+	}
+	core := scriptedcore.Play(context.Background(), csc, scriptedcore.Config{ShiftVersion: true, Timeout: 500 * time.Millisecond}, launch)
+	if core.Verdict != scenarios.Pass {
+		t.Fatalf("scripted Core:\n%s", core)
+	}
+	if rt.Verdict != scenarios.Fail || !strings.Contains(rt.Failure.Message, "426 incompatible_version") {
+		t.Fatalf("the daemon should have been refused with 426:\n%s", rt)
+	}
+}
+
+// A daemon that tries again after a permanent rejection is caught.
+func TestRetryAfterPermanentRejectionIsCaught(t *testing.T) {
+	cat := load(t)
+	csc, _ := cat.Get("version/dev")
+	launch := func(ctx context.Context, c scriptedcore.Connect, _ scriptedcore.View) (scriptedcore.Runtime, error) {
+		p := &peer{done: make(chan struct{}), cancel: func() {}}
+		go func() {
+			defer close(p.done)
+			for range 2 { // a broken reconnect loop: it ignores 426
+				req, _ := http.NewRequest(http.MethodGet, c.ServerURL+"/agent-daemon/ws?device_id="+c.DeviceID+"&version=0.11.0-dev", nil)
+				req.Header.Set("Authorization", "Bearer "+c.Credential)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+		}()
+		return p, nil
+	}
+	core := scriptedcore.Play(context.Background(), csc, scriptedcore.Config{Timeout: 500 * time.Millisecond, RetryWindow: 500 * time.Millisecond}, launch)
+	if core.Verdict != scenarios.Fail || !strings.Contains(core.Failure.Message, "tried again (dial)") {
+		t.Fatalf("a retry after 426 must fail the daemon:\n%s", core)
+	}
+}
