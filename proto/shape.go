@@ -113,7 +113,17 @@ func decodeShaped(raw []byte, v any, strict bool) error {
 	if len(raw) == 0 || isNull(raw) {
 		raw = []byte("{}")
 	}
-	if err := checkShape("", raw, reflect.TypeOf(v).Elem(), strict); err != nil {
+	t := reflect.TypeOf(v).Elem()
+	err := checkShape("", raw, t, strict)
+	if err == errFoldedMember {
+		// A lenient payload carries an unknown member whose name differs from a known one only in
+		// case. encoding/json would fold it onto the known member (overriding its value, or failing
+		// on its type), so drop the unknown members and check again.
+		if raw, err = pruneUnknown(raw, t); err == nil {
+			err = checkShape("", raw, t, strict)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
@@ -214,10 +224,13 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 	if err := json.Unmarshal(raw, &members); err != nil {
 		return violation(path, "must be a JSON object")
 	}
-	if strict {
-		for name := range members {
-			if _, ok := s.byName[name]; !ok {
+	for name := range members {
+		if _, ok := s.byName[name]; !ok {
+			if strict {
 				return violation(joinPath(path, name), "unknown member")
+			}
+			if s.folds(name) {
+				return errFoldedMember
 			}
 		}
 	}
@@ -248,6 +261,86 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 		}
 	}
 	return nil
+}
+
+// errFoldedMember reports an unknown member of a lenient object whose name case-folds onto a known
+// member; decodeShaped removes such members before decoding.
+var errFoldedMember = errors.New("proto: unknown member folds onto a known one")
+
+// folds reports whether an unknown name equals a known member's name but for case.
+func (s *shape) folds(name string) bool {
+	for i := range s.members {
+		if strings.EqualFold(s.members[i].name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// pruneUnknown rewrites raw without the members of its objects (at any depth) that t does not
+// know. Only lenient payloads that checkShape flagged take this path; raw has the JSON shape of t
+// wherever it matters, and a value that does not is left for checkShape to report.
+func pruneUnknown(raw []byte, t reflect.Type) ([]byte, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if len(raw) == 0 || reflect.PointerTo(t).Implements(selfShapedType) || t == rawMessageType || t == byteSliceType {
+		return raw, nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		s := shapeOf(t)
+		var members map[string]json.RawMessage
+		if raw[0] != '{' || s.err != nil || json.Unmarshal(raw, &members) != nil {
+			return raw, nil
+		}
+		for name, v := range members {
+			i, ok := s.byName[name]
+			if !ok {
+				delete(members, name)
+				continue
+			}
+			if s.members[i].anyValue {
+				continue
+			}
+			pv, err := pruneUnknown(v, s.members[i].typ)
+			if err != nil {
+				return nil, err
+			}
+			members[name] = pv
+		}
+		return json.Marshal(members)
+	case reflect.Slice, reflect.Map:
+		if t.Kind() == reflect.Slice && raw[0] == '[' {
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) != nil {
+				return raw, nil
+			}
+			for i := range items {
+				pv, err := pruneUnknown(items[i], t.Elem())
+				if err != nil {
+					return nil, err
+				}
+				items[i] = pv
+			}
+			return json.Marshal(items)
+		}
+		if t.Kind() == reflect.Map && raw[0] == '{' {
+			var entries map[string]json.RawMessage
+			if json.Unmarshal(raw, &entries) != nil {
+				return raw, nil
+			}
+			for k, v := range entries {
+				pv, err := pruneUnknown(v, t.Elem())
+				if err != nil {
+					return nil, err
+				}
+				entries[k] = pv
+			}
+			return json.Marshal(entries)
+		}
+	}
+	return raw, nil
 }
 
 // jsonError turns an encoding/json error into a RuleError with the member path it names.

@@ -1,6 +1,7 @@
 package proto_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -15,6 +16,11 @@ func TestShapeRegressions(t *testing.T) {
 		// JSON member names are case-sensitive: encoding/json's case folding must not apply.
 		{"envelope Type is not type", `{"Type":"done","id":"r","payload":{"content":"x"}}`, "envelope.type: is required"},
 		{"envelope Payload is not payload", `{"type":"done","id":"r","Payload":{"content":"x"}}`, "done.content: is required"},
+		// A lenient payload ignores unknown members, including those that differ from a known
+		// member only in case; they must neither fail the frame nor override the known member.
+		{"lenient folded member is ignored", `{"type":"delta","id":"r","payload":{"delta":"a","sequence":1,"ITEM_ID":5}}`, ""},
+		{"lenient folded member is ignored when nested", `{"type":"heartbeat","payload":{"ts":1,"active_requests":0,"supported_agent_kinds":[{"kind":"k","available":true,"Kind":7,"capabilities":` + capsJSON + `}]}}`, ""},
+		{"strict folded member is unknown", `{"type":"prompt_cancel","id":"r","payload":{"Delivery_ID":"x"}}`, "prompt_cancel.Delivery_ID: unknown member"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -29,5 +35,34 @@ func TestShapeRegressions(t *testing.T) {
 				t.Fatalf("ParseFrame(%s)\n got %v\nwant %s", c.frame, err, c.err)
 			}
 		})
+	}
+}
+
+var capsJSON = func() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, n := range proto.CapabilityNames() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + n + `":false`)
+	}
+	return b.String() + "}"
+}()
+
+func TestFoldedMemberDoesNotOverride(t *testing.T) {
+	f, err := proto.ParseFrame([]byte(`{"type":"done","id":"r","payload":{"content":"real","Content":"fake","USAGE":{"model":"m"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Payload.(*proto.DonePayload); p.Content != "real" || p.Usage != nil {
+		t.Fatalf("content = %q, usage = %+v; want the exact members only", p.Content, p.Usage)
+	}
+	f, err = proto.ParseFrame([]byte(`{"type":"error","id":"r","payload":{"error":"x","CODE":"connection_failed","Http_Status":503}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Payload.(*proto.ErrorPayload); p.Code != "" || p.HTTPStatus != 0 {
+		t.Fatalf("code = %q, http_status = %d; want unclassified (the folded members are unknown)", p.Code, p.HTTPStatus)
 	}
 }
