@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -204,9 +205,22 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 		if t.Kind() >= reflect.Uint && raw[0] == '-' {
 			return violation(path, "must not be negative")
 		}
+		// Range here, not in encoding/json: its error loses the array indices of the path.
+		var err error
+		if t.Kind() >= reflect.Uint {
+			_, err = strconv.ParseUint(string(raw), 10, t.Bits())
+		} else {
+			_, err = strconv.ParseInt(string(raw), 10, t.Bits())
+		}
+		if err != nil {
+			return violation(path, "must be a JSON %s (got number %s)", jsonKind(t), truncate(string(raw), 32))
+		}
 	case reflect.Float32, reflect.Float64:
 		if !isNumber(raw) {
 			return violation(path, "must be a JSON number")
+		}
+		if _, err := strconv.ParseFloat(string(raw), t.Bits()); err != nil {
+			return violation(path, "must be a JSON number in range (got number %s)", truncate(string(raw), 32))
 		}
 	}
 	return nil
