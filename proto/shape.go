@@ -46,6 +46,16 @@ var shapes sync.Map // reflect.Type → *shape
 // input content): the walker hands them the raw value and prefixes the path of their error.
 type selfShaped interface{ selfShaped() }
 
+// SelfShaped reports whether values of t (or *t) check their own JSON instead of being described by
+// `wire` tags: the capability declaration, a capability decision and an input content part. Tools
+// that walk payload types by their tags (schema generators, reflective tests) stop at these types.
+func SelfShaped(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return reflect.PointerTo(t).Implements(selfShapedType)
+}
+
 var (
 	selfShapedType = reflect.TypeFor[selfShaped]()
 	rawMessageType = reflect.TypeFor[json.RawMessage]()

@@ -1,6 +1,7 @@
 package proto_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -72,5 +73,18 @@ func TestFoldedMemberDoesNotOverride(t *testing.T) {
 	}
 	if p := f.Payload.(*proto.ErrorPayload); p.Code != "" || p.HTTPStatus != 0 {
 		t.Fatalf("code = %q, http_status = %d; want unclassified (the folded members are unknown)", p.Code, p.HTTPStatus)
+	}
+}
+
+func TestSelfShaped(t *testing.T) {
+	for _, v := range []any{proto.AgentKindCapabilities{}, proto.CapabilitySupport(0), proto.InputContent{}, &proto.InputContent{}} {
+		if !proto.SelfShaped(reflect.TypeOf(v)) {
+			t.Errorf("SelfShaped(%T) = false, want true", v)
+		}
+	}
+	for _, v := range []any{proto.DonePayload{}, proto.Usage{}, "", 0, proto.MessageInput{}} {
+		if proto.SelfShaped(reflect.TypeOf(v)) {
+			t.Errorf("SelfShaped(%T) = true, want false", v)
+		}
 	}
 }
