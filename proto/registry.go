@@ -225,6 +225,11 @@ func (s *MessageSpec) CheckID(id string) error {
 		if !CanonicalUUID(id) {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be a canonical lowercase non-nil UUID (the %s)", s.IDMeans)}
 		}
+	case IDRunOrPayload:
+		// Empty means "use the payload's run_id" (ParseEnvelope); a non-empty id is the Run ID.
+		if id != "" && strings.TrimSpace(id) == "" {
+			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must carry the %s", s.IDMeans)}
+		}
 	case IDBounded:
 		if id == "" || len(id) > CorrelationIDMaxBytes {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be 1 to %d bytes (the %s)", CorrelationIDMaxBytes, s.IDMeans)}

@@ -30,6 +30,9 @@ func TestShapeRegressions(t *testing.T) {
 		{"uint64 range", `{"type":"delta","id":"r","payload":{"delta":"a","sequence":18446744073709551616}}`,
 			"delta.sequence: must be a JSON non-negative integer in range (got number 18446744073709551616)"},
 		{"float range", `{"type":"usage","id":"r","payload":{"cost_usd":1e400}}`, "usage.cost_usd: must be a JSON number in range (got number 1e400)"},
+		// prompt_request: an empty id defers to run_id; a blank one is not a Run ID.
+		{"prompt_request blank id", `{"type":"prompt_request","id":" ","payload":{"agent_kind":"k","run_id":"r"}}`, "prompt_request.id: must carry the Run ID"},
+		{"prompt_request id from run_id", `{"type":"prompt_request","payload":{"agent_kind":"k","run_id":"r"}}`, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
