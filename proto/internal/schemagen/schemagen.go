@@ -389,7 +389,9 @@ func messageDoc(spec *proto.MessageSpec, used map[*valueRule]bool) (*obj, error)
 		if err != nil {
 			return nil, err
 		}
-		if spec.Body == proto.BodyOptional || !hasRequired(t) {
+		// An absent or null payload decodes as {} whatever the Body rule, so it is acceptable
+		// exactly when the payload type has no required member.
+		if !hasRequired(t) {
 			payload.set("type", []string{"object", "null"})
 			payload = prepend(payload, "description", "May be absent or null: it then decodes as an empty object.")
 		} else {
