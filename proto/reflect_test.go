@@ -230,3 +230,46 @@ func generic(t *testing.T, raw []byte) any {
 	}
 	return v
 }
+
+// Every HTTP body fixture sets every member of its type, decodes, passes its validator when it has
+// one, and encodes back to the same JSON.
+func TestBodiesRoundTrip(t *testing.T) {
+	types := map[string]reflect.Type{}
+	for _, b := range wiretag.Bodies() {
+		types[b.Name] = b.Type
+	}
+	for _, b := range wirefixtures.Bodies() {
+		t.Run(b.Name, func(t *testing.T) {
+			typ, ok := types[b.Name]
+			if !ok {
+				t.Fatalf("no body type named %s", b.Name)
+			}
+			fields, _ := generic(t, b.Value).(map[string]any)
+			members, _ := wiretag.Members(typ)
+			for _, m := range members {
+				if _, ok := fields[m.Name]; !ok {
+					t.Errorf("the fixture does not set %s", m.Name)
+				}
+			}
+			v := reflect.New(typ).Interface()
+			if err := json.Unmarshal(b.Value, v); err != nil {
+				t.Fatal(err)
+			}
+			if val, ok := v.(proto.Validator); ok {
+				if err := val.Validate(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			encoded, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(generic(t, b.Value), generic(t, encoded)); diff != "" {
+				t.Errorf("re-encoded body differs (-fixture +encoded):\n%s", diff)
+			}
+		})
+	}
+	if len(wirefixtures.Bodies()) != len(types) {
+		t.Errorf("%d body fixtures for %d body types", len(wirefixtures.Bodies()), len(types))
+	}
+}
