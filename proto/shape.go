@@ -409,6 +409,15 @@ func isNumber(raw []byte) bool {
 // decoding it: encoding/json decodes it again, and a 64 KiB chunk should not pay twice.
 func isBase64String(raw []byte) bool {
 	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 {
+		// JSON escapes are legal in any string: another language's encoder may send "\/" for "/"
+		// or "\n" between lines, which encoding/json's base64 decoding accepts. Check the text.
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return false
+		}
+		body = []byte(s)
+	}
 	n, pad := 0, 0
 	for _, c := range body {
 		switch {

@@ -33,6 +33,10 @@ func TestShapeRegressions(t *testing.T) {
 		// prompt_request: an empty id defers to run_id; a blank one is not a Run ID.
 		{"prompt_request blank id", `{"type":"prompt_request","id":" ","payload":{"agent_kind":"k","run_id":"r"}}`, "prompt_request.id: must carry the Run ID"},
 		{"prompt_request id from run_id", `{"type":"prompt_request","payload":{"agent_kind":"k","run_id":"r"}}`, ""},
+		// Base64 in a JSON string may use JSON escapes ("\/" is "/"), as other encoders write it.
+		{"base64 with escaped slash", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"data":"ab\/+"}}`, ""},
+		{"base64 with escaped line break", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"data":"aGVs\nbG8="}}`, ""},
+		{"base64 with an escaped bad character", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"data":"ab\u0021="}}`, "workspace_read_result.data: must be a base64 string"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
