@@ -1,6 +1,7 @@
 package proto
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -246,7 +247,7 @@ func (s *MessageSpec) DecodePayload(raw json.RawMessage) (Validator, error) {
 	}
 	switch s.Body {
 	case BodyNone:
-		if len(raw) > 0 && !isNull(raw) && strings.TrimSpace(string(raw)) != "{}" {
+		if len(raw) > 0 && !isNull(raw) && !bytes.Equal(bytes.Join(bytes.Fields(raw), nil), []byte("{}")) {
 			return nil, &RuleError{Type: s.Type, Path: "payload", Rule: "must be absent (this type has no body)"}
 		}
 		return nil, nil

@@ -37,6 +37,9 @@ func TestShapeRegressions(t *testing.T) {
 		{"base64 with escaped slash", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"data":"ab\/+"}}`, ""},
 		{"base64 with escaped line break", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"data":"aGVs\nbG8="}}`, ""},
 		{"base64 with an escaped bad character", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"data":"ab\u0021="}}`, "workspace_read_result.data: must be a base64 string"},
+		// A bodyless type tolerates an empty object however it is spaced, and nothing else.
+		{"bodyless empty object with spaces", `{"type":"permission_cancel","id":"req","payload":{ }}`, ""},
+		{"bodyless non-empty object", `{"type":"permission_cancel","id":"req","payload":{"a":1}}`, "permission_cancel.payload: must be absent (this type has no body)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
