@@ -470,6 +470,35 @@ func indexDoc() *obj {
 		set("http", bodies)
 }
 
+// strictSummary names the strict types: "every Core → Runtime type, and tool_call" today.
+func strictSummary() string {
+	allCore := true
+	var others []string
+	for _, s := range proto.Specs() {
+		switch {
+		case s.From == proto.Core && !s.Strict && s.PayloadType() != nil:
+			allCore = false
+		case s.From == proto.Runtime && s.Strict:
+			others = append(others, "`"+s.Type+"`")
+		}
+	}
+	var parts []string
+	if allCore {
+		parts = append(parts, "every Core → Runtime type")
+	} else {
+		for _, s := range proto.Specs() {
+			if s.From == proto.Core && s.Strict {
+				parts = append(parts, "`"+s.Type+"`")
+			}
+		}
+	}
+	parts = append(parts, others...)
+	if len(parts) > 1 {
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	return strings.Join(parts, "")
+}
+
 func readme() string {
 	var b strings.Builder
 	b.WriteString("These JSON Schemas (draft 2020-12) are the shape layer of the wire; the Go validators in package `proto` are the authority for value rules.\n\n")
@@ -481,7 +510,7 @@ func readme() string {
 	b.WriteString("`index.json` lists every type with its sender. `bootstrap_request.json`, `bootstrap_response.json`,\n")
 	b.WriteString("`device_status_response.json` and `http_error.json` describe the HTTP bodies.\n\n")
 	b.WriteString("What the schemas say: members and their JSON types, which are required, where null is meaningful,\n")
-	b.WriteString("that strict messages (every Core → Runtime request, and `tool_call`) reject unknown members at any depth,\n")
+	b.WriteString("that strict messages (" + strictSummary() + ") reject unknown members at any depth,\n")
 	b.WriteString("the envelope id rule, and a few value rules that are cheap to state (enumerations such as `state`,\n")
 	b.WriteString("`step`, `outcome`, `web_search`, `text_verbosity`; the sha256 pattern).\n\n")
 	b.WriteString("What they do not say, and where they differ from `proto`:\n\n")
