@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,7 +191,9 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 		if err := json.Unmarshal(raw, &entries); err != nil {
 			return violation(path, "must be a JSON object")
 		}
-		for k, item := range entries {
+		// In key order, so that a map with several bad values always names the same one.
+		for _, k := range slices.Sorted(maps.Keys(entries)) {
+			item := entries[k]
 			p := joinPath(path, k)
 			if isNull(item) && t.Elem().Kind() != reflect.Interface {
 				return violation(p, "must not be null")
@@ -248,15 +252,19 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 	if err := json.Unmarshal(raw, &members); err != nil {
 		return violation(path, "must be a JSON object")
 	}
+	unknown := ""
 	for name := range members {
 		if _, ok := s.byName[name]; !ok {
-			if strict {
-				return violation(joinPath(path, name), "unknown member")
-			}
-			if s.folds(name) {
+			if !strict && s.folds(name) {
 				return errFoldedMember
 			}
+			if strict && (unknown == "" || name < unknown) {
+				unknown = name // the first in byte order, so the error does not depend on map order
+			}
 		}
+	}
+	if unknown != "" {
+		return violation(joinPath(path, unknown), "unknown member")
 	}
 	for i := range s.members {
 		m := &s.members[i]

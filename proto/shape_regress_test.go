@@ -98,3 +98,18 @@ func TestSelfShaped(t *testing.T) {
 		}
 	}
 }
+
+// With several unknown members, or several bad map values, the error always names the same one.
+func TestShapeErrorsAreDeterministic(t *testing.T) {
+	frames := map[string]string{
+		`{"type":"prompt_cancel","id":"r","payload":{"zz":1,"mm":2,"aa":3,"delivery_id":"d"}}`:   "prompt_cancel.aa: unknown member",
+		`{"type":"done","id":"r","payload":{"content":"","metadata":{"z":null,"b":null,"k":1}}}`: "done.metadata.b: must not be null",
+	}
+	for frame, want := range frames {
+		for range 20 {
+			if _, err := proto.ParseFrame([]byte(frame)); err == nil || err.Error() != want {
+				t.Fatalf("ParseFrame(%s)\n got %v\nwant %s", frame, err, want)
+			}
+		}
+	}
+}
