@@ -102,8 +102,9 @@ func TestSelfShaped(t *testing.T) {
 // With several unknown members, or several bad map values, the error always names the same one.
 func TestShapeErrorsAreDeterministic(t *testing.T) {
 	frames := map[string]string{
-		`{"type":"prompt_cancel","id":"r","payload":{"zz":1,"mm":2,"aa":3,"delivery_id":"d"}}`:   "prompt_cancel.aa: unknown member",
-		`{"type":"done","id":"r","payload":{"content":"","metadata":{"z":null,"b":null,"k":1}}}`: "done.metadata.b: must not be null",
+		`{"type":"prompt_cancel","id":"r","payload":{"zz":1,"mm":2,"aa":3,"delivery_id":"d"}}`:                                                                               "prompt_cancel.aa: unknown member",
+		`{"type":"done","id":"r","payload":{"content":"","metadata":{"z":null,"b":null,"k":1}}}`:                                                                             "done.metadata.b: must not be null",
+		`{"type":"function_result","id":"r","payload":{"delivery_id":"d","call_id":"c","success":true,"content":[{"type":"input_text","text":"t","zz":1,"image_url":"u"}]}}`: "function_result.content[0].image_url: unknown member for a input_text part",
 	}
 	for frame, want := range frames {
 		for range 20 {
