@@ -39,6 +39,9 @@ func (c CapabilitySupport) String() string {
 	}
 }
 
+// A capability decision checks its own JSON (exactly true or false) wherever it appears.
+func (*CapabilitySupport) selfShaped() {}
+
 func (c CapabilitySupport) MarshalJSON() ([]byte, error) {
 	switch c {
 	case Supported:

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -95,7 +97,7 @@ func (c *InputContent) UnmarshalJSON(data []byte) error {
 	default:
 		return violation("type", "must be input_text or input_image")
 	}
-	for name := range m {
+	for _, name := range slices.Sorted(maps.Keys(m)) { // in order: the same frame, the same error
 		if name != "type" && name != want {
 			return violation(name, "unknown member for a %s part", typ)
 		}

@@ -1,6 +1,7 @@
 package proto
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -225,6 +226,11 @@ func (s *MessageSpec) CheckID(id string) error {
 		if !CanonicalUUID(id) {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be a canonical lowercase non-nil UUID (the %s)", s.IDMeans)}
 		}
+	case IDRunOrPayload:
+		// Empty means "use the payload's run_id" (ParseEnvelope); a non-empty id is the Run ID.
+		if id != "" && strings.TrimSpace(id) == "" {
+			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must carry the %s", s.IDMeans)}
+		}
 	case IDBounded:
 		if id == "" || len(id) > CorrelationIDMaxBytes {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be 1 to %d bytes (the %s)", CorrelationIDMaxBytes, s.IDMeans)}
@@ -241,7 +247,7 @@ func (s *MessageSpec) DecodePayload(raw json.RawMessage) (Validator, error) {
 	}
 	switch s.Body {
 	case BodyNone:
-		if len(raw) > 0 && !isNull(raw) && strings.TrimSpace(string(raw)) != "{}" {
+		if len(raw) > 0 && !isNull(raw) && !bytes.Equal(bytes.Join(bytes.Fields(raw), nil), []byte("{}")) {
 			return nil, &RuleError{Type: s.Type, Path: "payload", Rule: "must be absent (this type has no body)"}
 		}
 		return nil, nil

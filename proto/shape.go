@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -44,6 +47,16 @@ var shapes sync.Map // reflect.Type → *shape
 // selfShaped is implemented by the few types that check their own JSON (capability declarations,
 // input content): the walker hands them the raw value and prefixes the path of their error.
 type selfShaped interface{ selfShaped() }
+
+// SelfShaped reports whether values of t (or *t) check their own JSON instead of being described by
+// `wire` tags: the capability declaration, a capability decision and an input content part. Tools
+// that walk payload types by their tags (schema generators, reflective tests) stop at these types.
+func SelfShaped(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return reflect.PointerTo(t).Implements(selfShapedType)
+}
 
 var (
 	selfShapedType = reflect.TypeFor[selfShaped]()
@@ -113,7 +126,17 @@ func decodeShaped(raw []byte, v any, strict bool) error {
 	if len(raw) == 0 || isNull(raw) {
 		raw = []byte("{}")
 	}
-	if err := checkShape("", raw, reflect.TypeOf(v).Elem(), strict); err != nil {
+	t := reflect.TypeOf(v).Elem()
+	err := checkShape("", raw, t, strict)
+	if err == errFoldedMember {
+		// A lenient payload carries an unknown member whose name differs from a known one only in
+		// case. encoding/json would fold it onto the known member (overriding its value, or failing
+		// on its type), so drop the unknown members and check again.
+		if raw, err = pruneUnknown(raw, t); err == nil {
+			err = checkShape("", raw, t, strict)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
@@ -168,7 +191,9 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 		if err := json.Unmarshal(raw, &entries); err != nil {
 			return violation(path, "must be a JSON object")
 		}
-		for k, item := range entries {
+		// In key order, so that a map with several bad values always names the same one.
+		for _, k := range slices.Sorted(maps.Keys(entries)) {
+			item := entries[k]
 			p := joinPath(path, k)
 			if isNull(item) && t.Elem().Kind() != reflect.Interface {
 				return violation(p, "must not be null")
@@ -194,9 +219,22 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 		if t.Kind() >= reflect.Uint && raw[0] == '-' {
 			return violation(path, "must not be negative")
 		}
+		// Range here, not in encoding/json: its error loses the array indices of the path.
+		var err error
+		if t.Kind() >= reflect.Uint {
+			_, err = strconv.ParseUint(string(raw), 10, t.Bits())
+		} else {
+			_, err = strconv.ParseInt(string(raw), 10, t.Bits())
+		}
+		if err != nil {
+			return violation(path, "must be a JSON %s (got number %s)", jsonKind(t), truncate(string(raw), 32))
+		}
 	case reflect.Float32, reflect.Float64:
 		if !isNumber(raw) {
 			return violation(path, "must be a JSON number")
+		}
+		if _, err := strconv.ParseFloat(string(raw), t.Bits()); err != nil {
+			return violation(path, "must be a JSON number in range (got number %s)", truncate(string(raw), 32))
 		}
 	}
 	return nil
@@ -214,12 +252,19 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 	if err := json.Unmarshal(raw, &members); err != nil {
 		return violation(path, "must be a JSON object")
 	}
-	if strict {
-		for name := range members {
-			if _, ok := s.byName[name]; !ok {
-				return violation(joinPath(path, name), "unknown member")
+	unknown := ""
+	for name := range members {
+		if _, ok := s.byName[name]; !ok {
+			if !strict && s.folds(name) {
+				return errFoldedMember
+			}
+			if strict && (unknown == "" || name < unknown) {
+				unknown = name // the first in byte order, so the error does not depend on map order
 			}
 		}
+	}
+	if unknown != "" {
+		return violation(joinPath(path, unknown), "unknown member")
 	}
 	for i := range s.members {
 		m := &s.members[i]
@@ -248,6 +293,86 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 		}
 	}
 	return nil
+}
+
+// errFoldedMember reports an unknown member of a lenient object whose name case-folds onto a known
+// member; decodeShaped removes such members before decoding.
+var errFoldedMember = errors.New("proto: unknown member folds onto a known one")
+
+// folds reports whether an unknown name equals a known member's name but for case.
+func (s *shape) folds(name string) bool {
+	for i := range s.members {
+		if strings.EqualFold(s.members[i].name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// pruneUnknown rewrites raw without the members of its objects (at any depth) that t does not
+// know. Only lenient payloads that checkShape flagged take this path; raw has the JSON shape of t
+// wherever it matters, and a value that does not is left for checkShape to report.
+func pruneUnknown(raw []byte, t reflect.Type) ([]byte, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if len(raw) == 0 || reflect.PointerTo(t).Implements(selfShapedType) || t == rawMessageType || t == byteSliceType {
+		return raw, nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		s := shapeOf(t)
+		var members map[string]json.RawMessage
+		if raw[0] != '{' || s.err != nil || json.Unmarshal(raw, &members) != nil {
+			return raw, nil
+		}
+		for name, v := range members {
+			i, ok := s.byName[name]
+			if !ok {
+				delete(members, name)
+				continue
+			}
+			if s.members[i].anyValue {
+				continue
+			}
+			pv, err := pruneUnknown(v, s.members[i].typ)
+			if err != nil {
+				return nil, err
+			}
+			members[name] = pv
+		}
+		return json.Marshal(members)
+	case reflect.Slice, reflect.Map:
+		if t.Kind() == reflect.Slice && raw[0] == '[' {
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) != nil {
+				return raw, nil
+			}
+			for i := range items {
+				pv, err := pruneUnknown(items[i], t.Elem())
+				if err != nil {
+					return nil, err
+				}
+				items[i] = pv
+			}
+			return json.Marshal(items)
+		}
+		if t.Kind() == reflect.Map && raw[0] == '{' {
+			var entries map[string]json.RawMessage
+			if json.Unmarshal(raw, &entries) != nil {
+				return raw, nil
+			}
+			for k, v := range entries {
+				pv, err := pruneUnknown(v, t.Elem())
+				if err != nil {
+					return nil, err
+				}
+				entries[k] = pv
+			}
+			return json.Marshal(entries)
+		}
+	}
+	return raw, nil
 }
 
 // jsonError turns an encoding/json error into a RuleError with the member path it names.
@@ -292,6 +417,15 @@ func isNumber(raw []byte) bool {
 // decoding it: encoding/json decodes it again, and a 64 KiB chunk should not pay twice.
 func isBase64String(raw []byte) bool {
 	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 {
+		// JSON escapes are legal in any string: another language's encoder may send "\/" for "/"
+		// or "\n" between lines, which encoding/json's base64 decoding accepts. Check the text.
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return false
+		}
+		body = []byte(s)
+	}
 	n, pad := 0, 0
 	for _, c := range body {
 		switch {
