@@ -149,3 +149,34 @@ func RealAdvancer() Advancer { return realAdvancer{} }
 type realAdvancer struct{ realClock }
 
 func (realAdvancer) Advance(d time.Duration) { <-time.After(d) }
+
+// AdvanceWhenDue waits, for at most wait of real time, until some armed timer falls due within d,
+// then advances d. It moves time only once the code under test is waiting on it, which removes
+// the race between "the Runtime arms its settlement timer" and "the scenario advances the clock".
+func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
+	giveUp := time.NewTimer(wait)
+	defer giveUp.Stop()
+	for {
+		f.mu.Lock()
+		limit := f.now.Add(d)
+		due := false
+		for _, t := range f.timers {
+			if !t.at.After(limit) {
+				due = true
+				break
+			}
+		}
+		changed := f.changed
+		f.mu.Unlock()
+		if due {
+			break
+		}
+		select {
+		case <-changed:
+			continue
+		case <-giveUp.C:
+		}
+		break
+	}
+	f.Advance(d)
+}

@@ -43,3 +43,15 @@ func TestFakeZeroDurationFiresAtOnce(t *testing.T) {
 		t.Fatal("After(0) did not fire at once")
 	}
 }
+
+func TestAdvanceWhenDueWaitsForTheTimer(t *testing.T) {
+	f := NewFake()
+	armed := make(chan (<-chan time.Time))
+	go func() { armed <- f.After(100 * time.Millisecond) }()
+	f.AdvanceWhenDue(100*time.Millisecond, 5*time.Second)
+	select {
+	case <-<-armed:
+	default:
+		t.Fatal("the timer armed concurrently did not fire")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 	"github.com/wirecheck/wirecheck/scriptedruntime"
@@ -22,12 +23,13 @@ func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, 
 			defer close(r.done)
 			rtResult = scriptedruntime.Play(ctx, sc, scriptedruntime.Config{
 				ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential,
-				Driver: &viewDriver{view: view}, Seed: seed,
+				Driver: &viewDriver{view: view}, Seed: seed, Linger: 3 * time.Second,
 			})
 		}()
 		return r, nil
 	}
-	core = scriptedcore.Play(ctx, sc, scriptedcore.Config{Seed: seed}, launch)
+	// Nothing's time is under test here: advance steps move a virtual clock no one reads.
+	core = scriptedcore.Play(ctx, sc, scriptedcore.Config{Seed: seed, Clock: clock.NewFake()}, launch)
 	return core, rtResult
 }
 

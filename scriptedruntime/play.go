@@ -45,6 +45,10 @@ type Config struct {
 	Driver  CoreDriver
 	Timeout time.Duration // default 3 s
 	Seed    string
+	// Linger: after the last step, wait this long for Core to end the conversation by closing the
+	// transport before closing it ourselves. A Runtime does not hang up on its Core; the scripted
+	// Core closes at the end of every scenario.
+	Linger time.Duration
 }
 
 func (c *Config) defaults(sc *scenarios.Scenario) {
@@ -90,6 +94,15 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
 	}
 	if p.Conn != nil {
+		if verdict == scenarios.Pass && cfg.Linger > 0 {
+			t := time.NewTimer(cfg.Linger)
+			select {
+			case <-p.Conn.Done():
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 		p.Conn.Close(proto.CloseNormal, "client closing")
 	}
 	return p.Result(scenarios.SideRuntime, verdict, failure)

@@ -1,0 +1,20 @@
+package runtime
+
+import (
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/proto/prototest"
+)
+
+// ContractCapabilities is the honest declaration of the reference Runtime composed with the
+// contract Harness: what this daemon actually implements today. A capability is declared only with
+// the code that serves it; the fixture decides every other field explicitly as unsupported.
+func ContractCapabilities() proto.AgentKindCapabilities {
+	return prototest.Capabilities(
+		"streaming",          // Run events stream as the Turn produces them
+		"usage",              // usage snapshots, replacing, never added
+		"tool_observations",  // tool_call frames carry the engine-neutral observation
+		"environment_none",   // disable_execution_environment
+		"preparation",        // execution_prepare / start / release
+		"execution_controls", // the controls block is accepted; the contract Turn has no model to apply it to
+	)
+}

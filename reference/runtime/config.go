@@ -1,0 +1,52 @@
+package runtime
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+)
+
+// Config is how a Daemon connects and what it runs.
+type Config struct {
+	ServerURL  string // Core's base URL, ending in /api/v1
+	DeviceID   string
+	Credential string // sent only as a Bearer header; never logged
+	Harnesses  []harness.Harness
+	// WorkspaceDirectory is the daemon's bound workspace; a local_environment must name it.
+	WorkspaceDirectory string
+	DaemonVersion      string
+	Clock              clock.Clock
+	Logger             *slog.Logger
+	HTTPClient         *http.Client
+	// AdmissionExpiry may lower the 5-minute admission deadline, never raise it.
+	AdmissionExpiry time.Duration
+	// MaxBackoff bounds the wait between reconnection attempts after transient failures.
+	MaxBackoff time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.Clock == nil {
+		c.Clock = clock.Real()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
+	}
+	if c.WorkspaceDirectory == "" {
+		c.WorkspaceDirectory = "/workspace"
+	}
+	if c.DaemonVersion == "" {
+		c.DaemonVersion = "wirecheck-reference"
+	}
+	if c.AdmissionExpiry <= 0 || c.AdmissionExpiry > 5*time.Minute {
+		c.AdmissionExpiry = 5 * time.Minute
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 30 * time.Second
+	}
+}

@@ -1,0 +1,210 @@
+package contract
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+)
+
+// Harness is the contract Harness. Capabilities is its declaration; every timer reads Clock.
+type Harness struct {
+	Clock clock.Clock
+	Caps  proto.AgentKindCapabilities
+}
+
+// New returns a contract Harness declaring caps.
+func New(c clock.Clock, caps proto.AgentKindCapabilities) *Harness {
+	return &Harness{Clock: c, Caps: caps}
+}
+
+func (h *Harness) Kind() string                              { return Kind }
+func (h *Harness) Version() string                           { return "contract-1" }
+func (h *Harness) Available() bool                           { return true }
+func (h *Harness) Capabilities() proto.AgentKindCapabilities { return h.Caps }
+func (h *Harness) sleep(ctx context.Context, ms int) error {
+	if ms <= 0 {
+		return nil
+	}
+	t := h.Clock.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ErrSetup is the scripted native setup failure.
+var ErrSetup = errors.New("contract: scripted native setup failure")
+
+// NewExecutor runs the scripted native setup.
+func (h *Harness) NewExecutor(ctx context.Context, cfg *proto.PromptRequestPayload) (harness.Executor, error) {
+	script, err := Parse(cfg.AgentOptions)
+	if err != nil {
+		return nil, err
+	}
+	e := &Executor{h: h, script: script, nativeSession: script.NativeSession}
+	if e.nativeSession == "" {
+		e.nativeSession = cfg.AgentSessionID
+	}
+	if script.Setup != nil {
+		if err := h.sleep(ctx, script.Setup.DelayMS); err != nil {
+			return e, err
+		}
+		if script.Setup.Fail {
+			return e, ErrSetup
+		}
+	}
+	return e, nil
+}
+
+// Executor runs the Turns of one scripted configuration.
+type Executor struct {
+	h             *Harness
+	script        *Script
+	nativeSession string
+	mu            sync.Mutex
+	closed        int
+}
+
+// ErrClose is the scripted cleanup failure.
+var ErrClose = errors.New("contract: scripted close failure")
+
+func (e *Executor) Close(context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed++
+	if e.script.CloseFails {
+		return ErrClose
+	}
+	return nil
+}
+
+// Closes reports how many times Close was called (tests check "closed exactly once").
+func (e *Executor) Closes() int { e.mu.Lock(); defer e.mu.Unlock(); return e.closed }
+
+func (e *Executor) NativeSessionID() string { return e.nativeSession }
+
+func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageInput) (harness.Turn, error) {
+	ts := e.script.Turn
+	if ts == nil {
+		ts = &TurnScript{}
+	}
+	if ts.StartFails {
+		return nil, harness.ErrNoTurn
+	}
+	t := &Turn{e: e, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{})}
+	go t.run()
+	return t, nil
+}
+
+// Turn is one scripted Turn. Its goroutine ends when the Turn settles.
+type Turn struct {
+	e       *Executor
+	script  *TurnScript
+	events  chan harness.Event
+	cancel  chan struct{} // closed when cancellation is requested
+	once    sync.Once
+	settled chan struct{} // closed when native work has settled
+	result  harness.Result
+}
+
+func (t *Turn) Events() <-chan harness.Event { return t.events }
+func (t *Turn) Result() harness.Result       { return t.result }
+
+func (t *Turn) run() {
+	defer close(t.settled)
+	defer close(t.events)
+	cancelled := t.emitAll()
+	if !cancelled && t.script.WaitForCancel {
+		<-t.cancel
+		cancelled = true
+	}
+	if cancelled {
+		// A cancelled Turn produces no terminal frame; it settles after the scripted delay.
+		cs := t.e.script.Cancel
+		if cs != nil {
+			_ = t.e.h.sleep(context.Background(), cs.SettleMS)
+		}
+		t.result = harness.Result{Reusable: t.e.script.reusable()}
+		return
+	}
+	done := &proto.DonePayload{Content: t.script.Content, Usage: t.script.Usage, Metadata: t.script.Metadata}
+	if t.e.nativeSession != "" {
+		if done.Metadata == nil {
+			done.Metadata = map[string]string{}
+		}
+		if _, ok := done.Metadata[proto.MetaAgentSessionID]; !ok {
+			done.Metadata[proto.MetaAgentSessionID] = t.e.nativeSession
+		}
+	}
+	t.result = harness.Result{Done: done, Reusable: t.e.script.reusable()}
+}
+
+// emitAll emits the scripted events in order; it reports whether cancellation interrupted them.
+func (t *Turn) emitAll() bool {
+	var seq uint64
+	for _, step := range t.script.Events {
+		var ev harness.Event
+		switch {
+		case step.DelayMS != nil:
+			ctx, stop := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-t.cancel:
+					stop()
+				case <-ctx.Done():
+				}
+			}()
+			err := t.e.h.sleep(ctx, *step.DelayMS)
+			stop()
+			if err != nil {
+				return true
+			}
+			continue
+		case step.Delta != nil:
+			seq++
+			ev = harness.Event{Type: proto.TypeDelta, Payload: &proto.DeltaPayload{Delta: *step.Delta, Sequence: seq}}
+		case step.Thinking != nil:
+			ev = harness.Event{Type: proto.TypeThinking, Payload: &proto.ThinkingPayload{Text: *step.Thinking}}
+		case step.OutputMessage != nil:
+			ev = harness.Event{Type: proto.TypeOutputMessage, Payload: step.OutputMessage}
+		case step.ToolCall != nil:
+			ev = harness.Event{Type: proto.TypeToolCall, Payload: step.ToolCall}
+		case step.Usage != nil:
+			ev = harness.Event{Type: proto.TypeUsage, Payload: &proto.UsagePayload{Usage: *step.Usage}}
+		case step.Error != nil:
+			ev = harness.Event{Type: proto.TypeError, Payload: step.Error}
+		}
+		select {
+		case t.events <- ev:
+		case <-t.cancel:
+			return true
+		}
+	}
+	return false
+}
+
+// Cancel requests cancellation and waits for native settlement.
+func (t *Turn) Cancel(ctx context.Context) (*proto.DonePayload, error) {
+	cs := t.e.script.Cancel
+	if cs != nil && cs.Fail {
+		return nil, errors.New("contract: scripted cancellation failure")
+	}
+	t.once.Do(func() { close(t.cancel) })
+	select {
+	case <-t.settled:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if cs == nil || cs.Outcome == nil {
+		return nil, nil
+	}
+	return cs.Outcome, nil
+}

@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+)
+
+// Daemon is the reference Runtime daemon.
+type Daemon struct {
+	cfg       Config
+	log       *slog.Logger
+	harnesses map[string]harness.Harness
+	kinds     []proto.SupportedAgentKind // the advertisement of every heartbeat
+}
+
+// New validates the configuration and every Harness declaration.
+func New(cfg Config) (*Daemon, error) {
+	cfg.defaults()
+	if cfg.ServerURL == "" || cfg.DeviceID == "" {
+		return nil, errors.New("runtime: the server URL and the device ID are required")
+	}
+	d := &Daemon{cfg: cfg, log: cfg.Logger, harnesses: map[string]harness.Harness{}}
+	for _, h := range cfg.Harnesses {
+		caps := h.Capabilities()
+		if err := caps.Validate(); err != nil {
+			// Registration validates the complete declaration before changing the registry.
+			return nil, errors.New("runtime: harness " + h.Kind() + ": " + err.Error())
+		}
+		if _, dup := d.harnesses[h.Kind()]; dup {
+			return nil, errors.New("runtime: two harnesses of kind " + h.Kind())
+		}
+		d.harnesses[h.Kind()] = h
+		d.kinds = append(d.kinds, proto.SupportedAgentKind{Kind: h.Kind(), Available: h.Available(), Version: h.Version(), Capabilities: &caps})
+	}
+	return d, nil
+}
+
+// Run connects and serves until ctx ends (nil) or a permanent failure (an error matching
+// ErrPermanent) stops it after exactly one attempt. Transient failures reconnect with backoff; a
+// connection that was established and then lost is redialled at once, but only after the old
+// connection's native work has settled and its Executors are closed.
+func (d *Daemon) Run(ctx context.Context) error {
+	var backoff time.Duration
+	for {
+		connected, err := d.session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, ErrPermanent) {
+			d.log.Error("stopping: the connection was refused for good", "err", err)
+			return err
+		}
+		switch {
+		case connected:
+			backoff = 0
+		case backoff == 0:
+			backoff = time.Second
+		default:
+			backoff = min(2*backoff, d.cfg.MaxBackoff)
+		}
+		d.log.Warn("connection lost; reconnecting", "err", err, "backoff", backoff)
+		if backoff > 0 {
+			t := d.cfg.Clock.NewTimer(backoff)
+			select {
+			case <-t.C():
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			}
+		}
+	}
+}
+
+// session runs one physical connection. connected reports whether the WebSocket was established.
+func (d *Daemon) session(ctx context.Context) (connected bool, err error) {
+	boot, err := d.bootstrap(ctx)
+	if err != nil {
+		return false, err
+	}
+	ws, err := d.dial(ctx, boot.WSURL)
+	if err != nil {
+		return false, err
+	}
+	interval := time.Duration(boot.HeartbeatSeconds) * time.Second
+	if interval <= 0 {
+		interval = proto.DefaultHeartbeatInterval
+	}
+	d.log.Info("connected", "device", d.cfg.DeviceID)
+	r := newRouter(d, ws)
+	err = r.serve(ctx, interval)
+	return true, err
+}
+
+// closeError classifies how the transport ended.
+func closeError(err error) error {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		switch int(ce.Code) {
+		case proto.CloseRuntimeDeleted:
+			return &RetiredError{Reason: ce.Reason}
+		case proto.CloseNormal, proto.CloseGoingAway:
+			return errors.New("core closed the connection: " + ce.Reason)
+		}
+	}
+	return err
+}

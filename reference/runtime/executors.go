@@ -1,0 +1,145 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+)
+
+// execState is where an Executor is in its life.
+type execState int
+
+const (
+	execPreparing execState = iota // native setup runs
+	execAdmitted                   // a ready admission holds it
+	execRunning                    // a Turn runs on it
+	execIdle                       // healthy, retained for reuse
+	execClosing                    // native close runs
+	execInvalid                    // close failed: cleanup unconfirmed, still owned and counted
+	execClosed
+)
+
+// executor is one native Executor and the Session configuration it was set up for.
+type executor struct {
+	id          string
+	session     string
+	stateKey    string
+	fingerprint string
+	h           harness.Harness
+	caps        proto.AgentKindCapabilities // the declaration it was admitted with
+	native      harness.Executor
+	state       execState
+	idleTimer   clock.Timer
+}
+
+// counted reports whether the Executor counts against the active capacity: everything but idle
+// and closed, including closing and uncertain resources until their cleanup succeeds.
+func (e *executor) counted() bool { return e.state != execIdle && e.state != execClosed }
+
+func (e *executor) busy() bool {
+	return e.state == execPreparing || e.state == execAdmitted || e.state == execRunning || e.state == execClosing
+}
+
+// fingerprint is the reuse identity of a configuration: everything except what changes per Turn.
+func fingerprint(cfg proto.PromptRequestPayload) string {
+	cfg.RunID, cfg.Input, cfg.AgentSessionID = "", nil, ""
+	cfg.RequireExistingNativeSession, cfg.ReleaseOnCompletion = false, false
+	raw, _ := json.Marshal(cfg)
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// countsLocked returns the active and total Executor counts.
+func (r *router) countsLocked() (active, total, idle int) {
+	for _, e := range r.executors {
+		if e.state == execClosed {
+			continue
+		}
+		total++
+		if e.counted() {
+			active++
+		}
+		if e.state == execIdle {
+			idle++
+		}
+	}
+	return
+}
+
+// byStateKeyLocked returns the live Executor bound to a native state key.
+func (r *router) byStateKeyLocked(key string) *executor {
+	for _, e := range r.executors {
+		if e.stateKey == key && e.state != execClosed {
+			return e
+		}
+	}
+	return nil
+}
+
+// idleLocked retains a healthy Executor for reuse, bounded by the idle capacity and the idle
+// expiry; the oldest idle Executor beyond the capacity is closed.
+func (r *router) idleLocked(e *executor) {
+	e.state = execIdle
+	t := r.d.cfg.Clock.NewTimer(proto.IdleExecutorExpiry)
+	e.idleTimer = t
+	r.goOwned(func() {
+		select {
+		case <-t.C():
+			r.mu.Lock()
+			still := e.state == execIdle && e.idleTimer == t
+			r.mu.Unlock()
+			if still {
+				r.closeExecutor(e)
+			}
+		case <-r.ctx.Done():
+			t.Stop()
+		}
+	})
+	if _, _, idle := r.countsLocked(); idle > proto.IdleExecutorCapacity {
+		for _, other := range r.executors {
+			if other != e && other.state == execIdle {
+				other.state = execClosing
+				r.goOwned(func() { r.finishClose(other) })
+				break
+			}
+		}
+	}
+}
+
+// closeExecutor closes an Executor exactly once. A failed close leaves it invalid: cleanup is
+// unconfirmed, it stays owned and counted, and it is never reused.
+func (r *router) closeExecutor(e *executor) error {
+	r.mu.Lock()
+	if e.state == execClosing || e.state == execClosed || e.state == execInvalid {
+		r.mu.Unlock()
+		return nil
+	}
+	e.state = execClosing
+	r.mu.Unlock()
+	return r.finishClose(e)
+}
+
+func (r *router) finishClose(e *executor) error {
+	var err error
+	if e.native != nil {
+		err = e.native.Close(context.Background())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.idleTimer != nil {
+		e.idleTimer.Stop()
+	}
+	if err != nil {
+		e.state = execInvalid
+		r.d.log.Warn("executor cleanup unconfirmed", "executor", e.id, "err", err)
+		return err
+	}
+	e.state = execClosed
+	delete(r.executors, e.id)
+	return nil
+}

@@ -1,0 +1,89 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+
+	"github.com/coder/websocket"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+)
+
+// errTransportClosed is returned for a frame that can no longer be written.
+var errTransportClosed = errors.New("transport closed")
+
+// outbound writes frames in the order they were queued, one at a time, each within the per-frame
+// write deadline. A send returns once the WebSocket write completed locally: the only thing a
+// Runtime's successful send proves.
+type outbound struct {
+	ws    *websocket.Conn
+	clock clock.Clock
+	queue chan outFrame
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+type outFrame struct {
+	data   []byte
+	result chan error
+}
+
+func newOutbound(ws *websocket.Conn, c clock.Clock) *outbound {
+	o := &outbound{ws: ws, clock: c, queue: make(chan outFrame, proto.RuntimeChannelFrames), stop: make(chan struct{}), done: make(chan struct{})}
+	go o.loop()
+	return o
+}
+
+func (o *outbound) loop() {
+	defer close(o.done)
+	broken := false
+	for {
+		select {
+		case f := <-o.queue:
+			if broken {
+				f.result <- errTransportClosed
+				continue
+			}
+			ctx, cancel := withClockTimeout(context.Background(), o.clock, proto.WriteTimeout)
+			err := o.ws.Write(ctx, websocket.MessageText, f.data)
+			cancel()
+			if err != nil {
+				broken = true
+				_ = o.ws.CloseNow()
+			}
+			f.result <- err
+		case <-o.stop:
+			for {
+				select {
+				case f := <-o.queue:
+					f.result <- errTransportClosed
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// enqueue queues a frame and returns where its result arrives. Frames queued by one goroutine are
+// written in that order.
+func (o *outbound) enqueue(env proto.Envelope) <-chan error {
+	res := make(chan error, 1)
+	data, err := env.Encode()
+	if err != nil {
+		res <- err
+		return res
+	}
+	select {
+	case o.queue <- outFrame{data: data, result: res}:
+	case <-o.stop:
+		res <- errTransportClosed
+	}
+	return res
+}
+
+func (o *outbound) close() {
+	close(o.stop)
+	<-o.done
+}

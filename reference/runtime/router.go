@@ -1,0 +1,174 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+)
+
+// router serves one physical connection: fresh routing, admission handles and Runs. It decides
+// every state change in order, under its lock, in the receive loop; native work (setup, start,
+// cancellation) runs in goroutines it owns, so a slow Harness never delays another frame.
+type router struct {
+	d   *Daemon
+	ws  *websocket.Conn
+	out *outbound
+
+	ctx    context.Context // the router's lifetime; cancelled by shutdown
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine the router starts
+
+	mu        sync.Mutex
+	closing   bool
+	records   map[string]*admission // by preparation request ID
+	byHandle  map[string]*admission
+	order     []*admission // creation order, for pruning
+	executors map[string]*executor
+	runs      map[string]*run // active Runs by Run ID
+}
+
+func newRouter(d *Daemon, ws *websocket.Conn) *router {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &router{d: d, ws: ws, out: newOutbound(ws, d.cfg.Clock), ctx: ctx, cancel: cancel,
+		records: map[string]*admission{}, byHandle: map[string]*admission{}, executors: map[string]*executor{}, runs: map[string]*run{}}
+}
+
+// serve heartbeats and dispatches frames until the transport ends, then settles everything the
+// connection owned before returning: reconnection waits for it.
+func (r *router) serve(ctx context.Context, interval time.Duration) error {
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		r.heartbeats(interval)
+	}()
+	stopOnCtx := context.AfterFunc(ctx, func() { _ = r.ws.Close(websocket.StatusNormalClosure, "client closing") })
+	defer stopOnCtx()
+
+	var readErr error
+	for {
+		_, data, err := r.ws.Read(r.ctx)
+		if err != nil {
+			readErr = closeError(err)
+			break
+		}
+		r.dispatch(data)
+	}
+	r.d.log.Info("transport ended; settling native work", "err", readErr)
+	r.shutdown()
+	<-hbDone
+	return readErr
+}
+
+func (r *router) heartbeats(interval time.Duration) {
+	for {
+		r.mu.Lock()
+		active := len(r.runs)
+		r.mu.Unlock()
+		env := proto.MustEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{
+			TS: r.d.cfg.Clock.Now().Unix(), ActiveRequests: active, DaemonVersion: r.d.cfg.DaemonVersion, SupportedAgentKinds: r.d.kinds})
+		if err := <-r.out.enqueue(env); err != nil {
+			return
+		}
+		t := r.d.cfg.Clock.NewTimer(interval)
+		select {
+		case <-t.C():
+		case <-r.ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// dispatch routes one inbound frame. Malformed frames are logged and skipped, never fatal.
+func (r *router) dispatch(data []byte) {
+	env, err := proto.DecodeEnvelope(data)
+	if err != nil {
+		r.d.log.Warn("skipping a frame that is not an envelope", "err", err)
+		return
+	}
+	spec, ok := proto.Lookup(env.Type)
+	if !ok || spec.From != proto.Core {
+		r.d.log.Warn("dropping a frame Core may not send", "type", env.Type)
+		return
+	}
+	switch env.Type {
+	case proto.TypeExecutionPrepare:
+		r.prepare(env)
+	case proto.TypeExecutionStart:
+		r.start(env)
+	case proto.TypeExecutionRelease:
+		r.release(env)
+	case proto.TypePromptRequest:
+		r.promptRequest(env)
+	case proto.TypePromptCancel:
+		r.promptCancel(env)
+	case proto.TypeDeviceShutdown:
+		r.deviceShutdown()
+	default:
+		r.d.log.Warn("no handler for this request type yet", "type", env.Type)
+	}
+}
+
+// goOwned runs f in a goroutine the router waits for at shutdown.
+func (r *router) goOwned(f func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+}
+
+// send writes a frame and waits until the write completed locally (or failed).
+func (r *router) send(env proto.Envelope) error { return <-r.out.enqueue(env) }
+
+func (r *router) harness(kind string) (harness.Harness, bool) {
+	h, ok := r.d.harnesses[kind]
+	return h, ok
+}
+
+// shutdown settles everything the connection owned: it cancels active Runs natively and waits for
+// their settlement, abandons admissions, closes every Executor once, and waits for every goroutine.
+func (r *router) shutdown() {
+	r.mu.Lock()
+	r.closing = true
+	runs := make([]*run, 0, len(r.runs))
+	for _, rn := range r.runs {
+		runs = append(runs, rn)
+	}
+	for _, a := range r.records {
+		a.abandon()
+	}
+	r.mu.Unlock()
+	for _, rn := range runs {
+		rn.cancelNative(r.ctx)
+	}
+	for _, rn := range runs {
+		<-rn.finished
+	}
+	r.mu.Lock()
+	var execs []*executor
+	for _, e := range r.executors {
+		execs = append(execs, e)
+	}
+	r.mu.Unlock()
+	for _, e := range execs {
+		r.closeExecutor(e)
+	}
+	r.cancel()
+	r.out.close()
+	r.wg.Wait()
+}
+
+// newID returns an unguessable identifier with a readable prefix.
+func newID(prefix string) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}

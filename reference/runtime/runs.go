@@ -1,0 +1,340 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+)
+
+// run is one execution attempt: its Turn's events go out in order under its Run ID, followed by
+// exactly one done.
+type run struct {
+	id        string
+	exec      *executor
+	turn      harness.Turn
+	started   chan struct{} // closed once turn is set (or start failed)
+	finished  chan struct{} // closed once done was written (or could not be)
+	once      sync.Once
+	cancelled bool
+}
+
+func newRun(id string, e *executor) *run {
+	return &run{id: id, exec: e, started: make(chan struct{}), finished: make(chan struct{})}
+}
+
+// cancelNative asks the native Turn to cancel and waits for it to settle; the outcome snapshot is
+// returned for a receipt.
+func (rn *run) cancelNative(ctx context.Context) (*proto.DonePayload, error) {
+	select {
+	case <-rn.started:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if rn.turn == nil {
+		return nil, errors.New("no native turn")
+	}
+	return rn.turn.Cancel(ctx)
+}
+
+// start handles execution_start: a valid start transfers the admission to a Run exactly once.
+func (r *router) start(env proto.Envelope) {
+	p, err := proto.Decode[proto.ExecutionStartPayload](env)
+	if err != nil {
+		r.d.log.Info("execution_start rejected", "err", err)
+		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart, nil)
+		return
+	}
+	hash := payloadHash(env.Payload)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing {
+		return
+	}
+	a := r.byHandle[p.Handle]
+	switch {
+	case a == nil || a.reqID != env.ID:
+		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation, nil)
+		return
+	case a.cfg.WorkspaceReadOnly:
+		r.reject(env.ID, proto.OperationStart, proto.CodeReadOnlyPreparation, a)
+		return
+	case a.exec == nil || p.ExecutorID != a.exec.id:
+		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownExecutor, a)
+		return
+	case a.state == proto.StateStarting || a.state == proto.StateStarted:
+		if a.startHash == hash {
+			res := r.publishLocked(a)
+			r.goOwned(func() { r.awaitStatus(a, res) })
+		} else {
+			r.reject(env.ID, proto.OperationStart, proto.CodeStartConflict, a)
+		}
+		return
+	case a.state == proto.StateReady && !r.d.cfg.Clock.Now().Before(a.expiresAt):
+		// The deadline passed before its timer was observed: the admission is expired.
+		a.advanceLocked(proto.StateExpired, "")
+		r.idleLocked(a.exec)
+		res := r.publishLocked(a)
+		r.goOwned(func() { r.awaitStatus(a, res) })
+		return
+	case a.state != proto.StateReady:
+		r.reject(env.ID, proto.OperationStart, proto.CodePreparationNotReady, a)
+		return
+	case r.runs[p.RunID] != nil:
+		r.reject(env.ID, proto.OperationStart, proto.CodeRunConflict, a)
+		return
+	}
+	// The Run exists, with a consumer for its output, before starting is published.
+	rn := newRun(p.RunID, a.exec)
+	r.runs[rn.id] = rn
+	a.exec.state = execRunning
+	a.runID, a.startHash = p.RunID, hash
+	a.advanceLocked(proto.StateStarting, "")
+	res := r.publishLocked(a)
+	input := p.Input
+	r.goOwned(func() {
+		r.awaitStatus(a, res)
+		r.runPrepared(a, rn, input)
+	})
+}
+
+// runPrepared starts the native Turn of a prepared Run and streams it.
+func (r *router) runPrepared(a *admission, rn *run, input proto.MessageInput) {
+	turn, err := rn.exec.native.Start(r.ctx, rn.id, input)
+	if err != nil {
+		// No Turn exists and no input was submitted: the Executor is closed, and Core may retry
+		// once after executor_unavailable.
+		close(rn.started)
+		r.mu.Lock()
+		delete(r.runs, rn.id)
+		r.mu.Unlock()
+		code := proto.CodeExecutorUnavailable
+		if errors.Is(err, context.Canceled) {
+			code = proto.CodeStartCancelled
+		} else if cerr := r.closeExecutor(rn.exec); cerr != nil {
+			code = proto.CodeExecutorCleanupUnconfirmed
+		}
+		r.mu.Lock()
+		a.state, a.errCode = proto.StateFailed, code // the rejection below answers the start
+		r.reject(a.reqID, proto.OperationStart, code, a)
+		r.mu.Unlock()
+		rn.once.Do(func() { close(rn.finished) })
+		return
+	}
+	rn.turn = turn
+	close(rn.started)
+	// Output may race started: the pump begins at once.
+	pumped := make(chan struct{})
+	r.goOwned(func() {
+		defer close(pumped)
+		r.pump(rn)
+	})
+	r.mu.Lock()
+	if a.state == proto.StateStarting {
+		a.advanceLocked(proto.StateStarted, "")
+		res := r.publishLocked(a)
+		r.mu.Unlock()
+		r.awaitStatus(a, res)
+	} else {
+		r.mu.Unlock()
+	}
+	<-pumped
+}
+
+// pump writes a Turn's events in order, then exactly one done, then releases the Executor.
+func (r *router) pump(rn *run) {
+	defer rn.once.Do(func() { close(rn.finished) })
+	for ev := range rn.turn.Events() {
+		env, err := proto.NewEnvelope(ev.Type, rn.id, ev.Payload)
+		if err != nil {
+			r.d.log.Error("dropping an event the harness could not encode", "run", rn.id, "type", ev.Type, "err", err)
+			continue
+		}
+		_ = r.send(env) // after a disconnect the Turn still settles; its frames have nowhere to go
+	}
+	res := rn.turn.Result()
+	done := res.Done
+	if done == nil {
+		done = &proto.DonePayload{} // the Turn produced no terminal frame: the stream still closes
+	}
+	_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
+	r.mu.Lock()
+	delete(r.runs, rn.id)
+	e := rn.exec
+	reuse := res.Reusable && !r.closing && e.state == execRunning && e.stateKey != ""
+	if reuse {
+		r.idleLocked(e)
+	}
+	r.mu.Unlock()
+	if !reuse {
+		r.closeExecutor(e)
+	}
+}
+
+// promptRequest starts a Run directly, without an admission handle.
+func (r *router) promptRequest(env proto.Envelope) {
+	f, err := proto.ParseEnvelope(env)
+	if err != nil {
+		runID := env.ID
+		if runID == "" {
+			r.d.log.Warn("dropping prompt_request without a Run ID", "err", err)
+			return
+		}
+		r.failRun(runID, "invalid prompt_request: "+err.Error())
+		return
+	}
+	p := f.Payload.(*proto.PromptRequestPayload)
+	runID := f.RunID()
+	r.mu.Lock()
+	if r.closing || r.runs[runID] != nil {
+		r.mu.Unlock()
+		return // a duplicate of an active Run is ignored
+	}
+	h, ok := r.harness(p.AgentKind)
+	var reason string
+	switch {
+	case p.WorkspaceReadOnly:
+		reason = "a read-only configuration cannot run a Turn"
+	case !ok || !h.Available():
+		reason = "agent kind " + p.AgentKind + " is not available"
+	default:
+		if code := r.checkEnvironment(p, h.Capabilities()); code != "" {
+			reason = "the configuration cannot run here: " + code
+		} else if p.Input == nil {
+			reason = "prompt_request carries no input"
+		}
+	}
+	if reason != "" {
+		r.mu.Unlock()
+		r.failRun(runID, reason)
+		return
+	}
+	e := &executor{id: newID("executor-"), h: h, caps: h.Capabilities(), state: execRunning}
+	r.executors[e.id] = e
+	rn := newRun(runID, e)
+	r.runs[runID] = rn
+	r.mu.Unlock()
+	cfg := *p
+	r.goOwned(func() {
+		native, err := h.NewExecutor(r.ctx, &cfg)
+		e.native = native
+		if err != nil {
+			close(rn.started)
+			r.mu.Lock()
+			delete(r.runs, runID)
+			r.mu.Unlock()
+			r.closeExecutor(e)
+			r.failRun(runID, "native setup failed: "+err.Error())
+			rn.once.Do(func() { close(rn.finished) })
+			return
+		}
+		turn, err := native.Start(r.ctx, runID, cfg.Input)
+		if err != nil {
+			close(rn.started)
+			r.mu.Lock()
+			delete(r.runs, runID)
+			r.mu.Unlock()
+			r.closeExecutor(e)
+			r.failRun(runID, "native start failed: "+err.Error())
+			rn.once.Do(func() { close(rn.finished) })
+			return
+		}
+		rn.turn = turn
+		close(rn.started)
+		r.pump(rn)
+	})
+}
+
+// failRun reports a failure of a Run before it started: an error frame followed by an empty done.
+func (r *router) failRun(runID, reason string) {
+	_ = r.send(proto.MustEnvelope(proto.TypeError, runID, &proto.ErrorPayload{Error: reason}))
+	_ = r.send(proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
+}
+
+// promptCancel cancels a Run. With a delivery_id the receipt is sent only after native settlement
+// and after the stream's done; without one (legacy) no receipt is sent.
+func (r *router) promptCancel(env proto.Envelope) {
+	p, err := proto.Decode[proto.PromptCancelPayload](env)
+	if err != nil {
+		r.d.log.Warn("dropping an invalid prompt_cancel", "err", err)
+		return
+	}
+	r.mu.Lock()
+	rn := r.runs[env.ID]
+	r.mu.Unlock()
+	if rn == nil {
+		if p.DeliveryID != "" {
+			r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, ErrorCode: proto.CodeRunInactive})
+		}
+		return
+	}
+	r.goOwned(func() {
+		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, proto.CancellationConfirmationTimeout)
+		defer cancel()
+		outcome, err := rn.cancelNative(ctx)
+		if p.DeliveryID == "" {
+			return
+		}
+		receipt := &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID}
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+			receipt.ErrorCode = proto.CodeCancelTimeout
+		case err != nil:
+			receipt.ErrorCode = proto.CodeCancelFailed
+		default:
+			// The stream's done goes first; then the receipt owns the terminal outcome.
+			select {
+			case <-rn.finished:
+			case <-ctx.Done():
+				receipt.ErrorCode = proto.CodeCancelTimeout
+			}
+			if receipt.ErrorCode == "" {
+				if outcome == nil {
+					receipt.ErrorCode = proto.CodeCancelOutcomeUnavailable
+				} else {
+					receipt.Applied, receipt.Outcome = true, outcome
+				}
+			}
+		}
+		r.ack(env.ID, receipt)
+	})
+}
+
+// ack sends a receipt within its own send budget.
+func (r *router) ack(id string, receipt *proto.InteractionDecisionAckPayload) {
+	if err := r.send(proto.MustEnvelope(proto.TypeInteractionDecisionAck, id, receipt)); err != nil {
+		r.d.log.Warn("a receipt could not be sent", "id", id, "err", err)
+	}
+}
+
+// deviceShutdown cancels every Run and closes pending preparations and idle Executors. No reply.
+func (r *router) deviceShutdown() {
+	r.mu.Lock()
+	var runs []*run
+	for _, rn := range r.runs {
+		runs = append(runs, rn)
+	}
+	var idle []*executor
+	for _, a := range r.records {
+		if a.state == proto.StatePreparing || a.state == proto.StateReady {
+			a.abandon()
+			if a.exec != nil && a.exec.state == execAdmitted {
+				idle = append(idle, a.exec)
+			}
+		}
+	}
+	for _, e := range r.executors {
+		if e.state == execIdle {
+			idle = append(idle, e)
+		}
+	}
+	r.mu.Unlock()
+	for _, rn := range runs {
+		r.goOwned(func() { _, _ = rn.cancelNative(r.ctx) })
+	}
+	for _, e := range idle {
+		r.goOwned(func() { r.closeExecutor(e) })
+	}
+}
