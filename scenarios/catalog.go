@@ -103,6 +103,19 @@ func Link(all []*Scenario) (*Catalog, LoadErrors) {
 			st.Index = i + 1
 		}
 		s.Steps = steps
+		s.Vars = c.vars(s, nil)
+		// Included frames are checked again with the including scenario's vars.
+		if len(s.Include) > 0 || len(s.Vars) != len(s.ownVars) {
+			for _, st := range steps {
+				for _, fs := range st.Frames() {
+					if fs.Frame.Raw == nil && st.Included != "" {
+						if err := CheckFrame(fs.Frame, s.Vars); err != nil {
+							errs = append(errs, &LoadError{Pos: fs.Pos, Msg: fmt.Sprintf("included in %s: %v", s.ID, err)})
+						}
+					}
+				}
+			}
+		}
 	}
 	return c, errs
 }
@@ -148,6 +161,35 @@ func (c *Catalog) expand(s *Scenario, stack []string) ([]*Step, *LoadError) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// vars merges the vars of a scenario's includes (in order) under its own.
+func (c *Catalog) vars(s *Scenario, stack []string) map[string]Value {
+	for _, id := range stack {
+		if id == s.ID {
+			return nil
+		}
+	}
+	out := map[string]Value{}
+	merge := func(id string) {
+		if inc, ok := c.byID[id]; ok {
+			for k, v := range c.vars(inc, append(stack, s.ID)) {
+				out[k] = v
+			}
+		}
+	}
+	for _, id := range s.Include {
+		merge(id)
+	}
+	for _, st := range s.own {
+		if st.Kind == "include" {
+			merge(st.Included)
+		}
+	}
+	for k, v := range s.ownVars {
+		out[k] = v
+	}
+	return out
 }
 
 // MatchID reports whether a scenario id matches a selection pattern: an exact id, a subtree

@@ -14,8 +14,8 @@ import (
 
 // CheckFrame validates a frame template at load time: it is resolved with sample values and must
 // pass proto validation, or, when it declares `invalid`, fail with that error.
-func CheckFrame(ft *FrameTemplate, spec *proto.MessageSpec) error {
-	raw, err := ResolveFrame(ft, NewBindings(), "lint")
+func CheckFrame(ft *FrameTemplate, vars map[string]Value) error {
+	raw, err := ResolveFrame(ft, BindingsWith(vars), "lint")
 	if err != nil {
 		return err
 	}

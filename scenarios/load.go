@@ -72,6 +72,7 @@ func Parse(file string, data []byte) ([]*Scenario, error) {
 type parser struct {
 	file string
 	errs LoadErrors
+	vars map[string]Value // the current scenario's own vars, for checking its frames
 }
 
 func (p *parser) pos(n *yaml.Node) Pos { return Pos{File: p.file, Line: n.Line} }
@@ -147,7 +148,7 @@ func (p *parser) duration(n *yaml.Node, what string) time.Duration {
 }
 
 func (p *parser) scenario(n *yaml.Node) *Scenario {
-	f := p.fields(n, "scenario", "id", "title", "spec", "labels", "requires", "tests", "heartbeat", "handshake", "include", "steps")
+	f := p.fields(n, "scenario", "id", "title", "spec", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "vars", "include", "steps")
 	if f == nil {
 		return nil
 	}
@@ -169,6 +170,27 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 			p.errorf(f["requires"].Content[i].Line, "requires: %q is not a capability", r)
 		}
 	}
+	sc.Excludes = p.strs(f["excludes"], "excludes")
+	for i, r := range sc.Excludes {
+		if !contains(proto.CapabilityNames(), r) {
+			p.errorf(f["excludes"].Content[i].Line, "excludes: %q is not a capability", r)
+		}
+	}
+	if v := f["vars"]; v != nil {
+		if v.Kind != yaml.MappingNode {
+			p.errorf(v.Line, "vars must be a mapping of name to value")
+		} else {
+			sc.ownVars = map[string]Value{}
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				name := v.Content[i].Value
+				if !varNameRE.MatchString(name) {
+					p.errorf(v.Content[i].Line, "var %q must be lowercase letters, digits and _", name)
+				}
+				sc.ownVars[name] = p.value(v.Content[i+1])
+			}
+		}
+	}
+	p.vars = sc.ownVars
 	for i, l := range sc.Labels {
 		if !labelRE.MatchString(l) {
 			p.errorf(f["labels"].Content[i].Line, "label %q must be lowercase letters, digits, - and _", l)
@@ -211,7 +233,10 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 	return sc
 }
 
-var labelRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var (
+	labelRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	varNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
 
 func (p *parser) handshake(n *yaml.Node) *Handshake {
 	f := p.fields(n, "handshake", "device_id", "credential", "version", "credential_in_query", "expect")
@@ -438,7 +463,7 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 		ft.Payload = p.value(v)
 	}
 	if spec != nil {
-		if err := CheckFrame(ft, spec); err != nil {
+		if err := CheckFrame(ft, p.vars); err != nil {
 			p.errorf(n.Line, "%v", err)
 		}
 	}

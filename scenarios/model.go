@@ -40,6 +40,12 @@ type Scenario struct {
 	Spec     []string // references into the spec, shown in reports
 	Labels   []string
 	Requires []string // capabilities the Runtime must declare for kind `contract`
+	// Excludes: capabilities whose declaration makes the scenario not applicable (it tests what a
+	// Runtime without them must answer).
+	Excludes []string
+	// Vars are values bound before the first step, on both sides; an including scenario's vars
+	// override those of the scenarios it includes (Vars holds the merged set after linking).
+	Vars map[string]Value
 	Tests    Side
 	// Heartbeat "auto": the scripted Runtime heartbeats at once on every connection and the
 	// scripted Core filters heartbeats unless a step expects one. "manual": heartbeats are steps.
@@ -49,7 +55,8 @@ type Scenario struct {
 	Steps     []*Step // with includes expanded
 	Pos       Pos
 
-	own []*Step // as written, before include expansion
+	own     []*Step          // as written, before include expansion
+	ownVars map[string]Value // as written
 }
 
 // HeartbeatAuto and HeartbeatManual are the heartbeat modes.

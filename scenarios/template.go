@@ -79,6 +79,15 @@ type Bindings struct {
 // NewBindings returns empty bindings.
 func NewBindings() *Bindings { return &Bindings{vals: map[string]Value{}} }
 
+// BindingsWith returns bindings holding a scenario's vars.
+func BindingsWith(vars map[string]Value) *Bindings {
+	b := NewBindings()
+	for _, k := range sortedKeys(vars) {
+		b.Bind(k, vars[k])
+	}
+	return b
+}
+
 // Get returns a bound value.
 func (b *Bindings) Get(name string) (Value, bool) { v, ok := b.vals[name]; return v, ok }
 

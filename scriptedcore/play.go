@@ -148,7 +148,7 @@ func (v *view) observeHeartbeat(raw []byte) error {
 func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch) *scenarios.Result {
 	cfg.defaults()
 	rec := script.NewRecorder()
-	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.NewBindings(), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
+	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
 	r := &run{cfg: cfg, p: p, view: newView()}
 	verdict, failure, err := r.play(ctx, launch)
 	if err != nil {
@@ -296,6 +296,11 @@ func (r *run) firstHeartbeat() (scenarios.Verdict, *scenarios.Failure) {
 		f := p.Failf(nil, "kind %q does not declare %v", r.cfg.Kind, missing)
 		f.Missing = missing
 		return scenarios.NotApplicable, f
+	}
+	for _, name := range r.p.Scenario.Excludes {
+		if v, _ := kind.Capabilities.Get(name); ok && v == proto.Supported {
+			return scenarios.NotApplicable, p.Failf(nil, "kind %q declares %s; the scenario tests a Runtime without it", r.cfg.Kind, name)
+		}
 	}
 	return "", nil
 }

@@ -74,7 +74,7 @@ func (c *Config) defaults(sc *scenarios.Scenario) {
 func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Result {
 	cfg.defaults(sc)
 	rec := script.NewRecorder()
-	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.NewBindings(), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
+	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
 	r := &run{cfg: cfg, p: p}
 	r.id = identity{deviceID: cfg.DeviceID, credential: cfg.Credential, version: proto.Version}
 	if h := sc.Handshake; h != nil {

@@ -88,6 +88,7 @@ func (r *router) start(env proto.Envelope) {
 	}
 	// The Run exists, with a consumer for its output, before starting is published.
 	rn := newRun(p.RunID, a.exec)
+	rn.releaseFirst = a.cfg.ReleaseOnCompletion
 	r.runs[rn.id] = rn
 	a.exec.state = execRunning
 	a.runID, a.startHash = p.RunID, hash
@@ -159,11 +160,22 @@ func (r *router) pump(rn *run) {
 	if done == nil {
 		done = &proto.DonePayload{} // the Turn produced no terminal frame: the stream still closes
 	}
+	if rn.releaseFirst {
+		r.releaseExecutor(rn, res.Reusable)
+		_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
+		return
+	}
 	_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
+	r.releaseExecutor(rn, res.Reusable)
+}
+
+// releaseExecutor ends a Run's hold on its Executor: a healthy reusable one goes idle for the next
+// Turn of its Session, any other is closed.
+func (r *router) releaseExecutor(rn *run, reusable bool) {
 	r.mu.Lock()
 	delete(r.runs, rn.id)
 	e := rn.exec
-	reuse := res.Reusable && !r.closing && e.state == execRunning && e.stateKey != ""
+	reuse := reusable && !r.closing && e.state == execRunning && e.stateKey != ""
 	if reuse {
 		r.idleLocked(e)
 	}
@@ -214,6 +226,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	e := &executor{id: newID("executor-"), h: h, caps: h.Capabilities(), state: execRunning}
 	r.executors[e.id] = e
 	rn := newRun(runID, e)
+	rn.releaseFirst = p.ReleaseOnCompletion
 	r.runs[runID] = rn
 	r.mu.Unlock()
 	cfg := *p
