@@ -12,13 +12,14 @@ import (
 // run is one execution attempt: its Turn's events go out in order under its Run ID, followed by
 // exactly one done.
 type run struct {
-	id        string
-	exec      *executor
-	turn      harness.Turn
-	started   chan struct{} // closed once turn is set (or start failed)
-	finished  chan struct{} // closed once done was written (or could not be)
-	once      sync.Once
-	cancelled bool
+	id       string
+	exec     *executor
+	turn     harness.Turn
+	started  chan struct{} // closed once turn is set (or start failed)
+	finished chan struct{} // closed once done was written (or could not be)
+	once     sync.Once
+	// releaseFirst (release_on_completion): the Executor is released before done is forwarded.
+	releaseFirst bool
 }
 
 func newRun(id string, e *executor) *run {
