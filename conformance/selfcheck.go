@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 	"github.com/wirecheck/wirecheck/scriptedruntime"
@@ -16,6 +17,7 @@ import (
 // and returns both peers' results.
 func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, runtime *scenarios.Result) {
 	var rtResult *scenarios.Result
+	gate := script.NewGate()
 	launch := func(ctx context.Context, c scriptedcore.Connect, view scriptedcore.View) (scriptedcore.Runtime, error) {
 		ctx, cancel := context.WithCancel(ctx)
 		r := &scriptedRuntime{done: make(chan struct{}), cancel: cancel}
@@ -23,13 +25,13 @@ func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, 
 			defer close(r.done)
 			rtResult = scriptedruntime.Play(ctx, sc, scriptedruntime.Config{
 				ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential,
-				Driver: &viewDriver{view: view}, Seed: seed, Linger: 3 * time.Second,
+				Driver: &viewDriver{view: view}, Seed: seed, Linger: 3 * time.Second, Gate: gate,
 			})
 		}()
 		return r, nil
 	}
 	// Nothing's time is under test here: advance steps move a virtual clock no one reads.
-	core = scriptedcore.Play(ctx, sc, scriptedcore.Config{Seed: seed, Clock: clock.NewFake()}, launch)
+	core = scriptedcore.Play(ctx, sc, scriptedcore.Config{Seed: seed, Clock: clock.NewFake(), Gate: gate}, launch)
 	return core, rtResult
 }
 

@@ -305,7 +305,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 			}
 		}
 	case StepSettle:
-		st.Window = DefaultSilenceWindow
+		st.From, st.Window = proto.Runtime, DefaultSilenceWindow
 		if !isEmpty(v) {
 			if f := p.fields(v, "settle", "window", "advance"); f != nil {
 				if f["window"] != nil {

@@ -34,6 +34,8 @@ type Config struct {
 	ShiftVersion bool
 	// HeartbeatSeconds is what bootstrap tells the daemon; default 15.
 	HeartbeatSeconds int
+	// Gate is shared with an in-process scripted Runtime in the self-check (see script.Gate).
+	Gate *script.Gate
 }
 
 func (c *Config) defaults() {
@@ -148,7 +150,7 @@ func (v *view) observeHeartbeat(raw []byte) error {
 func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch) *scenarios.Result {
 	cfg.defaults()
 	rec := script.NewRecorder()
-	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
+	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate}
 	r := &run{cfg: cfg, p: p, view: newView()}
 	verdict, failure, err := r.play(ctx, launch)
 	if err != nil {
@@ -358,7 +360,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		return f, nil
 	case scenarios.StepSilence:
 		if st.From == proto.Core {
-			script.QuietWait(ctx, st.Window)
+			p.QuietWait(ctx, st)
 			return nil, nil
 		}
 		return r.silence(st), nil

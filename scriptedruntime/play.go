@@ -49,6 +49,8 @@ type Config struct {
 	// transport before closing it ourselves. A Runtime does not hang up on its Core; the scripted
 	// Core closes at the end of every scenario.
 	Linger time.Duration
+	// Gate is shared with an in-process scripted Core in the self-check (see script.Gate).
+	Gate *script.Gate
 }
 
 func (c *Config) defaults(sc *scenarios.Scenario) {
@@ -74,7 +76,7 @@ func (c *Config) defaults(sc *scenarios.Scenario) {
 func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Result {
 	cfg.defaults(sc)
 	rec := script.NewRecorder()
-	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed}
+	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate}
 	r := &run{cfg: cfg, p: p}
 	r.id = identity{deviceID: cfg.DeviceID, credential: cfg.Credential, version: proto.Version}
 	if h := sc.Handshake; h != nil {
@@ -221,13 +223,13 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		return r.triggerAndExpect(ctx, st)
 	case scenarios.StepSilence:
 		if st.From == proto.Runtime {
-			script.QuietWait(ctx, st.Window)
+			p.QuietWait(ctx, st)
 			return nil, nil
 		}
 		return fail(p.ExpectSilence(st, st.Window, nil)), nil
 	case scenarios.StepSettle:
 		// The scripted Runtime's native work settles here: it stays quiet while Core watches.
-		script.QuietWait(ctx, st.Window)
+		p.QuietWait(ctx, st)
 		return nil, nil
 	case scenarios.StepAdvance:
 		p.Rec.Event("advance", st.Advance.String())

@@ -23,6 +23,8 @@ type Player struct {
 	Conn     *Conn
 	Timeout  time.Duration // every read and wait is bounded by it
 	Seed     string
+	// Gate, when two scripted peers share one, synchronises silence windows (see Gate).
+	Gate *Gate
 	// OnHeartbeat sees every heartbeat read (valid or not). It returns a failure for a heartbeat
 	// the peer may not send; heartbeats are otherwise filtered unless a step expects one.
 	OnHeartbeat func(raw []byte) error
@@ -154,6 +156,9 @@ func expectedView(ft *scenarios.FrameTemplate, b *scenarios.Bindings) any {
 // open for window. extra, if not nil, is another event source that breaks the silence (a new
 // connection attempt, for the scripted Core).
 func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <-chan string) *scenarios.Failure {
+	if p.Gate != nil {
+		defer p.Gate.Open(st.Index)
+	}
 	t := time.NewTimer(window)
 	defer t.Stop()
 	var frames <-chan Inbound
@@ -198,10 +203,14 @@ func frameType(raw []byte) string {
 	return env.Type
 }
 
-// QuietWait is what the peer that must stay silent does: nothing, for slightly longer than the
-// observer's window, so its next frame cannot land inside the window.
-func QuietWait(ctx context.Context, window time.Duration) {
-	t := time.NewTimer(window + window/2 + 5*time.Millisecond)
+// QuietWait is what the peer that must stay silent does: nothing, until the observer's window is
+// over (with a shared Gate), or for slightly longer than the window.
+func (p *Player) QuietWait(ctx context.Context, st *scenarios.Step) {
+	if p.Gate != nil {
+		p.Gate.Wait(ctx, st.Index, p.Timeout+st.Window)
+		return
+	}
+	t := time.NewTimer(st.Window + st.Window/2 + 5*time.Millisecond)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/coder/websocket"
 
@@ -17,11 +18,13 @@ var errTransportClosed = errors.New("transport closed")
 // write deadline. A send returns once the WebSocket write completed locally: the only thing a
 // Runtime's successful send proves.
 type outbound struct {
-	ws    *websocket.Conn
-	clock clock.Clock
-	queue chan outFrame
-	stop  chan struct{}
-	done  chan struct{}
+	mu     sync.Mutex // guards closed against enqueue, so nothing is queued after the drain
+	closed bool
+	ws     *websocket.Conn
+	clock  clock.Clock
+	queue  chan outFrame
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 type outFrame struct {
@@ -75,15 +78,20 @@ func (o *outbound) enqueue(env proto.Envelope) <-chan error {
 		res <- err
 		return res
 	}
-	select {
-	case o.queue <- outFrame{data: data, result: res}:
-	case <-o.stop:
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
 		res <- errTransportClosed
+		return res
 	}
+	o.queue <- outFrame{data: data, result: res} // the loop keeps draining until close
 	return res
 }
 
 func (o *outbound) close() {
+	o.mu.Lock()
+	o.closed = true
 	close(o.stop)
+	o.mu.Unlock()
 	<-o.done
 }
