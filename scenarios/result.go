@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/wirecheck/wirecheck/proto"
 )
 
 // Verdict is the outcome of running one scenario against one implementation.
@@ -33,6 +35,9 @@ type Result struct {
 	Transcript []Exchange
 	Seed       string
 	Duration   time.Duration
+	// Profile is what the Runtime declared for the scenarios' kind in its latest valid heartbeat
+	// (nil if it never sent one): the capability profile a certification reports.
+	Profile *proto.SupportedAgentKind
 }
 
 // Failure pinpoints why a scenario did not pass.

@@ -5,7 +5,6 @@ package scriptedcore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -79,6 +78,14 @@ type Runtime interface {
 	// Stop ends it and releases everything it holds.
 	Stop(ctx context.Context) error
 }
+
+// Clocked is implemented by a launched Runtime that brings its own clock (a virtual one, in
+// process): advance and settle steps move it instead of Config.Clock.
+type Clocked interface{ Clock() clock.Advancer }
+
+// Exited is implemented by a launched Runtime that can say why it stopped (an exit code, a
+// signal), for failures such as "the Runtime exited before connecting".
+type Exited interface{ ExitReason() string }
 
 // Launch starts the Runtime under test against the scripted Core. view lets an in-process
 // scripted peer answer Core-side checks from the scripted Core's state.
@@ -156,7 +163,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 	if err != nil {
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
 	}
-	return p.Result(scenarios.SideCore, verdict, failure)
+	res := p.Result(scenarios.SideCore, verdict, failure)
+	res.Profile, _ = r.view.Capabilities(cfg.Kind)
+	return res
 }
 
 type run struct {
@@ -196,6 +205,9 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	}
 	r.rt = rt
 	defer r.stopRuntime()
+	if c, ok := rt.(Clocked); ok {
+		r.cfg.Clock = c.Clock()
+	}
 
 	if h := sc.Handshake; h != nil && h.Expect != nil {
 		v, f := r.expectRejection(h.Expect)
@@ -256,6 +268,8 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 			return nil
 		case rej := <-r.srv.rejects:
 			return r.p.Failf(st, "Core refused the Runtime's connection with %d %s", rej.status, rej.code)
+		case <-r.rt.Done():
+			return r.p.Failf(st, "the Runtime stopped before connecting%s", exitReason(r.rt))
 		case <-t.C:
 			return r.p.Failf(st, "the Runtime did not connect within %v", r.cfg.Timeout)
 		}
@@ -439,4 +453,11 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	return nil
 }
 
-var errNoConn = errors.New("no connection")
+func exitReason(rt Runtime) string {
+	if e, ok := rt.(Exited); ok {
+		if why := e.ExitReason(); why != "" {
+			return " (" + why + ")"
+		}
+	}
+	return ""
+}

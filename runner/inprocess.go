@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/reference/runtime"
+	"github.com/wirecheck/wirecheck/reference/runtime/contract"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/scriptedcore"
+)
+
+// ReferenceRuntime launches the reference Runtime daemon in process, each on its own virtual clock:
+// what the gate certifies, in seconds.
+type ReferenceRuntime struct{}
+
+func (ReferenceRuntime) Describe() string { return "reference Runtime (in process, virtual clock)" }
+func (ReferenceRuntime) Remote() bool     { return false }
+
+func (ReferenceRuntime) Launch(ctx context.Context, c scriptedcore.Connect) (scriptedcore.Runtime, error) {
+	fake := clock.NewFake()
+	d, err := runtime.New(runtime.Config{
+		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake,
+		Harnesses: []harness.Harness{contract.New(fake, runtime.ContractCapabilities())},
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	dr := &inProcessDaemon{done: make(chan struct{}), cancel: cancel, clock: fake}
+	go func() {
+		defer close(dr.done)
+		dr.err = d.Run(ctx)
+	}()
+	return dr, nil
+}
+
+// inProcessDaemon is a reference daemon running in a goroutine on a virtual clock.
+type inProcessDaemon struct {
+	done   chan struct{}
+	err    error
+	cancel context.CancelFunc
+	clock  *clock.Fake
+	once   sync.Once
+}
+
+func (d *inProcessDaemon) Done() <-chan struct{} { return d.done }
+
+// Clock is the daemon's virtual clock; advance steps move it once the daemon waits on a timer due
+// in that span.
+func (d *inProcessDaemon) Clock() clock.Advancer { return dueAdvancer{d.clock} }
+
+func (d *inProcessDaemon) ExitReason() string {
+	select {
+	case <-d.done:
+		if d.err != nil {
+			return d.err.Error()
+		}
+		return "stopped"
+	default:
+		return ""
+	}
+}
+
+// Stop cancels the daemon and drives its virtual clock until it has settled: the daemon keeps
+// waiting for native settlement on shutdown, as the protocol requires.
+func (d *inProcessDaemon) Stop(ctx context.Context) error {
+	d.once.Do(d.cancel)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-d.done:
+			return nil
+		case <-tick.C:
+			d.clock.Advance(time.Second)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+type dueAdvancer struct{ *clock.Fake }
+
+func (a dueAdvancer) Advance(d time.Duration) { a.Fake.AdvanceWhenDue(d, time.Second) }

@@ -1,0 +1,78 @@
+package runner_test
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The whole runtime-side catalog against the in-process reference Runtime, four at a time: every
+// scenario passes, in the order selected, each with its own device.
+func TestReferenceRuntimeCertifiesInParallel(t *testing.T) {
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs := runner.Select(cat, runner.Options{})
+	var mu sync.Mutex
+	var seen []string
+	results := runner.RunRuntime(context.Background(), scs, runner.ReferenceRuntime{}, runner.Options{
+		Parallel: 4, Seed: "test", Progress: func(r *scenarios.Result) { mu.Lock(); seen = append(seen, r.Scenario); mu.Unlock() }})
+	if len(results) != len(scs) {
+		t.Fatalf("%d results for %d scenarios", len(results), len(scs))
+	}
+	for i, r := range results {
+		if r.Scenario != scs[i].ID {
+			t.Fatalf("result %d is %s, want %s", i, r.Scenario, scs[i].ID)
+		}
+		if r.Verdict != scenarios.Pass {
+			t.Errorf("%s", r)
+		}
+		rejected := scs[i].Handshake != nil && scs[i].Handshake.Expect != nil
+		if !rejected && (r.Profile == nil || r.Profile.Kind != "contract") {
+			t.Errorf("%s: no declared profile recorded", r.Scenario)
+		}
+	}
+	sort.Strings(seen)
+	if len(seen) != len(scs) {
+		t.Fatalf("progress saw %d results", len(seen))
+	}
+}
+
+// An interrupted run keeps what finished and reports the rest as harness errors, never as fails.
+func TestInterruptedRunKeepsPartialResults(t *testing.T) {
+	cat, _ := scenarios.Embedded()
+	scs := runner.Select(cat, runner.Options{Run: []string{"admission"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	results := runner.RunRuntime(ctx, scs, runner.ReferenceRuntime{}, runner.Options{Seed: "int", Timeout: 30 * time.Second,
+		Progress: func(*scenarios.Result) {
+			if n++; n == 3 {
+				cancel()
+			}
+		}})
+	cancel()
+	var pass, harness int
+	for _, r := range results {
+		switch r.Verdict {
+		case scenarios.Pass:
+			pass++
+		case scenarios.HarnessError:
+			harness++
+		default:
+			t.Errorf("an interruption must never fail a scenario:\n%s", r)
+		}
+	}
+	if pass < 3 || harness == 0 || pass+harness != len(scs) {
+		t.Fatalf("pass=%d harness=%d of %d", pass, harness, len(scs))
+	}
+}
