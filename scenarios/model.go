@@ -45,8 +45,8 @@ type Scenario struct {
 	Excludes []string
 	// Vars are values bound before the first step, on both sides; an including scenario's vars
 	// override those of the scenarios it includes (Vars holds the merged set after linking).
-	Vars map[string]Value
-	Tests    Side
+	Vars  map[string]Value
+	Tests Side
 	// Heartbeat "auto": the scripted Runtime heartbeats at once on every connection and the
 	// scripted Core filters heartbeats unless a step expects one. "manual": heartbeats are steps.
 	Heartbeat string
