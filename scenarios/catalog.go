@@ -237,3 +237,8 @@ func anyMatch(patterns []string, id string) bool {
 	}
 	return false
 }
+
+// ScenarioSchema is the JSON Schema of scenario files (scenario.schema.json), for editors.
+//
+//go:embed scenario.schema.json
+var ScenarioSchema []byte

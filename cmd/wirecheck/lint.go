@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+func init() {
+	root.AddCommand(&cobra.Command{
+		Use:   "lint [DIR]",
+		Short: "Check scenario files and report every error of every file, with file:line",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var cat *scenarios.Catalog
+			var err error
+			if len(args) == 1 {
+				cat, err = scenarios.LoadDir(args[0])
+			} else {
+				cat, err = scenarios.Embedded()
+			}
+			var errs scenarios.LoadErrors
+			if errors.As(err, &errs) {
+				for _, e := range errs {
+					fmt.Fprintln(cmd.ErrOrStderr(), e)
+				}
+				return &exitError{code: 1, err: fmt.Errorf("%d problems", len(errs))}
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d scenarios, no problems\n", len(cat.Scenarios))
+			return nil
+		},
+	})
+}
