@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/conformance"
+	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -20,7 +20,7 @@ var _ = Describe("runtime: reference", Label("runtime"), func() {
 		It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
 			ctx2, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			r := conformance.ReferenceRuntime(ctx2, sc, fmt.Sprint(GinkgoRandomSeed()))
+			r := runner.RunRuntime(ctx2, []*scenarios.Scenario{sc}, runner.ReferenceRuntime{}, runner.Options{Seed: fmt.Sprint(GinkgoRandomSeed())})[0]
 			Expect(r.Verdict).To(Equal(scenarios.Pass), "%s", r)
 		})
 	}

@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/conformance"
+	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -26,7 +26,7 @@ var _ = Describe("self-check: scriptedcore ↔ scriptedruntime", Label("self-che
 			seed := fmt.Sprint(GinkgoRandomSeed())
 			ctx2, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			core, runtime := conformance.SelfCheck(ctx2, sc, seed)
+			core, runtime := runner.SelfCheck(ctx2, sc, seed)
 			Expect(core.Verdict).To(Equal(scenarios.Pass), "scripted Core:\n%s", core)
 			Expect(runtime).NotTo(BeNil(), "the scripted Runtime never ran")
 			Expect(runtime.Verdict).To(Equal(scenarios.Pass), "scripted Runtime:\n%s", runtime)

@@ -1,4 +1,4 @@
-package conformance
+package runner
 
 import (
 	"context"
