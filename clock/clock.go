@@ -154,6 +154,13 @@ func (realAdvancer) Advance(d time.Duration) { <-time.After(d) }
 // then advances d. It moves time only once the code under test is waiting on it, which removes
 // the race between "the Runtime arms its settlement timer" and "the scenario advances the clock".
 func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
+	f.WaitDue(d, wait)
+	f.Advance(d)
+}
+
+// WaitDue waits, for at most wait of real time, until some armed timer falls due within d of now.
+// It reports whether one did.
+func (f *Fake) WaitDue(d, wait time.Duration) bool {
 	giveUp := time.NewTimer(wait)
 	defer giveUp.Stop()
 	for {
@@ -169,14 +176,12 @@ func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
 		changed := f.changed
 		f.mu.Unlock()
 		if due {
-			break
+			return true
 		}
 		select {
 		case <-changed:
-			continue
 		case <-giveUp.C:
+			return false
 		}
-		break
 	}
-	f.Advance(d)
 }
