@@ -31,6 +31,7 @@ type server struct {
 
 	mu     sync.Mutex
 	online bool
+	closed bool
 }
 
 type rejection struct {
@@ -58,7 +59,22 @@ func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds in
 // baseURL is the server URL a daemon is configured with; it already ends in /api/v1.
 func (s *server) baseURL() string { return "http://" + s.ln.Addr().String() + proto.APIPrefix }
 
-func (s *server) close() { _ = s.http.Close() }
+// close stops serving and drops every connection nobody took (a Runtime that reconnects after
+// the scenario ended, for one), so nothing outlives the run.
+func (s *server) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	_ = s.http.Close()
+	for {
+		select {
+		case c := <-s.conns:
+			c.Drop()
+		default:
+			return
+		}
+	}
+}
 
 func (s *server) attempt(what string) {
 	s.rec.Event("attempt", what)
@@ -167,14 +183,23 @@ func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	if !s.authenticate(w, r, deviceID) {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		s.reject(w, proto.HTTPInternal, "the scenario is over")
+		return
+	}
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		s.rec.Event("accept-failed", err.Error())
 		return
 	}
-	s.mu.Lock()
 	s.online = true
-	s.mu.Unlock()
 	s.rec.Event("connected", "device "+deviceID)
-	s.conns <- script.NewConn(ws, s.rec, script.From(proto.Runtime))
+	select {
+	case s.conns <- script.NewConn(ws, s.rec, script.From(proto.Runtime)):
+	default:
+		s.rec.Event("refused", "too many connections nobody took")
+		_ = ws.CloseNow()
+	}
 }
