@@ -284,7 +284,9 @@ func jsonKind(t reflect.Type) string {
 
 func isNull(raw []byte) bool   { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 func isString(raw []byte) bool { return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' }
-func isNumber(raw []byte) bool { return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) }
+func isNumber(raw []byte) bool {
+	return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))
+}
 
 // isBase64String checks the alphabet and padding of a JSON string holding standard base64, without
 // decoding it: encoding/json decodes it again, and a 64 KiB chunk should not pay twice.

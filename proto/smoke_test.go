@@ -20,10 +20,10 @@ func TestSmokeFactsFrames(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		`{"type":"execution_prepare","id":"prepare","payload":{"session_id":"session","configuration":{"agent_kind":"contract","bogus":1}}}`: "execution_prepare.configuration.bogus: unknown member",
-		`{"type":"preparation_status","id":"prepare","payload":{"revision":1,"state":"nope"}}`:                                              "preparation_status.state: must be one of preparing, ready, starting, started, released, expired, failed, rejected",
+		`{"type":"execution_prepare","id":"prepare","payload":{"session_id":"session","configuration":{"agent_kind":"contract","bogus":1}}}`:                           "execution_prepare.configuration.bogus: unknown member",
+		`{"type":"preparation_status","id":"prepare","payload":{"revision":1,"state":"nope"}}`:                                                                         "preparation_status.state: must be one of preparing, ready, starting, started, released, expired, failed, rejected",
 		`{"type":"heartbeat","payload":{"ts":1,"active_requests":0,"supported_agent_kinds":[{"kind":"contract","available":true,"capabilities":{"streaming":true}}]}}`: "heartbeat.supported_agent_kinds[0].capabilities.subagent_observations: is required: every capability must be present, including false",
-		`{"type":"delta","id":"run","payload":{"delta":1,"sequence":1}}`: "delta.delta: must be a JSON string",
+		`{"type":"delta","id":"run","payload":{"delta":1,"sequence":1}}`:                                                                                               "delta.delta: must be a JSON string",
 		`{"type":"runtime_prepare","id":"5f0c3d6e-8a1b-4c2d-9e3f-1a2b3c4d5e6f","payload":{"step":"begin","environment_id":"5f0c3d6e-8a1b-4c2d-9e3f-1a2b3c4d5e6f","session_id":"5f0c3d6e-8a1b-4c2d-9e3f-1a2b3c4d5e6f","action":"file","file":{"path":"/workspace/a"},"size_bytes":3,"sha256":"ABC"}}`: "runtime_prepare.begin.sha256: must be 64 lowercase hex characters",
 	}
 	for f, want := range bad {
