@@ -179,7 +179,7 @@ func init() {
 	register[PermissionRequestPayload](TypePermissionRequest, Runtime, famInteraction, "Run ID", IDRequired, BodyRequired, lenient, 0)
 	add(&MessageSpec{Type: TypePermissionCancel, From: Runtime, Family: famInteraction, IDMeans: "interaction ID (request_id)", ID: IDRequired, Body: BodyNone})
 	register[PromptForUserChoicePayload](TypePromptForUserChoice, Runtime, famInteraction, "Run ID", IDRequired, BodyRequired, lenient, 0)
-	register[InteractionDecisionAckPayload](TypeInteractionDecisionAck, Runtime, famInteraction, "the answered request's ID (interaction ID, or Run ID for cancellation and function results)", IDRequired, BodyRequired, lenient, 0)
+	register[InteractionDecisionAckPayload](TypeInteractionDecisionAck, Runtime, famInteraction, "ID of the answered request (interaction ID, or Run ID for cancellation and function results)", IDRequired, BodyRequired, lenient, 0)
 	register[PromptSteerPayload](TypePromptSteer, Core, famInput, "Run ID", IDRequired, BodyRequired, strict, 0)
 	register[PromptSteerAckPayload](TypePromptSteerAck, Runtime, famInput, "Run ID", IDRequired, BodyRequired, lenient, 0)
 	register[FunctionResultPayload](TypeFunctionResult, Core, famFunctions, "Run ID", IDRequired, BodyRequired, strict, 0)
