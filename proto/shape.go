@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -194,9 +195,23 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 		if t.Kind() >= reflect.Uint && raw[0] == '-' {
 			return violation(path, "must not be negative")
 		}
+		// The range is checked here, where the path is known: encoding/json would report it with
+		// the Go name of an embedded struct in the path (usage.Usage.input_tokens).
+		var err error
+		if t.Kind() >= reflect.Uint {
+			_, err = strconv.ParseUint(string(raw), 10, t.Bits())
+		} else {
+			_, err = strconv.ParseInt(string(raw), 10, t.Bits())
+		}
+		if err != nil {
+			return violation(path, "must be a JSON integer in range")
+		}
 	case reflect.Float32, reflect.Float64:
 		if !isNumber(raw) {
 			return violation(path, "must be a JSON number")
+		}
+		if _, err := strconv.ParseFloat(string(raw), t.Bits()); err != nil {
+			return violation(path, "must be a JSON number in range")
 		}
 	}
 	return nil
