@@ -21,19 +21,18 @@ type Envelope struct {
 // UnmarshalJSON decodes an envelope leniently about trace and strictly about the rest: type must be a
 // non-empty string, id a string, payload an object (or absent/null).
 func (e *Envelope) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Type    json.RawMessage `json:"type"`
-		ID      json.RawMessage `json:"id"`
-		Payload json.RawMessage `json:"payload"`
-		Trace   json.RawMessage `json:"trace"`
-	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		return &RuleError{Type: "envelope", Rule: "must be a JSON object"}
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	// Members are matched by their exact names: a struct target would make encoding/json bind
+	// "Type" or "ID" to type and id, case-insensitively.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
 		return &RuleError{Type: "envelope", Rule: "malformed JSON: " + err.Error()}
 	}
+	raw := struct{ Type, ID, Payload, Trace json.RawMessage }{
+		members["type"], members["id"], members["payload"], members["trace"]}
 	*e = Envelope{}
 	if raw.Type == nil {
 		return &RuleError{Type: "envelope", Path: "type", Rule: "is required"}
