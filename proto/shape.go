@@ -114,8 +114,15 @@ func decodeShaped(raw []byte, v any, strict bool) error {
 	if len(raw) == 0 || isNull(raw) {
 		raw = []byte("{}")
 	}
-	if err := checkShape("", raw, reflect.TypeOf(v).Elem(), strict); err != nil {
+	t := reflect.TypeOf(v).Elem()
+	w := &walk{strict: strict}
+	if err := checkShape("", raw, t, w); err != nil {
 		return err
+	}
+	if w.folded {
+		// An ignored member would otherwise reach encoding/json, which binds it to the known
+		// member it matches case-insensitively, past every shape rule.
+		raw = keepKnown(raw, t)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return jsonError(err)
@@ -123,7 +130,13 @@ func decodeShaped(raw []byte, v any, strict bool) error {
 	return nil
 }
 
-func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
+// walk is the state of one shape check.
+type walk struct {
+	strict bool // unknown members are rejected
+	folded bool // a lenient object has an unknown member that matches a known one but for case
+}
+
+func checkShape(path string, raw []byte, t reflect.Type, w *walk) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -142,7 +155,7 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		return checkObject(path, raw, t, strict)
+		return checkObject(path, raw, t, w)
 	case reflect.Slice:
 		if raw[0] != '[' {
 			return violation(path, "must be a JSON array")
@@ -156,7 +169,7 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 			if isNull(item) {
 				return violation(p, "must not be null")
 			}
-			if err := checkShape(p, item, t.Elem(), strict); err != nil {
+			if err := checkShape(p, item, t.Elem(), w); err != nil {
 				return err
 			}
 		}
@@ -174,7 +187,7 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 			if isNull(item) && t.Elem().Kind() != reflect.Interface {
 				return violation(p, "must not be null")
 			}
-			if err := checkShape(p, item, t.Elem(), strict); err != nil {
+			if err := checkShape(p, item, t.Elem(), w); err != nil {
 				return err
 			}
 		}
@@ -217,7 +230,7 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 	return nil
 }
 
-func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
+func checkObject(path string, raw []byte, t reflect.Type, w *walk) error {
 	s := shapeOf(t)
 	if s.err != nil {
 		return violation(path, "%v", s.err)
@@ -229,12 +242,14 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 	if err := json.Unmarshal(raw, &members); err != nil {
 		return violation(path, "must be a JSON object")
 	}
-	if strict {
+	if w.strict {
 		for name := range members {
 			if _, ok := s.byName[name]; !ok {
 				return violation(joinPath(path, name), "unknown member")
 			}
 		}
+	} else if !w.folded {
+		w.folded = foldsOntoKnown(s, members)
 	}
 	for i := range s.members {
 		m := &s.members[i]
@@ -258,11 +273,80 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 		if m.object && v[0] != '{' {
 			return violation(p, "must be a JSON object")
 		}
-		if err := checkShape(p, v, m.typ, strict); err != nil {
+		if err := checkShape(p, v, m.typ, w); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// foldsOntoKnown reports whether an unknown member matches a known member's name but for case,
+// the way encoding/json matches names.
+func foldsOntoKnown(s *shape, members map[string]json.RawMessage) bool {
+	for name := range members {
+		if _, ok := s.byName[name]; ok {
+			continue
+		}
+		for i := range s.members {
+			if strings.EqualFold(name, s.members[i].name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keepKnown re-encodes raw keeping only the members the shape of t knows, at every depth, so that
+// decoding sees exactly the members the shape layer checked. Raw JSON members and self-shaped
+// types are kept as they are.
+func keepKnown(raw []byte, t reflect.Type) []byte {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if isNull(raw) || t == rawMessageType || t == byteSliceType || reflect.PointerTo(t).Implements(selfShapedType) {
+		return raw
+	}
+	var out any
+	switch t.Kind() {
+	case reflect.Struct:
+		var members map[string]json.RawMessage
+		if json.Unmarshal(raw, &members) != nil {
+			return raw
+		}
+		s := shapeOf(t)
+		kept := make(map[string]json.RawMessage, len(members))
+		for name, v := range members {
+			if i, ok := s.byName[name]; ok {
+				kept[name] = keepKnown(v, s.members[i].typ)
+			}
+		}
+		out = kept
+	case reflect.Slice:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return raw
+		}
+		for i := range items {
+			items[i] = keepKnown(items[i], t.Elem())
+		}
+		out = items
+	case reflect.Map:
+		var entries map[string]json.RawMessage
+		if json.Unmarshal(raw, &entries) != nil {
+			return raw
+		}
+		for k, v := range entries {
+			entries[k] = keepKnown(v, t.Elem())
+		}
+		out = entries
+	default:
+		return raw
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // jsonError turns an encoding/json error into a RuleError with the member path it names.
