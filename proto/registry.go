@@ -229,6 +229,13 @@ func (s *MessageSpec) CheckID(id string) error {
 		if id == "" || len(id) > CorrelationIDMaxBytes {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be 1 to %d bytes (the %s)", CorrelationIDMaxBytes, s.IDMeans)}
 		}
+		if strings.TrimSpace(id) == "" {
+			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must not be blank (the %s)", s.IDMeans)}
+		}
+	case IDRunOrPayload:
+		if id != "" && strings.TrimSpace(id) == "" {
+			return &RuleError{Type: s.Type, Path: "id", Rule: "must carry the Run ID (or the payload's run_id)"}
+		}
 	}
 	return nil
 }
