@@ -273,7 +273,7 @@ func (s *CapabilitySources) Validate() error {
 		if d == "" || len(d) > MaxPathBytes || !utf8.ValidString(d) || strings.ContainsAny(d, "\x00\r\n") {
 			return violation(p, "must be a non-empty directory of at most %d bytes without NUL, CR or LF", MaxPathBytes)
 		}
-		if !strings.Contains(d, `\`) && path.Clean(d) != d {
+		if path.Clean(d) != d {
 			return violation(p, "must be canonical (path.Clean-stable)")
 		}
 		if seen[d] {
