@@ -248,7 +248,7 @@ func (s *MessageSpec) DecodePayload(raw json.RawMessage) (Validator, error) {
 	}
 	switch s.Body {
 	case BodyNone:
-		if len(raw) > 0 && !isNull(raw) && strings.TrimSpace(string(raw)) != "{}" {
+		if len(raw) > 0 && !isNull(raw) && !isEmptyObject(raw) {
 			return nil, &RuleError{Type: s.Type, Path: "payload", Rule: "must be absent (this type has no body)"}
 		}
 		return nil, nil
@@ -327,6 +327,12 @@ func Decode[T any](env Envelope) (*T, error) {
 		return nil, &RuleError{Type: env.Type, Rule: fmt.Sprintf("payload is not a %T", zero)}
 	}
 	return p, nil
+}
+
+// isEmptyObject reports whether raw is a JSON object without members, whatever its whitespace.
+func isEmptyObject(raw json.RawMessage) bool {
+	var members map[string]json.RawMessage
+	return json.Unmarshal(raw, &members) == nil && members != nil && len(members) == 0
 }
 
 func truncate(s string, n int) string {
