@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -182,7 +184,8 @@ func checkShape(path string, raw []byte, t reflect.Type, w *walk) error {
 		if err := json.Unmarshal(raw, &entries); err != nil {
 			return violation(path, "must be a JSON object")
 		}
-		for k, item := range entries {
+		for _, k := range slices.Sorted(maps.Keys(entries)) { // the first bad entry in name order
+			item := entries[k]
 			p := joinPath(path, k)
 			if isNull(item) && t.Elem().Kind() != reflect.Interface {
 				return violation(p, "must not be null")
@@ -243,10 +246,8 @@ func checkObject(path string, raw []byte, t reflect.Type, w *walk) error {
 		return violation(path, "must be a JSON object")
 	}
 	if w.strict {
-		for name := range members {
-			if _, ok := s.byName[name]; !ok {
-				return violation(joinPath(path, name), "unknown member")
-			}
+		if name, ok := firstUnknown(members, func(name string) bool { _, ok := s.byName[name]; return ok }); ok {
+			return violation(joinPath(path, name), "unknown member")
 		}
 	} else if !w.folded {
 		w.folded = foldsOntoKnown(s, members)
@@ -278,6 +279,18 @@ func checkObject(path string, raw []byte, t reflect.Type, w *walk) error {
 		}
 	}
 	return nil
+}
+
+// firstUnknown returns the first member name, in name order, that known does not accept, so
+// that an error names the same member however the map iterates.
+func firstUnknown(members map[string]json.RawMessage, known func(string) bool) (string, bool) {
+	first, found := "", false
+	for name := range members {
+		if !known(name) && (!found || name < first) {
+			first, found = name, true
+		}
+	}
+	return first, found
 }
 
 // foldsOntoKnown reports whether an unknown member matches a known member's name but for case,
