@@ -261,7 +261,9 @@ func TestBaseFramesAreValid(t *testing.T) {
 func TestRuleTablesCoverEveryType(t *testing.T) {
 	valid, invalid := map[string]int{}, map[string]int{}
 	nValid, nInvalid := 0, 0
+	rules := map[string]bool{}
 	for _, c := range allRuleCases() {
+		rules[c.rule] = true
 		env, err := proto.DecodeEnvelope([]byte(c.frame))
 		typ := env.Type
 		if err != nil || typ == "" {
@@ -280,7 +282,7 @@ func TestRuleTablesCoverEveryType(t *testing.T) {
 			t.Errorf("%s: %d valid and %d invalid rule cases", spec.Type, valid[spec.Type], invalid[spec.Type])
 		}
 	}
-	t.Logf("rule cases: %d valid, %d invalid", nValid, nInvalid)
+	t.Logf("%d rules, %d cases: %d valid, %d invalid", len(rules), nValid+nInvalid, nValid, nInvalid)
 }
 
 func envelopeCases() []frameCase {
