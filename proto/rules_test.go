@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/proto/prototest"
@@ -752,17 +753,7 @@ func TestFiniteCodeSets(t *testing.T) {
 		}
 		return out
 	}
-	sorted := cmp.Transformer("sort", func(in []string) []string {
-		out := append([]string(nil), in...)
-		for i := range out {
-			for j := i + 1; j < len(out); j++ {
-				if out[j] < out[i] {
-					out[i], out[j] = out[j], out[i]
-				}
-			}
-		}
-		return out
-	})
+	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
 	sets := []struct {
 		name string
 		got  proto.CodeSet
