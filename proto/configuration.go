@@ -9,6 +9,9 @@ import (
 
 // PromptRequestPayload is the execution configuration: the whole payload of prompt_request and the
 // `configuration` of execution_prepare (where it carries no Run input).
+//
+// MCPHTTPServers is omitted only when nil: absent (or null) keeps the existing behaviour, while []
+// explicitly means no servers, so an empty list must reach the wire.
 type PromptRequestPayload struct {
 	MaxConcurrentSubagents       *int               `json:"max_concurrent_subagents,omitempty" wire:"opt,null"`
 	AgentKind                    string             `json:"agent_kind" wire:"req"`
@@ -18,7 +21,7 @@ type PromptRequestPayload struct {
 	WorkDir                      string             `json:"work_dir,omitempty" wire:"opt"`
 	AgentOptions                 json.RawMessage    `json:"agent_options,omitempty" wire:"opt,object"`
 	ExecutionControls            *ExecutionControls `json:"execution_controls,omitempty" wire:"opt"`
-	MCPHTTPServers               []MCPHTTPServer    `json:"mcp_http_servers,omitempty" wire:"opt,null"`
+	MCPHTTPServers               []MCPHTTPServer    `json:"mcp_http_servers,omitzero" wire:"opt,null"`
 	LocalEnvironment             *LocalEnvironment  `json:"local_environment,omitempty" wire:"opt"`
 	AgentSessionID               string             `json:"agent_session_id,omitempty" wire:"opt"`
 	WorkspaceReadOnly            bool               `json:"workspace_read_only,omitempty" wire:"opt"`
@@ -270,7 +273,7 @@ func (s *CapabilitySources) Validate() error {
 		if d == "" || len(d) > MaxPathBytes || !utf8.ValidString(d) || strings.ContainsAny(d, "\x00\r\n") {
 			return violation(p, "must be a non-empty directory of at most %d bytes without NUL, CR or LF", MaxPathBytes)
 		}
-		if !strings.Contains(d, `\`) && path.Clean(d) != d {
+		if path.Clean(d) != d {
 			return violation(p, "must be canonical (path.Clean-stable)")
 		}
 		if seen[d] {

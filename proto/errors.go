@@ -24,7 +24,9 @@ func (e *RuleError) Error() string {
 		}
 		b.WriteString(e.Path)
 	}
-	b.WriteString(": ")
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
 	b.WriteString(e.Rule)
 	return b.String()
 }

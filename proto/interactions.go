@@ -114,6 +114,10 @@ func (p *PromptForUserChoiceDecisionPayload) Validate() error {
 // CheckAnswersBelongTo verifies that every answered question was emitted by the request; it runs
 // before the pending interaction is consumed.
 func (p *PromptForUserChoiceDecisionPayload) CheckAnswersBelongTo(req *PromptForUserChoicePayload) error {
+	return ofType(TypePromptForUserChoiceDecision, p.checkAnswersBelongTo(req))
+}
+
+func (p *PromptForUserChoiceDecisionPayload) checkAnswersBelongTo(req *PromptForUserChoicePayload) error {
 	emitted := map[string]bool{}
 	for _, q := range req.Questions {
 		emitted[q.ID] = true

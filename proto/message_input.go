@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -97,10 +95,8 @@ func (c *InputContent) UnmarshalJSON(data []byte) error {
 	default:
 		return violation("type", "must be input_text or input_image")
 	}
-	for _, name := range slices.Sorted(maps.Keys(m)) { // in order: the same frame, the same error
-		if name != "type" && name != want {
-			return violation(name, "unknown member for a %s part", typ)
-		}
+	if name, ok := firstUnknown(m, func(name string) bool { return name == "type" || name == want }); ok {
+		return violation(name, "unknown member for a %s part", typ)
 	}
 	val, err := str(want)
 	if err != nil {

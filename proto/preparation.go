@@ -20,6 +20,10 @@ func (p *ExecutionPreparePayload) Validate() error {
 // rejected/invalid_configuration: no Run identity or input, no legacy conversation, no authoring,
 // the native state key derived from the Session, strict resume.
 func (p *ExecutionPreparePayload) CheckPrepareConfiguration() error {
+	return ofType(TypeExecutionPrepare, p.checkPrepareConfiguration())
+}
+
+func (p *ExecutionPreparePayload) checkPrepareConfiguration() error {
 	c := &p.Configuration
 	switch {
 	case strings.TrimSpace(p.SessionID) == "":
@@ -46,6 +50,10 @@ func StateKeyFor(sessionID string) string { return "agents-api-" + sessionID }
 // CheckReadOnlyPreparation applies the read-only preparation profile (workspace_read_only): the
 // bound Environment and resource identity only, nothing that could run a model or a tool.
 func (p *ExecutionPreparePayload) CheckReadOnlyPreparation() error {
+	return ofType(TypeExecutionPrepare, p.checkReadOnlyPreparation())
+}
+
+func (p *ExecutionPreparePayload) checkReadOnlyPreparation() error {
 	c := &p.Configuration
 	bad := func(member, rule string) error { return violation("configuration."+member, "%s", rule) }
 	switch {

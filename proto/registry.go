@@ -1,7 +1,6 @@
 package proto
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -180,7 +179,7 @@ func init() {
 	register[PermissionRequestPayload](TypePermissionRequest, Runtime, famInteraction, "Run ID", IDRequired, BodyRequired, lenient, 0)
 	add(&MessageSpec{Type: TypePermissionCancel, From: Runtime, Family: famInteraction, IDMeans: "interaction ID (request_id)", ID: IDRequired, Body: BodyNone})
 	register[PromptForUserChoicePayload](TypePromptForUserChoice, Runtime, famInteraction, "Run ID", IDRequired, BodyRequired, lenient, 0)
-	register[InteractionDecisionAckPayload](TypeInteractionDecisionAck, Runtime, famInteraction, "the answered request's ID (interaction ID, or Run ID for cancellation and function results)", IDRequired, BodyRequired, lenient, 0)
+	register[InteractionDecisionAckPayload](TypeInteractionDecisionAck, Runtime, famInteraction, "ID of the answered request (interaction ID, or Run ID for cancellation and function results)", IDRequired, BodyRequired, lenient, 0)
 	register[PromptSteerPayload](TypePromptSteer, Core, famInput, "Run ID", IDRequired, BodyRequired, strict, 0)
 	register[PromptSteerAckPayload](TypePromptSteerAck, Runtime, famInput, "Run ID", IDRequired, BodyRequired, lenient, 0)
 	register[FunctionResultPayload](TypeFunctionResult, Core, famFunctions, "Run ID", IDRequired, BodyRequired, strict, 0)
@@ -226,14 +225,16 @@ func (s *MessageSpec) CheckID(id string) error {
 		if !CanonicalUUID(id) {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be a canonical lowercase non-nil UUID (the %s)", s.IDMeans)}
 		}
-	case IDRunOrPayload:
-		// Empty means "use the payload's run_id" (ParseEnvelope); a non-empty id is the Run ID.
-		if id != "" && strings.TrimSpace(id) == "" {
-			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must carry the %s", s.IDMeans)}
-		}
 	case IDBounded:
 		if id == "" || len(id) > CorrelationIDMaxBytes {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be 1 to %d bytes (the %s)", CorrelationIDMaxBytes, s.IDMeans)}
+		}
+		if strings.TrimSpace(id) == "" {
+			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must not be blank (the %s)", s.IDMeans)}
+		}
+	case IDRunOrPayload:
+		if id != "" && strings.TrimSpace(id) == "" {
+			return &RuleError{Type: s.Type, Path: "id", Rule: "must carry the Run ID (or the payload's run_id)"}
 		}
 	}
 	return nil
@@ -247,7 +248,7 @@ func (s *MessageSpec) DecodePayload(raw json.RawMessage) (Validator, error) {
 	}
 	switch s.Body {
 	case BodyNone:
-		if len(raw) > 0 && !isNull(raw) && !bytes.Equal(bytes.Join(bytes.Fields(raw), nil), []byte("{}")) {
+		if len(raw) > 0 && !isNull(raw) && !isEmptyObject(raw) {
 			return nil, &RuleError{Type: s.Type, Path: "payload", Rule: "must be absent (this type has no body)"}
 		}
 		return nil, nil
@@ -326,6 +327,12 @@ func Decode[T any](env Envelope) (*T, error) {
 		return nil, &RuleError{Type: env.Type, Rule: fmt.Sprintf("payload is not a %T", zero)}
 	}
 	return p, nil
+}
+
+// isEmptyObject reports whether raw is a JSON object without members, whatever its whitespace.
+func isEmptyObject(raw json.RawMessage) bool {
+	var members map[string]json.RawMessage
+	return json.Unmarshal(raw, &members) == nil && members != nil && len(members) == 0
 }
 
 func truncate(s string, n int) string {

@@ -1,7 +1,9 @@
 package proto
 
 import (
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -215,7 +217,8 @@ func (i *RuntimeInitialization) Validate() error {
 		if len(i.Env) > MaxInitializationEntries {
 			return violation(b+"env", "must have at most %d entries", MaxInitializationEntries)
 		}
-		for k, v := range i.Env {
+		for _, k := range slices.Sorted(maps.Keys(i.Env)) { // the first bad entry in name order
+			v := i.Env[k]
 			if k == "" || strings.ContainsAny(k, "=\x00\r\n") {
 				return violation(b+"env", "keys must be non-empty without =, NUL, CR or LF")
 			}

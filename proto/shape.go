@@ -127,17 +127,14 @@ func decodeShaped(raw []byte, v any, strict bool) error {
 		raw = []byte("{}")
 	}
 	t := reflect.TypeOf(v).Elem()
-	err := checkShape("", raw, t, strict)
-	if err == errFoldedMember {
-		// A lenient payload carries an unknown member whose name differs from a known one only in
-		// case. encoding/json would fold it onto the known member (overriding its value, or failing
-		// on its type), so drop the unknown members and check again.
-		if raw, err = pruneUnknown(raw, t); err == nil {
-			err = checkShape("", raw, t, strict)
-		}
-	}
-	if err != nil {
+	w := &walk{strict: strict}
+	if err := checkShape("", raw, t, w); err != nil {
 		return err
+	}
+	if w.folded {
+		// An ignored member would otherwise reach encoding/json, which binds it to the known
+		// member it matches case-insensitively, past every shape rule.
+		raw = keepKnown(raw, t)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return jsonError(err)
@@ -145,7 +142,13 @@ func decodeShaped(raw []byte, v any, strict bool) error {
 	return nil
 }
 
-func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
+// walk is the state of one shape check.
+type walk struct {
+	strict bool // unknown members are rejected
+	folded bool // a lenient object has an unknown member that matches a known one but for case
+}
+
+func checkShape(path string, raw []byte, t reflect.Type, w *walk) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -164,7 +167,7 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		return checkObject(path, raw, t, strict)
+		return checkObject(path, raw, t, w)
 	case reflect.Slice:
 		if raw[0] != '[' {
 			return violation(path, "must be a JSON array")
@@ -178,7 +181,7 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 			if isNull(item) {
 				return violation(p, "must not be null")
 			}
-			if err := checkShape(p, item, t.Elem(), strict); err != nil {
+			if err := checkShape(p, item, t.Elem(), w); err != nil {
 				return err
 			}
 		}
@@ -191,14 +194,13 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 		if err := json.Unmarshal(raw, &entries); err != nil {
 			return violation(path, "must be a JSON object")
 		}
-		// In key order, so that a map with several bad values always names the same one.
-		for _, k := range slices.Sorted(maps.Keys(entries)) {
+		for _, k := range slices.Sorted(maps.Keys(entries)) { // the first bad entry in name order
 			item := entries[k]
 			p := joinPath(path, k)
 			if isNull(item) && t.Elem().Kind() != reflect.Interface {
 				return violation(p, "must not be null")
 			}
-			if err := checkShape(p, item, t.Elem(), strict); err != nil {
+			if err := checkShape(p, item, t.Elem(), w); err != nil {
 				return err
 			}
 		}
@@ -219,7 +221,8 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 		if t.Kind() >= reflect.Uint && raw[0] == '-' {
 			return violation(path, "must not be negative")
 		}
-		// Range here, not in encoding/json: its error loses the array indices of the path.
+		// The range is checked here, where the path is known: encoding/json would report it with
+		// the Go name of an embedded struct in the path (usage.Usage.input_tokens).
 		var err error
 		if t.Kind() >= reflect.Uint {
 			_, err = strconv.ParseUint(string(raw), 10, t.Bits())
@@ -227,20 +230,20 @@ func checkShape(path string, raw []byte, t reflect.Type, strict bool) error {
 			_, err = strconv.ParseInt(string(raw), 10, t.Bits())
 		}
 		if err != nil {
-			return violation(path, "must be a JSON %s (got number %s)", jsonKind(t), truncate(string(raw), 32))
+			return violation(path, "must be a JSON integer in range")
 		}
 	case reflect.Float32, reflect.Float64:
 		if !isNumber(raw) {
 			return violation(path, "must be a JSON number")
 		}
 		if _, err := strconv.ParseFloat(string(raw), t.Bits()); err != nil {
-			return violation(path, "must be a JSON number in range (got number %s)", truncate(string(raw), 32))
+			return violation(path, "must be a JSON number in range")
 		}
 	}
 	return nil
 }
 
-func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
+func checkObject(path string, raw []byte, t reflect.Type, w *walk) error {
 	s := shapeOf(t)
 	if s.err != nil {
 		return violation(path, "%v", s.err)
@@ -252,19 +255,12 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 	if err := json.Unmarshal(raw, &members); err != nil {
 		return violation(path, "must be a JSON object")
 	}
-	unknown := ""
-	for name := range members {
-		if _, ok := s.byName[name]; !ok {
-			if !strict && s.folds(name) {
-				return errFoldedMember
-			}
-			if strict && (unknown == "" || name < unknown) {
-				unknown = name // the first in byte order, so the error does not depend on map order
-			}
+	if w.strict {
+		if name, ok := firstUnknown(members, func(name string) bool { _, ok := s.byName[name]; return ok }); ok {
+			return violation(joinPath(path, name), "unknown member")
 		}
-	}
-	if unknown != "" {
-		return violation(joinPath(path, unknown), "unknown member")
+	} else if !w.folded {
+		w.folded = foldsOntoKnown(s, members)
 	}
 	for i := range s.members {
 		m := &s.members[i]
@@ -288,91 +284,92 @@ func checkObject(path string, raw []byte, t reflect.Type, strict bool) error {
 		if m.object && v[0] != '{' {
 			return violation(p, "must be a JSON object")
 		}
-		if err := checkShape(p, v, m.typ, strict); err != nil {
+		if err := checkShape(p, v, m.typ, w); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// errFoldedMember reports an unknown member of a lenient object whose name case-folds onto a known
-// member; decodeShaped removes such members before decoding.
-var errFoldedMember = errors.New("proto: unknown member folds onto a known one")
+// firstUnknown returns the first member name, in name order, that known does not accept, so
+// that an error names the same member however the map iterates.
+func firstUnknown(members map[string]json.RawMessage, known func(string) bool) (string, bool) {
+	first, found := "", false
+	for name := range members {
+		if !known(name) && (!found || name < first) {
+			first, found = name, true
+		}
+	}
+	return first, found
+}
 
-// folds reports whether an unknown name equals a known member's name but for case.
-func (s *shape) folds(name string) bool {
-	for i := range s.members {
-		if strings.EqualFold(s.members[i].name, name) {
-			return true
+// foldsOntoKnown reports whether an unknown member matches a known member's name but for case,
+// the way encoding/json matches names.
+func foldsOntoKnown(s *shape, members map[string]json.RawMessage) bool {
+	for name := range members {
+		if _, ok := s.byName[name]; ok {
+			continue
+		}
+		for i := range s.members {
+			if strings.EqualFold(name, s.members[i].name) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// pruneUnknown rewrites raw without the members of its objects (at any depth) that t does not
-// know. Only lenient payloads that checkShape flagged take this path; raw has the JSON shape of t
-// wherever it matters, and a value that does not is left for checkShape to report.
-func pruneUnknown(raw []byte, t reflect.Type) ([]byte, error) {
+// keepKnown re-encodes raw keeping only the members the shape of t knows, at every depth, so that
+// decoding sees exactly the members the shape layer checked. Raw JSON members and self-shaped
+// types are kept as they are.
+func keepKnown(raw []byte, t reflect.Type) []byte {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if len(raw) == 0 || reflect.PointerTo(t).Implements(selfShapedType) || t == rawMessageType || t == byteSliceType {
-		return raw, nil
+	if isNull(raw) || t == rawMessageType || t == byteSliceType || reflect.PointerTo(t).Implements(selfShapedType) {
+		return raw
 	}
+	var out any
 	switch t.Kind() {
 	case reflect.Struct:
-		s := shapeOf(t)
 		var members map[string]json.RawMessage
-		if raw[0] != '{' || s.err != nil || json.Unmarshal(raw, &members) != nil {
-			return raw, nil
+		if json.Unmarshal(raw, &members) != nil {
+			return raw
 		}
+		s := shapeOf(t)
+		kept := make(map[string]json.RawMessage, len(members))
 		for name, v := range members {
-			i, ok := s.byName[name]
-			if !ok {
-				delete(members, name)
-				continue
+			if i, ok := s.byName[name]; ok {
+				kept[name] = keepKnown(v, s.members[i].typ)
 			}
-			if s.members[i].anyValue {
-				continue
-			}
-			pv, err := pruneUnknown(v, s.members[i].typ)
-			if err != nil {
-				return nil, err
-			}
-			members[name] = pv
 		}
-		return json.Marshal(members)
-	case reflect.Slice, reflect.Map:
-		if t.Kind() == reflect.Slice && raw[0] == '[' {
-			var items []json.RawMessage
-			if json.Unmarshal(raw, &items) != nil {
-				return raw, nil
-			}
-			for i := range items {
-				pv, err := pruneUnknown(items[i], t.Elem())
-				if err != nil {
-					return nil, err
-				}
-				items[i] = pv
-			}
-			return json.Marshal(items)
+		out = kept
+	case reflect.Slice:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return raw
 		}
-		if t.Kind() == reflect.Map && raw[0] == '{' {
-			var entries map[string]json.RawMessage
-			if json.Unmarshal(raw, &entries) != nil {
-				return raw, nil
-			}
-			for k, v := range entries {
-				pv, err := pruneUnknown(v, t.Elem())
-				if err != nil {
-					return nil, err
-				}
-				entries[k] = pv
-			}
-			return json.Marshal(entries)
+		for i := range items {
+			items[i] = keepKnown(items[i], t.Elem())
 		}
+		out = items
+	case reflect.Map:
+		var entries map[string]json.RawMessage
+		if json.Unmarshal(raw, &entries) != nil {
+			return raw
+		}
+		for k, v := range entries {
+			entries[k] = keepKnown(v, t.Elem())
+		}
+		out = entries
+	default:
+		return raw
 	}
-	return raw, nil
+	b, err := json.Marshal(out)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // jsonError turns an encoding/json error into a RuleError with the member path it names.

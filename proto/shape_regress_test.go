@@ -20,18 +20,18 @@ func TestShapeRegressions(t *testing.T) {
 		// A lenient payload ignores unknown members, including those that differ from a known
 		// member only in case; they must neither fail the frame nor override the known member.
 		{"lenient folded member is ignored", `{"type":"delta","id":"r","payload":{"delta":"a","sequence":1,"ITEM_ID":5}}`, ""},
-		{"lenient folded member is ignored when nested", `{"type":"heartbeat","payload":{"ts":1,"active_requests":0,"supported_agent_kinds":[{"kind":"k","available":true,"Kind":7,"capabilities":` + capsJSON + `}]}}`, ""},
+		{"lenient folded member is ignored when nested", `{"type":"heartbeat","payload":{"ts":1,"active_requests":0,"supported_agent_kinds":[{"kind":"k","available":true,"Kind":7,"capabilities":` + regressCapsJSON + `}]}}`, ""},
 		{"strict folded member is unknown", `{"type":"prompt_cancel","id":"r","payload":{"Delivery_ID":"x"}}`, "prompt_cancel.Delivery_ID: unknown member"},
 		// An out-of-range integer names its exact path, array indices included.
 		{"integer range names the element", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"directory":{"truncated":false,"entries":[{"name":"a","kind":"file","size_bytes":100000000000000000000}]}}}`,
-			"workspace_read_result.directory.entries[0].size_bytes: must be a JSON integer in range (got number 100000000000000000000)"},
+			"workspace_read_result.directory.entries[0].size_bytes: must be a JSON integer in range"},
 		{"int32 range", `{"type":"subagent_item","id":"r","payload":{"native_id":"n","turn_id":"t","item_id":"i","position":2147483648,"kind":"k","payload":{}}}`,
-			"subagent_item.position: must be a JSON integer in range (got number 2147483648)"},
+			"subagent_item.position: must be a JSON integer in range"},
 		{"uint64 range", `{"type":"delta","id":"r","payload":{"delta":"a","sequence":18446744073709551616}}`,
-			"delta.sequence: must be a JSON non-negative integer in range (got number 18446744073709551616)"},
-		{"float range", `{"type":"usage","id":"r","payload":{"cost_usd":1e400}}`, "usage.cost_usd: must be a JSON number in range (got number 1e400)"},
+			"delta.sequence: must be a JSON integer in range"},
+		{"float range", `{"type":"usage","id":"r","payload":{"cost_usd":1e400}}`, "usage.cost_usd: must be a JSON number in range"},
 		// prompt_request: an empty id defers to run_id; a blank one is not a Run ID.
-		{"prompt_request blank id", `{"type":"prompt_request","id":" ","payload":{"agent_kind":"k","run_id":"r"}}`, "prompt_request.id: must carry the Run ID"},
+		{"prompt_request blank id", `{"type":"prompt_request","id":" ","payload":{"agent_kind":"k","run_id":"r"}}`, "prompt_request.id: must carry the Run ID (or the payload's run_id)"},
 		{"prompt_request id from run_id", `{"type":"prompt_request","payload":{"agent_kind":"k","run_id":"r"}}`, ""},
 		// Base64 in a JSON string may use JSON escapes ("\/" is "/"), as other encoders write it.
 		{"base64 with escaped slash", `{"type":"workspace_read_result","id":"r","payload":{"outcome":"completed","close_acknowledged":true,"data":"ab\/+"}}`, ""},
@@ -57,7 +57,7 @@ func TestShapeRegressions(t *testing.T) {
 	}
 }
 
-var capsJSON = func() string {
+var regressCapsJSON = func() string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, n := range proto.CapabilityNames() {

@@ -100,6 +100,10 @@ func (p *WorkspaceReadResultPayload) Validate() error {
 // CheckAgainst applies the rules that need the request: a byte read returns at most max_bytes and,
 // if truncated, exactly max_bytes; a listing returns at most max_entries.
 func (p *WorkspaceReadResultPayload) CheckAgainst(req *WorkspaceReadPayload) error {
+	return ofType(TypeWorkspaceReadResult, p.checkAgainst(req))
+}
+
+func (p *WorkspaceReadResultPayload) checkAgainst(req *WorkspaceReadPayload) error {
 	if p.Outcome != OutcomeCompleted {
 		return nil
 	}

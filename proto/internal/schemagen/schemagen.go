@@ -319,8 +319,8 @@ func idSchema(spec *proto.MessageSpec) (schema any, required bool) {
 		return newObj().set("description", "The "+spec.IDMeans+": a canonical lowercase UUID, never the nil UUID.").
 			set("type", "string").set("pattern", uuidPattern).set("not", newObj().set("const", proto.NilUUID)), true
 	case proto.IDBounded:
-		return newObj().set("description", fmt.Sprintf("The %s: 1 to %d bytes. JSON Schema counts code points where proto counts UTF-8 bytes, so an id of multi-byte characters can pass maxLength and still be too long.", spec.IDMeans, proto.CorrelationIDMaxBytes)).
-			set("type", "string").set("minLength", 1).set("maxLength", proto.CorrelationIDMaxBytes), true
+		return newObj().set("description", fmt.Sprintf("The %s: 1 to %d bytes, not blank. JSON Schema counts code points where proto counts UTF-8 bytes, so an id of multi-byte characters can pass maxLength and still be too long.", spec.IDMeans, proto.CorrelationIDMaxBytes)).
+			set("type", "string").set("minLength", 1).set("maxLength", proto.CorrelationIDMaxBytes).set("pattern", `\S`), true
 	case proto.IDRunOrPayload:
 		return newObj().set("description", "The "+spec.IDMeans+"; optional: when it is empty or absent the payload's run_id is the Run ID (and must not be blank). A non-empty id must not be blank.").
 			set("type", []string{"string", "null"}).

@@ -32,7 +32,9 @@ func TestCommittedSchemasAreCurrent(t *testing.T) {
 	}
 	onDisk := map[string]bool{}
 	for _, e := range entries {
-		onDisk[e.Name()] = true
+		if !strings.HasSuffix(e.Name(), ".go") { // embed.go makes the directory a package
+			onDisk[e.Name()] = true
+		}
 	}
 	var names []string
 	for name := range files {

@@ -297,12 +297,10 @@ func wrongValue(t reflect.Type, d wiretag.Decision) (any, string, bool) {
 func overflow(t reflect.Type) (json.Number, string) {
 	t = wiretag.Indirect(t)
 	n := new(big.Int).Lsh(big.NewInt(1), uint(t.Bits()))
-	kind := "non-negative integer in range"
 	if wiretag.KindOf(t) == wiretag.Integer {
 		n.Rsh(n, 1)
-		kind = "integer in range"
 	}
-	return json.Number(n.String()), fmt.Sprintf("must be a JSON %s (got number %s)", kind, n)
+	return json.Number(n.String()), "must be a JSON integer in range"
 }
 
 // Generic JSON helpers: documents are decoded with UseNumber so numbers survive unchanged.
