@@ -89,17 +89,19 @@ func ReferencedEnv(raw string) []string {
 }
 
 // ExpandEnv replaces each ${NAME} with lookup(NAME) and each ${NAME:-default} with lookup(NAME), or
-// default when NAME is unset. A ${NAME} whose variable is unset is an error naming it. It does not
+// default when NAME is unset or empty (as the shell does). Expansion is one pass: a value is not
+// expanded again. A ${NAME} whose variable is unset is an error naming it. It does not
 // consult any allowlist: call [EnvAllowlist.Check] on the same text first.
 func ExpandEnv(raw string, lookup func(string) (string, bool)) (string, error) {
 	var missing []string
 	out := envRef.ReplaceAllStringFunc(raw, func(ref string) string {
 		m := envRef.FindStringSubmatch(ref)
-		if v, ok := lookup(m[1]); ok {
-			return v
-		}
-		if m[2] != "" {
+		v, ok := lookup(m[1])
+		switch {
+		case m[2] != "" && v == "": // as in the shell, ":-" also covers a set but empty variable
 			return m[3]
+		case ok:
+			return v
 		}
 		missing = append(missing, m[1])
 		return ref
