@@ -59,6 +59,8 @@ func checkNoLeaks() {
 
 func TestAgentRuntime(t *testing.T) {
 	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(15 * time.Second) // a bound, not a wait: loaded 2-core CI machines are slow
+	SetDefaultEventuallyPollingInterval(10 * time.Millisecond)
 	RunSpecs(t, "agentruntime")
 }
 
@@ -234,6 +236,6 @@ func logsOf(rt agentruntime.Runtime, id agentruntime.UnitID) func() []string {
 // waitReady waits for the daemon's "ready" line: its signal handling is in place.
 func waitReady(rt agentruntime.Runtime, id agentruntime.UnitID) {
 	GinkgoHelper()
-	Eventually(logsOf(rt, id)).WithTimeout(10 * time.Second).WithPolling(5 * time.Millisecond).
+	Eventually(logsOf(rt, id)).WithPolling(5 * time.Millisecond).
 		Should(ContainElement(HavePrefix("ready ")))
 }

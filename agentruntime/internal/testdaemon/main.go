@@ -34,7 +34,7 @@ func main() {
 	printEnviron := flag.Bool("print-environ", false, "print the variable names of the whole environment")
 	term := flag.String("term", "default", "on SIGTERM: default | ignore | exit:N")
 	exitCode := flag.Int("exit", -1, "exit with this code once printed (-1: keep running)")
-	child := flag.Bool("child", false, "start a copy of this program that sleeps, in this process group")
+	child := flag.Bool("child", false, "start a silent copy of this program, in this process group")
 	dial := flag.Bool("dial", false, "GET $WIRECHECK_CORE_URL/hello?device=$WIRECHECK_DEVICE_ID until it answers 200")
 	flag.Parse()
 
@@ -68,8 +68,9 @@ func main() {
 		os.Exit(*exitCode)
 	}
 	if *child {
-		cmd := exec.Command(os.Args[0], "-print", "child sleeping")
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		// The child writes nothing: an orphan writing to the output pipe of a dead supervisor
+		// would die of SIGPIPE, and the tests need it to outlive its parent.
+		cmd := exec.Command(os.Args[0])
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			os.Exit(3)
