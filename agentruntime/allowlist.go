@@ -92,7 +92,7 @@ func ReferencedEnv(raw string) []string {
 // default when NAME is unset or empty (as the shell does). Expansion is one pass: a value is not
 // expanded again. A ${NAME} whose variable is unset is an error naming it. It does not
 // consult any allowlist: call [EnvAllowlist.Check] on the same text first.
-func ExpandEnv(raw string, lookup func(string) (string, bool)) (string, error) {
+func ExpandEnv(raw string, lookup LookupFunc) (string, error) {
 	var missing []string
 	out := envRef.ReplaceAllStringFunc(raw, func(ref string) string {
 		m := envRef.FindStringSubmatch(ref)

@@ -25,6 +25,13 @@
 // heartbeat on a current connection — says so. [Exited] carries the exit code, the signal and the
 // time of the exit; [Stopped] means the suite stopped it on purpose.
 //
+// Readiness is a probe the adapter asks (pull), not a mark the suite sets (push): the scripted Core
+// holds the one truth about connections, and a probe asked at Health time cannot go stale when the
+// daemon is restarted, killed, paused or adopted by a new adapter, where a remembered
+// "MarkConnected" would have to be unset at each of those moments, by the right party. There is no
+// "disconnected" state: the adapter only samples the probe when asked, so whether a daemon was once
+// connected and lost it is the scripted Core's history to tell, not this package's.
+//
 // # Honest answers
 //
 // An operation a backend cannot perform returns an [*UnsupportedError] naming what would have to

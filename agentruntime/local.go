@@ -215,7 +215,7 @@ func (l *Local) spawnLocked(u *localUnit) error {
 	}()
 	go func() { // owner: this run; ends when the process has been reaped
 		defer l.wg.Done()
-		werr := cmd.Wait()
+		_ = cmd.Wait() // an *exec.ExitError says nothing that ProcessState does not
 		at := time.Now()
 		// The unit is its process group: whatever the daemon left in it goes with it.
 		_ = syscall.Kill(-run.pid, syscall.SIGKILL)
@@ -228,7 +228,7 @@ func (l *Local) spawnLocked(u *localUnit) error {
 			<-pumped
 		}
 		drain.Stop()
-		ex := exitOf(cmd.ProcessState, werr, at)
+		ex := exitOf(cmd.ProcessState, at)
 		if statePath != "" {
 			if err := os.Remove(statePath); err != nil && !errors.Is(err, os.ErrNotExist) {
 				l.log.Warn("cannot remove state file", "unit", id, "path", statePath, "err", err)
@@ -243,7 +243,7 @@ func (l *Local) spawnLocked(u *localUnit) error {
 	return nil
 }
 
-func exitOf(ps *os.ProcessState, werr error, at time.Time) Exit {
+func exitOf(ps *os.ProcessState, at time.Time) Exit {
 	ex := Exit{Code: -1, At: at}
 	if ps == nil {
 		return ex
@@ -253,7 +253,6 @@ func exitOf(ps *os.ProcessState, werr error, at time.Time) Exit {
 		return ex
 	}
 	ex.Code = ps.ExitCode()
-	_ = werr // an *exec.ExitError carries nothing beyond ps
 	return ex
 }
 

@@ -2,6 +2,7 @@ package agentruntime
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"syscall"
@@ -307,12 +308,15 @@ func (m *Memory) List(ctx context.Context) ([]Status, error) {
 	out := make([]Status, 0, len(ids))
 	for _, id := range ids {
 		st, err := m.Health(ctx, id)
-		if err != nil {
+		if errors.Is(err, ErrNotFound) {
 			continue // removed meanwhile
+		}
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, st)
 	}
-	return out, ctx.Err()
+	return out, nil
 }
 
 // Logs returns the pushed lines, secret values redacted.
