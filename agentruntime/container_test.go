@@ -181,8 +181,10 @@ var _ = Describe("Container adapter", Label("container"), Ordered, func() {
 
 	It("creates a hardened container that reaches the suite on loopback, keeps the secret out of argv and logs, and stops", func() {
 		core.Refuse(true)
-		s := spec("hardened", "-term", "exit:0", "-dial", "-print-env", secretName, "-stderr", "to stderr")
+		s := spec("hardened", "-term", "exit:0", "-dial", "-print-env", secretName, "-stderr", "to stderr",
+			"-print-cwd", "-touch", "in-workspace", "-touch", "/on-rootfs", "-touch", "/tmp/on-tmpfs")
 		s.SecretEnv = []string{secretName}
+		s.Workspace = GinkgoT().TempDir()
 		id, err := rt.Provision(ctx, s)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { _ = rt.Remove(context.Background(), id) })
@@ -227,6 +229,10 @@ var _ = Describe("Container adapter", Label("container"), Ordered, func() {
 			HaveSuffix(" dialed core")))
 		Expect(strings.Join(lines, "\n")).NotTo(ContainSubstring(secretValue))
 		Expect(rt.Logs(ctx, id, 2)).To(HaveLen(2))
+		Expect(lines).To(ContainElements(HaveSuffix(" cwd="+ar.WorkspaceMount), HaveSuffix(" touched in-workspace"),
+			HaveSuffix(" touch /on-rootfs: open /on-rootfs: read-only file system"), HaveSuffix(" touched /tmp/on-tmpfs")),
+			"read-only root, writable /tmp and workspace")
+		Expect(filepath.Join(s.Workspace, "in-workspace")).To(BeAnExistingFile())
 
 		Expect(rt.Stop(ctx, id, 5*time.Second)).To(Succeed())
 		st, err = rt.Health(ctx, id)

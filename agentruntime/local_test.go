@@ -259,10 +259,11 @@ var _ = Describe("Local adapter", Label("local"), func() {
 
 	It("builds the environment from the spec alone and fills placeholders and references", func() {
 		GinkgoT().Setenv("SUITE_ONLY_VAR", "must-not-leak")
-		s := spec("env", "-print-environ", "-print-args", "-exit", "0", "--",
+		s := spec("env", "-print-environ", "-print-cwd", "-print-args", "-exit", "0", "--",
 			"--core={core_url}", "--device={device_id}", "--plain=${PLAIN_VAR}", "--dflt=${UNSET_VAR:-fallback}")
 		s.Env = map[string]string{"MODE": "test-${PLAIN_VAR}", "URL_COPY": "{core_url}"}
 		s.SecretEnv = []string{secretName}
+		s.Workspace = GinkgoT().TempDir()
 		launch(s)
 		_, err := rt.Wait(ctx, s.ID)
 		Expect(err).NotTo(HaveOccurred())
@@ -276,10 +277,11 @@ var _ = Describe("Local adapter", Label("local"), func() {
 		Expect(environ).To(ConsistOf("MODE", "URL_COPY", ar.EnvCoreURL, ar.EnvDeviceID, secretName),
 			"nothing of the suite's environment (PATH, HOME, SUITE_ONLY_VAR) is inherited")
 		Expect(lines).To(ContainElements(
-			"arg[5]=--core="+core.URL(),
-			"arg[6]=--device="+deviceOf(s.ID),
-			"arg[7]=--plain=plain-value",
-			"arg[8]=--dflt=fallback",
+			"cwd="+s.Workspace,
+			"arg[6]=--core="+core.URL(),
+			"arg[7]=--device="+deviceOf(s.ID),
+			"arg[8]=--plain=plain-value",
+			"arg[9]=--dflt=fallback",
 		))
 	})
 

@@ -70,7 +70,7 @@ var testDaemon string
 var _ = BeforeSuite(func() {
 	dir := GinkgoT().TempDir()
 	testDaemon = filepath.Join(dir, "testdaemon")
-	cmd := exec.Command("go", "build", "-o", testDaemon, "./internal/testdaemon")
+	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", testDaemon, "./internal/testdaemon")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "go build testdaemon: %s", out)

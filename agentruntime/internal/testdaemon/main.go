@@ -32,6 +32,9 @@ func main() {
 	flag.Var(&envs, "print-env", "print NAME=value of this variable, or NAME unset (repeatable)")
 	printArgs := flag.Bool("print-args", false, "print each argument as arg[i]=value")
 	printEnviron := flag.Bool("print-environ", false, "print the variable names of the whole environment")
+	printCwd := flag.Bool("print-cwd", false, "print the working directory as cwd=DIR")
+	var touches list
+	flag.Var(&touches, "touch", "create this file and print 'touched PATH' or 'touch PATH: error' (repeatable)")
 	term := flag.String("term", "default", "on SIGTERM: default | ignore | exit:N")
 	exitCode := flag.Int("exit", -1, "exit with this code once printed (-1: keep running)")
 	child := flag.Bool("child", false, "start a silent copy of this program, in this process group")
@@ -63,6 +66,17 @@ func main() {
 			names = append(names, n)
 		}
 		fmt.Printf("environ=%s\n", strings.Join(names, ","))
+	}
+	if *printCwd {
+		wd, err := os.Getwd()
+		fmt.Printf("cwd=%s%v\n", wd, errText(err))
+	}
+	for _, p := range touches {
+		if err := os.WriteFile(p, []byte("written by testdaemon\n"), 0o644); err != nil {
+			fmt.Printf("touch %s: %v\n", p, err)
+		} else {
+			fmt.Printf("touched %s\n", p)
+		}
 	}
 	if *exitCode >= 0 {
 		os.Exit(*exitCode)
@@ -106,6 +120,13 @@ func main() {
 	for {
 		time.Sleep(time.Hour)
 	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return " (" + err.Error() + ")"
 }
 
 func dialCore() {
