@@ -32,6 +32,9 @@ type Options struct {
 	Timeout   time.Duration // per scenario; default 60 s
 	Step      time.Duration // the bound on every read and wait inside a scenario; default 3 s
 	Seed      string        // printed; reproduces generated values; default random
+	// Credential is the run's daemon credential (default: a fresh random one). It reaches the
+	// daemon by environment only and never appears in a report.
+	Credential string
 	// Progress, if set, sees every result as it completes (from several goroutines when Parallel > 1).
 	Progress func(*scenarios.Result)
 }
@@ -66,6 +69,9 @@ func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, l Launcher, o Op
 	}
 	if o.Seed == "" {
 		o.Seed = NewSeed()
+	}
+	if o.Credential == "" {
+		o.Credential = NewCredential()
 	}
 	results := make([]*scenarios.Result, len(scs))
 	sem := make(chan struct{}, o.Parallel)
@@ -103,7 +109,7 @@ func runOne(ctx context.Context, sc *scenarios.Scenario, i int, l Launcher, o Op
 	defer cancel()
 	cfg := scriptedcore.Config{
 		DeviceID:     fmt.Sprintf("wirecheck-%s-%03d", o.Seed, i),
-		Credential:   credential(),
+		Credential:   o.Credential,
 		Timeout:      o.Step,
 		Seed:         o.Seed + "/" + sc.ID,
 		ShiftVersion: true,
@@ -121,9 +127,9 @@ func runOne(ctx context.Context, sc *scenarios.Scenario, i int, l Launcher, o Op
 	return r
 }
 
-// credential returns a fresh per-scenario credential. It reaches the daemon by environment only
-// and is never written to a report.
-func credential() string {
+// NewCredential returns a fresh daemon credential for a run. It reaches the daemon by environment
+// only and is never written to a report.
+func NewCredential() string {
 	b := make([]byte, 18)
 	_, _ = rand.Read(b)
 	return "wck_" + hex.EncodeToString(b)

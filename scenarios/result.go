@@ -77,7 +77,11 @@ func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s, scripted %s] %s (%v, seed %s)", r.Scenario, r.Verdict, r.Played, r.Title, r.Duration.Round(time.Microsecond), r.Seed)
 	if f := r.Failure; f != nil {
-		fmt.Fprintf(&b, "\n  step %d (%s) at %s: %s", f.Step, f.StepDesc, f.Pos, f.Message)
+		if f.Step == 0 {
+			fmt.Fprintf(&b, "\n  connection (before the first step): %s", f.Message)
+		} else {
+			fmt.Fprintf(&b, "\n  step %d (%s) at %s: %s", f.Step, f.StepDesc, f.Pos, f.Message)
+		}
 		if f.Diff != "" {
 			fmt.Fprintf(&b, "\n  frame (-expected +actual):\n%s", indent(f.Diff, "    "))
 		}

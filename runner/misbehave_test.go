@@ -1,0 +1,78 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wirecheck/wirecheck/agentruntime"
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// Daemons that break the protocol are failed with a clear reason, within a bounded time, and
+// nothing they started outlives the run.
+func TestMisbehavingDaemonsFailClearly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	bin := filepath.Join(t.TempDir(), "misbehave")
+	if out, err := exec.Command("go", "build", "-o", bin, "../internal/misbehave").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs := runner.Select(cat, runner.Options{Run: []string{"prefix/started", "connection/version/0-7-0"}})
+	cases := map[string]map[string]string{ // mode → scenario → what the failure must say
+		"exit":             {"prefix/started": "the Runtime stopped before connecting (exit code 7", "connection/version/0-7-0": "no connection attempt"},
+		"silent":           {"prefix/started": "did not connect within", "connection/version/0-7-0": "no connection attempt"},
+		"hang-after-ready": {"prefix/started": "nothing arrived within"},
+		"garbage":          {"prefix/started": "breaks a wire rule: envelope: malformed JSON"},
+		"flood":            {"prefix/started": "type: want preparation_status, got delta"},
+		"old-version":      {"prefix/started": "refused the Runtime's connection with 426 incompatible_version", "connection/version/0-7-0": "tried again"},
+	}
+	for mode, want := range cases {
+		t.Run(mode, func(t *testing.T) {
+			units := &runner.Units{Command: bin, Args: []string{"--mode", mode, "--server", "{core_url}", "--device", "{device_id}"},
+				CredentialEnv: "WIRECHECK_CREDENTIAL", Credential: "wck_test", Grace: time.Second, What: "misbehave " + mode}
+			local := agentruntime.NewLocal(agentruntime.LocalOptions{Allowlist: agentruntime.AllowEnv("WIRECHECK_CREDENTIAL"), LookupEnv: units.Lookup})
+			units.RT = local
+			defer local.Close()
+			start := time.Now()
+			results := runner.RunRuntime(context.Background(), scs, units, runner.Options{
+				Seed: "m", Step: 500 * time.Millisecond, Timeout: 20 * time.Second, Credential: "wck_test"})
+			if elapsed := time.Since(start); elapsed > 15*time.Second {
+				t.Errorf("took %v", elapsed)
+			}
+			for _, r := range results {
+				t.Logf("%s", r)
+				if r.Verdict == scenarios.Pass && want[r.Scenario] != "" {
+					t.Errorf("%s passed against a daemon that %s", r.Scenario, mode)
+					continue
+				}
+				if w := want[r.Scenario]; w != "" && (r.Failure == nil || !strings.Contains(r.Failure.Message, w)) {
+					t.Errorf("%s: want a failure saying %q, got:\n%s", r.Scenario, w, r)
+				}
+				if w := want[r.Scenario]; w != "" && r.Verdict != scenarios.Fail {
+					t.Errorf("%s: verdict %s, want fail", r.Scenario, r.Verdict)
+				}
+			}
+			statuses, err := local.List(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range statuses {
+				if u.Health.Alive() {
+					t.Errorf("unit %s still alive after the run (%v)", u.ID, u.Health)
+				}
+			}
+		})
+	}
+	_ = os.Remove(bin)
+}
