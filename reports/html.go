@@ -38,7 +38,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 // attention are open; the rest are one line each. Everything from the run is escaped by
 // html/template: frames come from an untrusted daemon.
 func WriteHTML(w io.Writer, run *Run) error {
-	r, err := run.prepared()
+	r, err := run.forPeople()
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ type junitProblem struct {
 // Every case carries its transcript, one exchange per line, in <system-out>. Untrusted text (frames
 // from the daemon) is escaped by encoding/xml; characters XML cannot carry become U+FFFD.
 func WriteJUnit(w io.Writer, run *Run) error {
-	r, err := run.prepared()
+	r, err := run.forPeople()
 	if err != nil {
 		return err
 	}

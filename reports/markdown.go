@@ -20,7 +20,7 @@ const (
 // influenced is inside code spans or fenced blocks, so a frame cannot inject markup, links or
 // mentions. Cases are in id order, so the same run gives the same text.
 func WriteMarkdown(w io.Writer, run *Run) error {
-	r, err := run.prepared()
+	r, err := run.forPeople()
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // redactedMark replaces every secret value.
@@ -174,4 +175,47 @@ func caseNames(cases []Case) []string {
 		names[i] = name
 	}
 	return names
+}
+
+// printable makes a string safe to show to people in XML and HTML: invalid UTF-8 and the
+// non-characters U+FFFE/U+FFFF become U+FFFD, and control characters other than tab and newlines
+// become their visible pictures (ESC → ␛, NUL → ␀, DEL → ␡), so the evidence still shows that
+// the daemon sent them. The JSON report and the transcripts keep the exact bytes.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || r == 0xFFFE || r == 0xFFFF || r == 0x7f || (r < 0x20 && r != '\t' && r != '\n' && r != '\r') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune(0x2421)
+		case r == 0xFFFE || r == 0xFFFF:
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// forPeople is the prepared run with every string printable, for the JUnit, Markdown and HTML
+// writers.
+func (r *Run) forPeople() (*Run, error) {
+	cp, err := r.prepared()
+	if err != nil {
+		return nil, err
+	}
+	return deepMap(reflect.ValueOf(cp), printable).Interface().(*Run), nil
 }
