@@ -59,6 +59,7 @@ type htmlView struct {
 	Counts      []htmlCount
 	Meta        []htmlPair
 	Cases       []htmlCase
+	Attention   []htmlCase // the cases that keep the run from certification
 	Script      template.JS
 }
 
@@ -77,6 +78,7 @@ type htmlCase struct {
 	Outcome   Outcome
 	Badge     string
 	Attention bool
+	Headline  string // why it needs attention, in one line
 	Duration  string
 	Spec      []htmlLink
 	Failure   *htmlFailure
@@ -195,6 +197,13 @@ func (r *Run) htmlView() htmlView {
 				Type: e.Type, Note: e.Note, Frame: prettyFrame(e.Frame),
 				Fail: failing && e.Step == res.Failure.Step,
 			})
+		}
+		if hc.Attention {
+			hc.Headline = failureHeadline(res.Failure)
+			if hc.Outcome == UnexpectedPass {
+				hc.Headline = "listed as known failing, but it passed"
+			}
+			v.Attention = append(v.Attention, hc)
 		}
 		v.Cases = append(v.Cases, hc)
 	}

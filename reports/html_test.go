@@ -180,3 +180,18 @@ func suffixFor(c reports.Case) string {
 	}
 	return ""
 }
+
+var _ = Describe("HTML index", Label("html"), func() {
+	It("lists the cases that need attention at the top, linked to their sections", func() {
+		page := render(reports.WriteHTML, handRun())
+		card := regexp.MustCompile(`(?s)<section class="card attention">.*?</section>`).FindString(page)
+		Expect(card).To(ContainSubstring("Needs attention (5)"))
+		links := regexp.MustCompile(`<a href="#(case-\d+)"><code>([^<]+)</code></a>`).FindAllStringSubmatch(card, -1)
+		Expect(links).To(HaveLen(5))
+		for _, l := range links {
+			Expect(page).To(ContainSubstring(`id="` + l[1] + `" data-outcome=`))
+		}
+		Expect(card).To(ContainSubstring(`<code>runs/known/fixed-meanwhile</code></a> <span class="headline">listed as known failing, but it passed</span>`))
+		Expect(render(reports.WriteHTML, &reports.Run{})).NotTo(ContainSubstring(`class="card attention"`))
+	})
+})

@@ -159,7 +159,7 @@ func layoutSequence(res *scenarios.Result, id string) diagram {
 	for i := range d.Rows {
 		r := &d.Rows[i]
 		r.TextY, r.LabelY = r.Y+4, r.Y-6
-		r.BoxY, r.BoxW = r.Y-10, r.X2-r.X1
+		r.BoxY, r.BoxW = r.Y-9, r.X2-r.X1
 		switch {
 		case r.X2 > r.X1:
 			r.End = r.X2 - 2
