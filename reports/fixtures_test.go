@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -193,19 +192,6 @@ func mixedRun() *reports.Run {
 	r := handRun()
 	r.Cases = append(r.Cases, realResults()...)
 	return r
-}
-
-// writeSample leaves a bundle for people to look at when WIRECHECK_REPORTS_SAMPLE names a
-// directory (it is replaced).
-func writeSample(run *reports.Run) error {
-	dir := os.Getenv("WIRECHECK_REPORTS_SAMPLE")
-	if dir == "" {
-		return nil
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	return reports.WriteBundle(dir, run)
 }
 
 func mustJSON(v any) string {
