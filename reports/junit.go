@@ -181,7 +181,14 @@ func failureBody(res *scenarios.Result) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nstep %d: %s\nat %s\n%s\n", res.Scenario, f.Step, f.StepDesc, f.Pos, f.Message)
+	fmt.Fprintf(&b, "%s\nstep %d", res.Scenario, f.Step)
+	if f.StepDesc != "" {
+		b.WriteString(": " + f.StepDesc)
+	}
+	if f.Pos.File != "" {
+		b.WriteString("\nat " + f.Pos.String())
+	}
+	b.WriteString("\n" + f.Message + "\n")
 	if f.Diff != "" {
 		fmt.Fprintf(&b, "\nframe (-expected +actual):\n%s\n", strings.TrimRight(f.Diff, "\n"))
 	} else if f.Actual != nil {

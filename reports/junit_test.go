@@ -171,3 +171,13 @@ var _ = Describe("JUnit XML", Label("junit"), func() {
 		Expect(c.Failure.Message).To(Equal("step 3 (../scriptedcore/testdata/pairs.yaml:13): runtime frame differs: payload.revision: want 2, got 3"))
 	})
 })
+
+var _ = Describe("JUnit failure bodies", Label("junit"), func() {
+	It("name the step and where it is written, and leave out what is unknown", func() {
+		doc := parseJUnit(render(reports.WriteJUnit, handRun()))
+		Expect(junitCase(doc, "admission/prepare/wrong-revision").Failure.Body).To(HavePrefix(
+			"admission/prepare/wrong-revision\nstep 3: runtime sends preparation_status\nat catalog/admission/prepare.yaml:13\npreparation_status payload.revision: want 2, got 3\n"))
+		Expect(junitCase(doc, "connection/daemon-never-started").Error.Body).To(HavePrefix(
+			"connection/daemon-never-started\nstep 0\nlaunch: exec: ./mydaemon: permission denied\n"))
+	})
+})

@@ -126,7 +126,14 @@ func mdCase(b *strings.Builder, c Case, name string) {
 		fmt.Fprintf(b, "%s, no failure recorded.\n\n", res.Verdict)
 		return
 	}
-	fmt.Fprintf(b, "- **%s**, step %d: %s at %s\n", res.Verdict, f.Step, mdCode(f.StepDesc), mdCode(f.Pos.String()))
+	where := fmt.Sprintf("- **%s**, step %d", res.Verdict, f.Step)
+	if f.StepDesc != "" {
+		where += ": " + mdCode(f.StepDesc)
+	}
+	if f.Pos.File != "" {
+		where += " at " + mdCode(f.Pos.String())
+	}
+	b.WriteString(where + "\n")
 	fmt.Fprintf(b, "- %s\n", mdCode(f.Message))
 	if bs := sortedBindings(f.Bindings); len(bs) > 0 {
 		for i, x := range bs {

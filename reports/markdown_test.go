@@ -120,3 +120,10 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 		Expect(md).NotTo(ContainSubstring("Needs attention"))
 	})
 })
+
+var _ = Describe("Markdown of a failure before any step", Label("markdown"), func() {
+	It("leaves out the step description and position it does not have", func() {
+		md := render(reports.WriteMarkdown, handRun())
+		Expect(md).To(ContainSubstring("- **harness_error**, step 0\n- `launch: exec: ./mydaemon: permission denied`\n"))
+	})
+})
