@@ -54,8 +54,6 @@ type htmlView struct {
 	Run         *Run
 	OK          bool
 	ProfileLine string
-	Status      string
-	Summary     Summary
 	Counts      []htmlCount
 	Meta        []htmlPair
 	Cases       []htmlCase
@@ -89,7 +87,6 @@ type htmlCase struct {
 type htmlLink struct{ Text, Href string }
 
 type htmlFailure struct {
-	Headline string
 	StepDesc string
 	Pos      string
 	Message  string
@@ -118,7 +115,7 @@ var badges = map[Outcome]string{
 
 func (r *Run) htmlView() htmlView {
 	s := r.Summary()
-	v := htmlView{Run: r, OK: r.OK(), ProfileLine: r.ProfileLine(), Status: r.status(s), Summary: s,
+	v := htmlView{Run: r, OK: r.OK(), ProfileLine: r.ProfileLine(),
 		Script: template.JS(htmlScript)}
 	v.Counts = []htmlCount{
 		{Passed, "passed", s.Pass - s.UnexpectedPasses},
@@ -173,7 +170,7 @@ func (r *Run) htmlView() htmlView {
 			hc.Spec = append(hc.Spec, htmlLink{ref, specHref(r.SpecBase, ref)})
 		}
 		if f := res.Failure; f != nil {
-			fv := &htmlFailure{Headline: failureHeadline(f), StepDesc: f.StepDesc, Pos: f.Pos.String(),
+			fv := &htmlFailure{StepDesc: f.StepDesc, Pos: f.Pos.String(),
 				Message: f.Message, Missing: strings.Join(f.Missing, ", ")}
 			if f.Diff != "" {
 				fv.Diff = strings.Split(strings.TrimRight(f.Diff, "\n"), "\n")
