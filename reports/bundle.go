@@ -1,0 +1,139 @@
+package reports
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Files of an evidence bundle.
+const (
+	BundleJUnit    = "report.junit.xml"
+	BundleJSON     = "report.json"
+	BundleSchema   = "report.schema.json"
+	BundleMarkdown = "report.md"
+	BundleHTML     = "report.html"
+	BundleManifest = "manifest.json"
+	BundleDir      = "transcripts" // one <id with / → __>.jsonl per case
+)
+
+// Manifest is the bundle's manifest.json: every other file of the bundle with its SHA-256, so a
+// third party can show the evidence was not changed after the run.
+type Manifest struct {
+	SchemaVersion string         `json:"schema_version"`
+	Tool          string         `json:"tool"`
+	ProfileLine   string         `json:"profile_line"`
+	OK            bool           `json:"ok"`
+	Files         []ManifestFile `json:"files"` // sorted by path
+}
+
+// ManifestFile is one file of a bundle.
+type ManifestFile struct {
+	Path   string `json:"path"` // slash-separated, relative to the bundle
+	SHA256 string `json:"sha256"`
+	Bytes  int    `json:"bytes"`
+}
+
+// WriteBundle writes the evidence bundle into dir, which must not exist or be empty (a bundle
+// never mixes two runs): the four reports (report.junit.xml, report.json, report.md,
+// report.html), report.schema.json, one transcripts/<id with "/" → "__">.jsonl per case (one
+// transcript entry per line, the JSON report's shape), and manifest.json with the SHA-256 of every
+// other file.
+func WriteBundle(dir string, run *Run) error {
+	if err := run.validate(); err != nil {
+		return err
+	}
+	if err := emptyDir(dir); err != nil {
+		return err
+	}
+	files := map[string][]byte{BundleSchema: JSONSchema()}
+	for name, write := range map[string]func(io.Writer, *Run) error{
+		BundleJUnit: WriteJUnit, BundleJSON: WriteJSON, BundleMarkdown: WriteMarkdown, BundleHTML: WriteHTML,
+	} {
+		var b bytes.Buffer
+		if err := write(&b, run); err != nil {
+			return err
+		}
+		files[name] = b.Bytes()
+	}
+	r, err := run.prepared()
+	if err != nil {
+		return err
+	}
+	names := caseNames(r.Cases)
+	for i, c := range r.Cases {
+		name := BundleDir + "/" + caseFileName(names[i], "")
+		for n := 2; exists(files, name); n++ {
+			name = BundleDir + "/" + caseFileName(names[i], fmt.Sprintf("-%d", n))
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		for _, e := range jsonTranscript(c.Result.Transcript) {
+			if err := enc.Encode(e); err != nil {
+				return fmt.Errorf("reports: transcript of %s: %w", c.Result.Scenario, err)
+			}
+		}
+		files[name] = b.Bytes()
+	}
+	m := Manifest{SchemaVersion: SchemaVersion, Tool: r.Tool, ProfileLine: r.ProfileLine(), OK: r.OK()}
+	for name, data := range files {
+		sum := sha256.Sum256(data)
+		m.Files = append(m.Files, ManifestFile{Path: name, SHA256: hex.EncodeToString(sum[:]), Bytes: len(data)})
+	}
+	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
+	manifest, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	files[BundleManifest] = append(manifest, '\n')
+	if err := os.MkdirAll(filepath.Join(dir, BundleDir), 0o755); err != nil {
+		return fmt.Errorf("reports: bundle: %w", err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
+			return fmt.Errorf("reports: bundle: %w", err)
+		}
+	}
+	return nil
+}
+
+// emptyDir accepts a directory that does not exist or has nothing in it.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reports: bundle: %w", err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("reports: bundle: %s is not empty: a bundle never mixes two runs, choose a new directory", dir)
+	}
+	return nil
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// caseFileName is the transcript file of a case: its name with "/" → "__", anything else a file
+// system might mind → "_", then suffix (to tell apart names that became equal) and ".jsonl".
+func caseFileName(name, suffix string) string {
+	name = strings.ReplaceAll(name, "/", "__")
+	name = strings.Trim(unsafeFileChars.ReplaceAllString(name, "_"), "._")
+	if name == "" {
+		name = "_"
+	}
+	return name + suffix + ".jsonl"
+}
+
+func exists(files map[string][]byte, name string) bool { _, ok := files[name]; return ok }

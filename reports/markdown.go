@@ -1,0 +1,252 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Markdown limits: a pull-request comment holds at most 65 536 characters.
+const (
+	mdDiffLines   = 40     // lines of one diff shown before it is cut
+	mdDetailBytes = 48_000 // once the comment is this long, remaining problems are listed by id only
+)
+
+// WriteMarkdown writes a summary fit for a pull-request comment: the profile line, a table of
+// counts, then only the cases that need attention (failed, inconclusive, harness error, a known
+// failure that passed) with their step, file:line, message, bindings and the diff in a fenced block
+// cut to a sane length, and collapsed lists of the rest. Everything the daemon could have
+// influenced is inside code spans or fenced blocks, so a frame cannot inject markup, links or
+// mentions. Cases are in id order, so the same run gives the same text.
+func WriteMarkdown(w io.Writer, run *Run) error {
+	r, err := run.forPeople()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	s := r.Summary()
+	status := "✅ CERTIFIED"
+	if !r.OK() {
+		status = "❌ NOT CERTIFIED"
+	}
+	fmt.Fprintf(&b, "## wirecheck certify: %s\n\n", status)
+	fmt.Fprintf(&b, "%s\n\n", mdCode(r.ProfileLine()))
+
+	b.WriteString("| verdict | cases |\n| --- | ---: |\n")
+	row := func(label string, n int, always bool) {
+		if n > 0 || always {
+			fmt.Fprintf(&b, "| %s | %d |\n", label, n)
+		}
+	}
+	row("✅ pass", s.Pass-s.UnexpectedPasses, true)
+	row("❌ fail", s.Fail-s.ExpectedFailures, true)
+	row("❔ inconclusive", s.Inconclusive, true)
+	row("⚠️ harness error", s.HarnessError, true)
+	row("➖ not applicable", s.NotApplicable, true)
+	row("known failing, failed as expected", s.ExpectedFailures, false)
+	row("❌ known failing, but passed", s.UnexpectedPasses, false)
+	fmt.Fprintf(&b, "| **total** | **%d** |\n\n", s.Total)
+
+	var meta []string
+	add := func(k, v string) {
+		if v != "" {
+			meta = append(meta, k+" "+mdCode(v))
+		}
+	}
+	add("target", r.Target)
+	add("daemon", r.Profile.DaemonVersion)
+	add("wire", r.WireVersion)
+	add("seed", r.Seed)
+	add("by", r.Tool)
+	if !r.Started.IsZero() {
+		when := r.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+		if !r.Finished.IsZero() {
+			when += fmt.Sprintf(" (%s)", r.Finished.Sub(r.Started).Round(time.Millisecond))
+		}
+		meta = append(meta, when)
+	}
+	if len(meta) > 0 {
+		fmt.Fprintf(&b, "%s\n\n", strings.Join(meta, " · "))
+	}
+
+	var attention, passed, notApplicable, expected []int
+	for i, c := range r.Cases {
+		switch c.Outcome() {
+		case Passed:
+			passed = append(passed, i)
+		case NotApplicable:
+			notApplicable = append(notApplicable, i)
+		case ExpectedFail:
+			expected = append(expected, i)
+		default:
+			attention = append(attention, i)
+		}
+	}
+	names := caseNames(r.Cases)
+	if len(attention) > 0 {
+		fmt.Fprintf(&b, "### Needs attention (%d)\n\n", len(attention))
+	}
+	var terse []int
+	for _, i := range attention {
+		if b.Len() > mdDetailBytes {
+			terse = append(terse, i)
+			continue
+		}
+		mdCase(&b, r.Cases[i], names[i])
+	}
+	if len(terse) > 0 {
+		fmt.Fprintf(&b, "%d more not shown in detail (the comment would be too long; see the HTML report):\n\n", len(terse))
+		for _, i := range terse {
+			fmt.Fprintf(&b, "- %s %s: %s\n", outcomeEmoji(r.Cases[i].Outcome()), mdCode(names[i]), mdCode(failureHeadline(r.Cases[i].Result.Failure)))
+		}
+		b.WriteString("\n")
+	}
+	mdList(&b, fmt.Sprintf("%d known failing, failed as expected", len(expected)), expected, func(i int) string {
+		return mdCode(names[i]) + ": " + mdCode(failureHeadline(r.Cases[i].Result.Failure))
+	})
+	mdList(&b, fmt.Sprintf("%d not applicable", len(notApplicable)), notApplicable, func(i int) string {
+		return mdCode(names[i]) + ": " + mdCode(notApplicableReason(r.Cases[i].Result.Failure))
+	})
+	mdList(&b, fmt.Sprintf("%d passed", len(passed)), passed, func(i int) string { return mdCode(names[i]) })
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// mdCase details one case that needs attention.
+func mdCase(b *strings.Builder, c Case, name string) {
+	res := c.Result
+	fmt.Fprintf(b, "#### %s %s %s\n\n", outcomeEmoji(c.Outcome()), mdCode(name), mdText(res.Title))
+	if c.Outcome() == UnexpectedPass {
+		b.WriteString("Listed as known failing, but it passed: remove it from the known-failing list.\n\n")
+		return
+	}
+	f := res.Failure
+	if f == nil {
+		fmt.Fprintf(b, "%s, no failure recorded.\n\n", res.Verdict)
+		return
+	}
+	where := fmt.Sprintf("- **%s**, step %d", res.Verdict, f.Step)
+	if f.StepDesc != "" {
+		where += ": " + mdCode(f.StepDesc)
+	}
+	if f.Pos.File != "" {
+		where += " at " + mdCode(f.Pos.String())
+	}
+	b.WriteString(where + "\n")
+	fmt.Fprintf(b, "- %s\n", mdCode(f.Message))
+	if bs := sortedBindings(f.Bindings); len(bs) > 0 {
+		for i, x := range bs {
+			bs[i] = mdCode(x)
+		}
+		fmt.Fprintf(b, "- bindings: %s\n", strings.Join(bs, " "))
+	}
+	if len(f.Missing) > 0 {
+		fmt.Fprintf(b, "- missing capabilities: %s\n", mdCode(strings.Join(f.Missing, ", ")))
+	}
+	if len(res.Spec) > 0 {
+		specs := make([]string, len(res.Spec))
+		for i, s := range res.Spec {
+			specs[i] = mdCode(s)
+		}
+		fmt.Fprintf(b, "- spec: %s\n", strings.Join(specs, " "))
+	}
+	fmt.Fprintf(b, "- seed %s, scripted %s\n\n", mdCode(res.Seed), res.Played)
+	if f.Diff != "" {
+		b.WriteString(mdFence("diff", cutLines(strings.TrimRight(f.Diff, "\n"), mdDiffLines)))
+	} else if f.Actual != nil {
+		b.WriteString("received:\n\n")
+		b.WriteString(mdFence("", cutLines(prettyJSON(f.Actual), mdDiffLines)))
+	}
+	b.WriteString("\n")
+}
+
+// mdList writes a collapsed list, or nothing when it is empty.
+func mdList(b *strings.Builder, summary string, idx []int, item func(int) string) {
+	if len(idx) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", summary)
+	for _, i := range idx {
+		fmt.Fprintf(b, "- %s\n", item(i))
+	}
+	b.WriteString("\n</details>\n\n")
+}
+
+func outcomeEmoji(o Outcome) string {
+	switch o {
+	case Passed:
+		return "✅"
+	case Failed, UnexpectedPass:
+		return "❌"
+	case ExpectedFail:
+		return "☑️"
+	case Inconclusive:
+		return "❔"
+	case NotApplicable:
+		return "➖"
+	}
+	return "⚠️"
+}
+
+// cutLines keeps the first n lines of s and says how many were cut.
+func cutLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines (see the HTML or JSON report)", len(lines)-n)
+}
+
+// mdCode renders s as an inline code span, which Markdown renders literally (no markup, no
+// HTML, no links or mentions). Newlines become spaces; the fence is longer than any backtick run
+// inside. (Not for table cells: a pipe would end the cell.)
+func mdCode(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdFence renders s as a fenced code block whose fence is longer than any backtick run inside.
+func mdFence(lang, s string) string {
+	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	return fence + lang + "\n" + s + "\n" + fence + "\n"
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// mdText escapes text written by scenario authors (titles) so it renders as written: HTML is
+// escaped and Markdown punctuation backslashed.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ReplaceAll(s, "\n", " ") {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '(', ')', '#', '|', '~', '!', '@':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

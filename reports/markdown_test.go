@@ -1,0 +1,129 @@
+package reports_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/reports"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// mdOutsideCode returns the Markdown with code spans and fenced blocks removed: what GitHub
+// would interpret as markup.
+func mdOutsideCode(md string) string {
+	var out []string
+	inFence := ""
+	for _, line := range strings.Split(md, "\n") {
+		if m := regexp.MustCompile("^(`{3,})").FindString(line); m != "" {
+			if inFence == "" {
+				inFence = m
+				continue
+			} else if strings.TrimSpace(line) == inFence {
+				inFence = ""
+				continue
+			}
+		}
+		if inFence == "" {
+			out = append(out, line)
+		}
+	}
+	text := strings.Join(out, "\n")
+	for n := 6; n >= 1; n-- {
+		f := strings.Repeat("`", n)
+		text = regexp.MustCompile(f+"[^`]*?"+f).ReplaceAllString(text, "")
+	}
+	return text
+}
+
+var _ = Describe("Markdown", Label("markdown"), func() {
+	It("leads with the status, the profile line and a table of counts", func() {
+		run := handRun()
+		md := render(reports.WriteMarkdown, run)
+		lines := strings.Split(md, "\n")
+		Expect(lines[0]).To(Equal("## wirecheck certify: ❌ NOT CERTIFIED"))
+		Expect(lines[2]).To(Equal("`" + run.ProfileLine() + "`"))
+		Expect(md).To(ContainSubstring("| verdict | cases |\n| --- | ---: |\n| ✅ pass | 1 |\n| ❌ fail | 2 |\n| ❔ inconclusive | 1 |\n" +
+			"| ⚠️ harness error | 1 |\n| ➖ not applicable | 1 |\n| known failing, failed as expected | 1 |\n" +
+			"| ❌ known failing, but passed | 1 |\n| **total** | **8** |\n"))
+		Expect(md).To(ContainSubstring("target `command: ./mydaemon --core {core_url} --token [REDACTED]` · daemon `mydaemon 1.4.2` · wire `0.11.0` · seed `42`"))
+		Expect(md).To(ContainSubstring("2026-05-04 09:30:00 UTC (2.345s)"))
+	})
+
+	It("details only the cases that need attention, in id order, and collapses the rest", func() {
+		md := render(reports.WriteMarkdown, handRun())
+		heads := regexp.MustCompile("(?m)^#### (\\S+) `([^`]+)`").FindAllStringSubmatch(md, -1)
+		var got []string
+		for _, h := range heads {
+			got = append(got, h[1]+" "+h[2])
+		}
+		Expect(got).To(Equal([]string{
+			"❌ admission/prepare/hostile-frame", "❌ admission/prepare/wrong-revision", "❔ cancellation/deadline-after-dispatch",
+			"⚠️ connection/daemon-never-started", "❌ runs/known/fixed-meanwhile",
+		}))
+		Expect(md).To(ContainSubstring("- **fail**, step 3: `runtime sends preparation_status` at `catalog/admission/prepare.yaml:13`\n" +
+			"- `preparation_status payload.revision: want 2, got 3`\n" +
+			"- bindings: `executor=executor-1` `handle=handle-[REDACTED]` `prepare=prepare`\n" +
+			"- spec: `runtime-protocol.md#preparation-and-execution-order`\n- seed `42`, scripted core\n\n" +
+			"```diff\n  map[string]any{\n  \t\"id\": \"prepare\",\n- \t\"revision\": int64(2),\n+ \t\"revision\": int64(3),\n  }\n```\n"))
+		Expect(md).To(ContainSubstring("Listed as known failing, but it passed"))
+		Expect(md).To(ContainSubstring("<details><summary>1 passed</summary>\n\n- `admission/prepare/passes`\n\n</details>"))
+		Expect(md).To(ContainSubstring("<details><summary>1 not applicable</summary>\n\n- `runs/needs-steering`: `requires: steering`\n\n</details>"))
+		Expect(md).To(ContainSubstring("<details><summary>1 known failing, failed as expected</summary>\n\n- `runs/known/still-broken`: `step 3 (catalog/admission/prepare.yaml:13)"))
+	})
+
+	It("keeps whatever a daemon sends inside code, so it cannot become markup", func() {
+		md := render(reports.WriteMarkdown, handRun())
+		Expect(md).To(ContainSubstring(hostile[:20]))
+		outside := mdOutsideCode(md)
+		Expect(outside).NotTo(ContainSubstring("<script"))
+		Expect(outside).NotTo(ContainSubstring("<img"))
+		Expect(outside).NotTo(ContainSubstring("alert("))
+
+		run := handRun()
+		run.Cases[1].Result.Failure.Message = "a ``` fence and a `tick` and\nnew lines"
+		run.Cases[1].Result.Failure.Diff = "```\n</details><script>x</script>\n```"
+		md = render(reports.WriteMarkdown, run)
+		Expect(md).To(ContainSubstring("- ````a ``` fence and a `tick` and new lines````\n"))
+		Expect(md).To(ContainSubstring("````diff\n```\n</details><script>x</script>\n```\n````\n"))
+		Expect(mdOutsideCode(md)).NotTo(ContainSubstring("<script"))
+	})
+
+	It("cuts long diffs and stays within a comment's size when everything fails", func() {
+		run := handRun()
+		var long []string
+		for i := range 200 {
+			long = append(long, fmt.Sprintf("- \tline %d", i))
+		}
+		for i := range 150 {
+			r := *run.Cases[1].Result
+			f := *r.Failure
+			f.Diff = strings.Join(long, "\n")
+			r.Failure, r.Scenario = &f, fmt.Sprintf("runs/many/%03d", i)
+			run.Cases = append(run.Cases, reports.Case{Result: &r})
+		}
+		md := render(reports.WriteMarkdown, run)
+		Expect(md).To(ContainSubstring("- \tline 39\n… 160 more lines (see the HTML or JSON report)\n```"))
+		Expect(len(md)).To(BeNumerically("<", 65536))
+		Expect(md).To(MatchRegexp(`\n\d+ more not shown in detail`))
+		Expect(md).To(ContainSubstring("- ❌ `runs/many/149`: `step 3 (catalog/admission/prepare.yaml:13): preparation_status payload.revision: want 2, got 3`"))
+	})
+
+	It("says CERTIFIED for a clean run", func() {
+		run := &reports.Run{Cases: []reports.Case{{Result: result("a/b", scenarios.Pass, nil, nil)}}, Started: started, Finished: started.Add(time.Second)}
+		md := render(reports.WriteMarkdown, run)
+		Expect(md).To(HavePrefix("## wirecheck certify: ✅ CERTIFIED\n\n`profile: unknown (no heartbeat) — 1/1 applicable passed, 0 not applicable — CERTIFIED`"))
+		Expect(md).NotTo(ContainSubstring("Needs attention"))
+	})
+})
+
+var _ = Describe("Markdown of a failure before any step", Label("markdown"), func() {
+	It("leaves out the step description and position it does not have", func() {
+		md := render(reports.WriteMarkdown, handRun())
+		Expect(md).To(ContainSubstring("- **harness_error**, step 0\n- `launch: exec: ./mydaemon: permission denied`\n"))
+	})
+})

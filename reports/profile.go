@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// ContractKind is the agent kind a certifiable Runtime registers for scenarios to drive.
+const ContractKind = "contract"
+
+// Profile is the capability profile the daemon declared for kind `contract` in its first
+// heartbeat. The zero value is an unknown profile: the daemon never connected, or never sent a
+// valid heartbeat.
+type Profile struct {
+	Known         bool   // a valid heartbeat arrived
+	DaemonVersion string // its daemon_version
+	Kind          string // ContractKind
+	Advertised    bool   // the heartbeat listed the kind
+	Available     bool
+	KindVersion   string   // the kind's version member
+	Supported     []string // capability names declared true, in proto.CapabilityNames order
+	Unsupported   []string // capability names declared false, in the same order
+	// Problem says why the profile is unknown when a heartbeat arrived but did not decode.
+	Problem string
+}
+
+// ProfileFromHeartbeat reads a profile from the bytes of a heartbeat frame (the whole envelope,
+// as it crossed the wire). A frame that is not a valid heartbeat gives an unknown profile whose
+// Problem names the rule it broke.
+func ProfileFromHeartbeat(frame []byte) Profile {
+	p := Profile{Kind: ContractKind}
+	f, err := proto.ParseFrame(frame)
+	if err != nil {
+		p.Problem = err.Error()
+		return p
+	}
+	hb, ok := f.Payload.(*proto.HeartbeatPayload)
+	if !ok {
+		p.Problem = fmt.Sprintf("the frame is a %s, not a heartbeat", f.Type)
+		return p
+	}
+	p.Known = true
+	p.DaemonVersion = hb.DaemonVersion
+	k := hb.Kind(ContractKind)
+	if k == nil {
+		return p
+	}
+	p.Advertised, p.Available, p.KindVersion = true, k.Available, k.Version
+	for _, name := range proto.CapabilityNames() {
+		if v, _ := k.Capabilities.Get(name); v.Supported() {
+			p.Supported = append(p.Supported, name)
+		} else {
+			p.Unsupported = append(p.Unsupported, name)
+		}
+	}
+	return p
+}
+
+// DetectProfile returns the profile of the first heartbeat the daemon sent in the cases'
+// transcripts (cases in id order, frames in transcript order), for a runner that does not keep
+// the heartbeat itself. It returns the zero Profile when no transcript holds one.
+func DetectProfile(cases []Case) Profile {
+	for _, c := range sortedCases(cases) {
+		if c.Result == nil || c.Result.Played != scenarios.SideCore {
+			continue
+		}
+		for _, e := range c.Result.Transcript {
+			if e.Dir == scenarios.RuntimeToCore && e.Type == "heartbeat" {
+				return ProfileFromHeartbeat([]byte(e.Frame))
+			}
+		}
+	}
+	return Profile{}
+}
+
+// describe renders the profile as the first part of the profile line.
+func (p Profile) describe() string {
+	switch {
+	case !p.Known && p.Problem != "":
+		return "profile: unknown (the first heartbeat is invalid: " + p.Problem + ")"
+	case !p.Known:
+		return "profile: unknown (no heartbeat)"
+	case !p.Advertised:
+		return fmt.Sprintf("profile: kind %s not advertised", p.kind())
+	}
+	s := "profile: " + p.kind()
+	if !p.Available {
+		s += " (unavailable)"
+	}
+	return s + " [" + strings.Join(p.Supported, ", ") + "]"
+}
+
+func (p Profile) kind() string {
+	if p.Kind == "" {
+		return ContractKind
+	}
+	return p.Kind
+}
+
+// ProfileLine is the one line at the top of every report: the declared profile and whether every
+// applicable scenario passed (a known-failing case that passed is not counted as passed: it fails
+// the run), e.g.
+//
+//	profile: contract [preparation, environment_none, streaming] — 71/71 applicable passed, 4 not applicable — CERTIFIED
+//	profile: contract [preparation] — 69/71 applicable passed, 4 not applicable — NOT CERTIFIED: 2 failed
+func (r *Run) ProfileLine() string {
+	return r.profileLine(r.Summary())
+}
+
+func (r *Run) profileLine(s Summary) string {
+	parts := []string{fmt.Sprintf("%d/%d applicable passed", s.Pass-s.UnexpectedPasses, s.Applicable)}
+	if s.ExpectedFailures > 0 {
+		parts = append(parts, fmt.Sprintf("%d known failing", s.ExpectedFailures))
+	}
+	parts = append(parts, fmt.Sprintf("%d not applicable", s.NotApplicable))
+	return r.Profile.describe() + " — " + strings.Join(parts, ", ") + " — " + r.status(s)
+}
+
+// status is "CERTIFIED" or "NOT CERTIFIED: <why>".
+func (r *Run) status(s Summary) string {
+	if r.OK() {
+		return "CERTIFIED"
+	}
+	var why []string
+	add := func(n int, what string) {
+		if n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(s.Fail-s.ExpectedFailures, "failed")
+	add(s.UnexpectedPasses, "known failing passed")
+	add(s.Inconclusive, "inconclusive")
+	add(s.HarnessError, plural(s.HarnessError, "harness error", "harness errors"))
+	if s.Applicable == 0 {
+		why = append(why, "no applicable scenario ran")
+	}
+	return "NOT CERTIFIED: " + strings.Join(why, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
