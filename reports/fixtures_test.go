@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wirecheck/wirecheck/conformance"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/reports"
+	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 	"github.com/wirecheck/wirecheck/scriptedruntime"
@@ -123,16 +123,14 @@ var realResults = sync.OnceValue(func() []reports.Case {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out []reports.Case
-	for _, sc := range cat.Scenarios {
-		if sc.Tests.Covers(scenarios.SideRuntime) {
-			out = append(out, reports.Case{Result: conformance.ReferenceRuntime(ctx, sc, "42")})
-		}
+	for _, r := range runner.RunRuntime(ctx, runner.Select(cat, runner.Options{}), runner.ReferenceRuntime{}, runner.Options{Seed: "42", Parallel: 4}) {
+		out = append(out, reports.Case{Result: r})
 	}
 	// Scenarios that test a Core: the self-check is the only pairing here that plays them, from
 	// both sides.
 	for _, id := range []string{"connection/credential/missing", "connection/heartbeat/no-capabilities-before-the-first-heartbeat"} {
 		sc, _ := cat.Get(id)
-		core, runtime := conformance.SelfCheck(ctx, sc, "42")
+		core, runtime := runner.SelfCheck(ctx, sc, "42")
 		out = append(out, reports.Case{Result: core}, reports.Case{Result: runtime})
 	}
 	pairs, err := scenarios.LoadDir("../scriptedcore/testdata")
