@@ -75,3 +75,20 @@ func TestParseRejectsUnknownMembersOfAnErrorEvent(t *testing.T) {
 		t.Error(`{"error":"boom","cod":"server_error"} was accepted`)
 	}
 }
+
+// TestParseRejectsIncompleteTokenCounts: the five counts of usage.tokens are required on the wire,
+// and an absent measurement is unknown, not zero; the script's decoder accepts a partial tokens
+// object and the Runtime then sends the missing counts as 0.
+func TestParseRejectsIncompleteTokenCounts(t *testing.T) {
+	t.Skip("lead: a scripted usage.tokens without all five counts is accepted and the missing counts are sent as 0")
+	defer goleak.VerifyNone(t)
+	for _, opts := range []string{
+		`{"contract":{"turn":{"usage":{"tokens":{"input_tokens":1}}}}}`,
+		`{"contract":{"turn":{"events":[{"usage":{"tokens":{"output_tokens":2}}}]}}}`,
+		`{"contract":{"cancel":{"outcome":{"content":"","usage":{"tokens":{"total_tokens":3}}}}}}`,
+	} {
+		if _, err := contract.Parse(json.RawMessage(opts)); err == nil {
+			t.Errorf("agent_options %s was accepted", opts)
+		}
+	}
+}
