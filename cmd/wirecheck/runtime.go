@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/reference/runtime"
+	"github.com/wirecheck/wirecheck/reference/runtime/contract"
+	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+)
+
+// Exit codes of `wirecheck runtime`.
+const (
+	exitRefused      = 2 // a permanent refusal: 401, 403 or a 4001 close
+	exitIncompatible = 3 // 426 incompatible_version
+)
+
+// defaultCredentialEnv is the environment variable the daemon credential is read from.
+const defaultCredentialEnv = "WIRECHECK_CREDENTIAL"
+
+func init() { root.AddCommand(newRuntimeCommand()) }
+
+func newRuntimeCommand() *cobra.Command {
+	var (
+		server, device, credentialEnv, workspace, logLevel string
+	)
+	cmd := &cobra.Command{
+		Use:   "runtime",
+		Short: "Run the reference Runtime daemon, with the contract Harness, against a Core",
+		Long: `runtime runs the reference Runtime daemon against the Core at --server (a base URL ending in
+/api/v1) as device --device, with the contract Harness registered as agent kind "contract".
+
+The daemon credential is read only from the environment variable named by --credential-env; it is
+never accepted as a flag value and never logged. The daemon reconnects after transient failures and
+stops for good on a permanent refusal.
+
+SIGINT or SIGTERM shuts it down gracefully: native work settles, every Executor is closed, exit 0.
+Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any other permanent refusal
+(401, 403, or a 4001 close). Exit 1: the command could not start.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			level, err := parseLevel(logLevel)
+			if err != nil {
+				return err
+			}
+			credential := os.Getenv(credentialEnv)
+			if credential == "" {
+				return fmt.Errorf("the daemon credential is read from $%s, which is empty or unset", credentialEnv)
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return runDaemon(ctx, runtime.Config{
+				ServerURL: server, DeviceID: device, Credential: credential,
+				WorkspaceDirectory: workspace, DaemonVersion: buildVersion(), Logger: log,
+			}, log)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&server, "server", "", "Core's base URL, ending in /api/v1 (required)")
+	f.StringVar(&device, "device", "", "the device ID this daemon presents (required)")
+	f.StringVar(&credentialEnv, "credential-env", defaultCredentialEnv, "the environment variable that holds the daemon credential")
+	f.StringVar(&workspace, "workspace", "", "the daemon's bound workspace directory (default /workspace)")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	_ = cmd.MarkFlagRequired("server")
+	_ = cmd.MarkFlagRequired("device")
+	return cmd
+}
+
+// runDaemon runs the daemon with the contract Harness on the wall clock until ctx ends (nil) or a
+// permanent refusal (an exitError with that refusal's exit code).
+func runDaemon(ctx context.Context, cfg runtime.Config, log *slog.Logger) error {
+	cfg.Clock = clock.Real()
+	cfg.Harnesses = []harness.Harness{contract.New(cfg.Clock, runtime.ContractCapabilities())}
+	d, err := runtime.New(cfg)
+	if err != nil {
+		return err
+	}
+	log.Info("starting the reference Runtime", "server", cfg.ServerURL, "device", cfg.DeviceID, "version", cfg.DaemonVersion)
+	err = d.Run(ctx)
+	switch {
+	case err == nil:
+		log.Info("stopped: native work settled and every Executor closed")
+		return nil
+	case errors.Is(err, runtime.ErrIncompatibleVersion):
+		return &exitError{code: exitIncompatible, err: oneLine(err)}
+	case errors.Is(err, runtime.ErrPermanent):
+		return &exitError{code: exitRefused, err: oneLine(err)}
+	}
+	return err
+}
+
+// oneLine keeps a refusal on one line of stderr: its detail comes from the peer.
+func oneLine(err error) error {
+	s := strings.Join(strings.Fields(err.Error()), " ")
+	return errors.New(s)
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func buildVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return "wirecheck-" + info.Main.Version
+	}
+	return "wirecheck-(devel)"
+}

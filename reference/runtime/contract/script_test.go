@@ -1,0 +1,94 @@
+package contract_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/wirecheck/wirecheck/reference/runtime/contract"
+)
+
+// These pin what docs/contract-harness.md says about the script: where it is read from, its
+// defaults, and that a script that does not say exactly one known thing is refused.
+
+func TestParseDefaults(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, opts := range []string{``, `{}`, `{"other_harness":{"x":1}}`, `{"contract":{}}`, `{"contract":null}`} {
+		s, err := contract.Parse(json.RawMessage(opts))
+		if err != nil {
+			t.Errorf("agent_options %q: %v", opts, err)
+			continue
+		}
+		if s.Setup != nil || s.Turn != nil || s.Cancel != nil || s.Reusable != nil || s.NativeSession != "" || s.CloseFails {
+			t.Errorf("agent_options %q is not the empty script: %+v", opts, s)
+		}
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, tc := range []struct{ opts, want string }{
+		{`[]`, "agent_options"},
+		{`{"contract":{"reuseable":false}}`, `unknown field "reuseable"`},
+		{`{"contract":{"setup":{"fails":true}}}`, `unknown field "fails"`},
+		{`{"contract":{"turn":{"events":[{"delta":"a","thinking":"b"}]}}}`, "events[0]: needs exactly one member, has 2"},
+		{`{"contract":{"turn":{"events":[{}]}}}`, "events[0]: needs exactly one member, has 0"},
+		{`{"contract":{"turn":{"events":[{"delta":null}]}}}`, "events[0]: needs exactly one member, has 0"},
+		{`{"contract":{"turn":{"events":[{"tool_call":{"id":"t","name":"n","stage":"before","extra":1}}]}}}`, `unknown field "extra"`},
+		{`{"contract":{"cancel":{"outcome":{"content":"x","extra":1}}}}`, `unknown field "extra"`},
+		{`{"contract":{"setup":{"delay_ms":1.5}}}`, "delay_ms"},
+		{`{"contract":{"reusable":"no"}}`, "reusable"},
+	} {
+		_, err := contract.Parse(json.RawMessage(tc.opts))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("agent_options %s: error %v, want one containing %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+// TestParseRejectsMemberNamesInAnotherCase: JSON member names are case-sensitive on this wire, but
+// encoding/json folds case when it matches struct fields, so {"Turn": ...} or {"REUSABLE": false}
+// is read as turn/reusable instead of failing as an unknown member.
+func TestParseRejectsMemberNamesInAnotherCase(t *testing.T) {
+	t.Skip("lead: contract.Parse matches member names case-insensitively (encoding/json folding); a misspelt script must fail")
+	defer goleak.VerifyNone(t)
+	for _, opts := range []string{
+		`{"contract":{"Turn":{"wait_for_cancel":true}}}`,
+		`{"contract":{"REUSABLE":false}}`,
+		`{"contract":{"cancel":{"Settle_MS":100}}}`,
+	} {
+		if _, err := contract.Parse(json.RawMessage(opts)); err == nil {
+			t.Errorf("agent_options %s was accepted", opts)
+		}
+	}
+}
+
+// TestParseRejectsUnknownMembersOfAnErrorEvent: proto.ErrorPayload decodes leniently (its
+// UnmarshalJSON normalizes the engine classification and ignores other members), so the strict
+// decoder of the script does not reach inside turn.events[].error.
+func TestParseRejectsUnknownMembersOfAnErrorEvent(t *testing.T) {
+	t.Skip("lead: turn.events[].error accepts unknown members (proto.ErrorPayload.UnmarshalJSON is lenient); the script is strict everywhere else")
+	defer goleak.VerifyNone(t)
+	if _, err := contract.Parse(json.RawMessage(`{"contract":{"turn":{"events":[{"error":{"error":"boom","cod":"server_error"}}]}}}`)); err == nil {
+		t.Error(`{"error":"boom","cod":"server_error"} was accepted`)
+	}
+}
+
+// TestParseRejectsIncompleteTokenCounts: the five counts of usage.tokens are required on the wire,
+// and an absent measurement is unknown, not zero; the script's decoder accepts a partial tokens
+// object and the Runtime then sends the missing counts as 0.
+func TestParseRejectsIncompleteTokenCounts(t *testing.T) {
+	t.Skip("lead: a scripted usage.tokens without all five counts is accepted and the missing counts are sent as 0")
+	defer goleak.VerifyNone(t)
+	for _, opts := range []string{
+		`{"contract":{"turn":{"usage":{"tokens":{"input_tokens":1}}}}}`,
+		`{"contract":{"turn":{"events":[{"usage":{"tokens":{"output_tokens":2}}}]}}}`,
+		`{"contract":{"cancel":{"outcome":{"content":"","usage":{"tokens":{"total_tokens":3}}}}}}`,
+	} {
+		if _, err := contract.Parse(json.RawMessage(opts)); err == nil {
+			t.Errorf("agent_options %s was accepted", opts)
+		}
+	}
+}
