@@ -24,13 +24,6 @@ import (
 // against the child process; longer ones are left to the in-process run on the virtual clock.
 const realTimeBudget = time.Second
 
-// tolerateShutdownHang turns "the daemon ignored SIGTERM and was killed" into a skip with the
-// reason, while the daemon's known shutdown hang is open: a frame queued after the outbound loop
-// stopped never gets its result (reference/runtime/outbound_internal_test.go), which hangs the
-// daemon when SIGTERM lands within a millisecond of a reconnection, as it does at the end of a
-// scenario about once in 30 runs of this suite. Set it to false once that is fixed.
-const tolerateShutdownHang = true
-
 var _ = Describe("runtime: reference as a child process", Label("runtime", "process"), Ordered, func() {
 	var (
 		binary    string
@@ -91,10 +84,6 @@ var _ = Describe("runtime: reference as a child process", Label("runtime", "proc
 			}
 			Expect(r.Verdict).To(Equal(scenarios.Pass), "%s\n%s", r, childReport(r))
 			code, _, ok := conformance.ChildExitCode(r)
-			if !ok && tolerateShutdownHang {
-				Skip("lead: the wire part passed, but the daemon did not exit on SIGTERM (the outbound.enqueue-after-close hang, " +
-					"reference/runtime/outbound_internal_test.go)\n" + childReport(r))
-			}
 			Expect(ok).To(BeTrue(), "the child did not exit on its own or on SIGTERM\n%s", childReport(r))
 			want, why := expectedExit(sc)
 			Expect(code).To(Equal(want), "wirecheck runtime must exit %d: %s\n%s", want, why, childReport(r))

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 )
 
@@ -29,7 +28,7 @@ type admission struct {
 	errCode   string
 	startHash string
 
-	expiry      clock.Timer
+	stopExpiry  func()
 	cancelSetup context.CancelFunc
 }
 
@@ -56,15 +55,15 @@ func (a *admission) status() *proto.PreparationStatusPayload {
 func (a *admission) advanceLocked(state, code string) {
 	a.revision++
 	a.state, a.errCode = state, code
-	if a.retired() && a.expiry != nil {
-		a.expiry.Stop()
+	if a.retired() && a.stopExpiry != nil {
+		a.stopExpiry()
 	}
 }
 
 // abandon stops the admission's timers and native setup when the connection ends.
 func (a *admission) abandon() {
-	if a.expiry != nil {
-		a.expiry.Stop()
+	if a.stopExpiry != nil {
+		a.stopExpiry()
 	}
 	if a.cancelSetup != nil {
 		a.cancelSetup()
@@ -167,14 +166,11 @@ func (r *router) prepare(env proto.Envelope) {
 		expiresAt: now.Add(r.d.cfg.AdmissionExpiry).Truncate(time.Millisecond)}
 	r.records[a.reqID], r.byHandle[a.handle] = a, a
 	r.order = append(r.order, a)
-	a.expiry = r.d.cfg.Clock.NewTimer(r.d.cfg.AdmissionExpiry)
-	r.goOwned(func() { r.expireWhenDue(a, a.expiry) })
+	a.stopExpiry = r.afterFunc(r.d.cfg.AdmissionExpiry, func() { r.expire(a) })
 
 	if e := r.byStateKeyLocked(cfg.AgentStateKey); e != nil {
 		// A healthy idle Executor of the same configuration is reused without native setup.
-		if e.idleTimer != nil {
-			e.idleTimer.Stop()
-		}
+		e.stopIdleLocked()
 		e.state = execAdmitted
 		a.exec, a.reused = e, true
 		a.advanceLocked(proto.StateReady, "")
@@ -340,15 +336,9 @@ func (r *router) setup(ctx context.Context, a *admission, e *executor) {
 	r.awaitStatus(a, res)
 }
 
-// expireWhenDue publishes expired when the admission's fixed deadline passes before start. The
-// healthy Executor goes idle; it is not closed.
-func (r *router) expireWhenDue(a *admission, t clock.Timer) {
-	select {
-	case <-t.C():
-	case <-r.ctx.Done():
-		t.Stop()
-		return
-	}
+// expire publishes expired when the admission's fixed deadline passes before start. The healthy
+// Executor goes idle; it is not closed.
+func (r *router) expire(a *admission) {
 	r.mu.Lock()
 	if a.state != proto.StatePreparing && a.state != proto.StateReady {
 		r.mu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/runtime/harness"
 )
@@ -34,7 +33,15 @@ type executor struct {
 	caps        proto.AgentKindCapabilities // the declaration it was admitted with
 	native      harness.Executor
 	state       execState
-	idleTimer   clock.Timer
+	stopIdle    func() // cancels the idle expiry of the current idle period
+	idleGen     int    // which idle period the expiry belongs to
+}
+
+func (e *executor) stopIdleLocked() {
+	if e.stopIdle != nil {
+		e.stopIdle()
+		e.stopIdle = nil
+	}
 }
 
 // counted reports whether the Executor counts against the active capacity: everything but idle
@@ -85,19 +92,14 @@ func (r *router) byStateKeyLocked(key string) *executor {
 // expiry; the oldest idle Executor beyond the capacity is closed.
 func (r *router) idleLocked(e *executor) {
 	e.state = execIdle
-	t := r.d.cfg.Clock.NewTimer(proto.IdleExecutorExpiry)
-	e.idleTimer = t
-	r.goOwned(func() {
-		select {
-		case <-t.C():
-			r.mu.Lock()
-			still := e.state == execIdle && e.idleTimer == t
-			r.mu.Unlock()
-			if still {
-				r.closeExecutor(e)
-			}
-		case <-r.ctx.Done():
-			t.Stop()
+	e.idleGen++
+	gen := e.idleGen
+	e.stopIdle = r.afterFunc(proto.IdleExecutorExpiry, func() {
+		r.mu.Lock()
+		still := e.state == execIdle && e.idleGen == gen
+		r.mu.Unlock()
+		if still {
+			r.closeExecutor(e)
 		}
 	})
 	if _, _, idle := r.countsLocked(); idle > proto.IdleExecutorCapacity {
@@ -131,9 +133,7 @@ func (r *router) finishClose(e *executor) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if e.idleTimer != nil {
-		e.idleTimer.Stop()
-	}
+	e.stopIdleLocked()
 	if err != nil {
 		e.state = execInvalid
 		r.d.log.Warn("executor cleanup unconfirmed", "executor", e.id, "err", err)

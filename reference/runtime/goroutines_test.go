@@ -17,7 +17,6 @@ import (
 // fires, so both select on t.C() until r.ctx is cancelled: on a long-lived connection the daemon
 // grows by two goroutines (and two timers' worth of memory) per admission, without bound.
 func TestAdmissionCyclesDoNotAccumulateGoroutines(t *testing.T) {
-	t.Skip("lead: expireWhenDue and the idleLocked goroutine park on stopped timers until the connection ends (two goroutines per prepare/release cycle)")
 	verifyNoLeaks(t)
 	s := startDaemon(t)
 	var seq int

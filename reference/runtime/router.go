@@ -125,6 +125,25 @@ func (r *router) goOwned(f func()) {
 	}()
 }
 
+// afterFunc runs f once d has passed on the daemon's clock, in a goroutine the router owns. The
+// returned stop cancels it and ends its goroutine at once if it has not fired: a stopped timer alone
+// would leave the goroutine parked until the connection ends.
+func (r *router) afterFunc(d time.Duration, f func()) (stop func()) {
+	t := r.d.cfg.Clock.NewTimer(d)
+	cancel := make(chan struct{})
+	var once sync.Once
+	r.goOwned(func() {
+		defer t.Stop()
+		select {
+		case <-t.C():
+			f()
+		case <-cancel:
+		case <-r.ctx.Done():
+		}
+	})
+	return func() { once.Do(func() { close(cancel) }) }
+}
+
 // send writes a frame and waits until the write completed locally (or failed).
 func (r *router) send(env proto.Envelope) error { return <-r.out.enqueue(env) }
 
