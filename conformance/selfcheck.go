@@ -57,6 +57,7 @@ func (r *scriptedRuntime) Stop(ctx context.Context) error {
 // so triggering is a no-op, and checks read the scripted Core's state.
 type viewDriver struct{ view scriptedcore.View }
 
+func (d *viewDriver) Begin(context.Context, *scenarios.Scenario) error                    { return nil }
 func (d *viewDriver) Trigger(context.Context, *scenarios.Step, *scenarios.Bindings) error { return nil }
 func (d *viewDriver) Advance(time.Duration)                                               {}
 func (d *viewDriver) Disconnect(context.Context, *scenarios.CloseSpec) error              { return nil }

@@ -19,6 +19,10 @@ import (
 // in process; in the scripted-vs-scripted self-check the scripted Core acts on its own and the
 // driver only answers checks.
 type CoreDriver interface {
+	// Begin is called once per scenario, before the Runtime connects, so a driver can look ahead:
+	// a Core starts a Turn at the scenario's execution_prepare but takes the Turn's input from a
+	// later execution_start step.
+	Begin(ctx context.Context, sc *scenarios.Scenario) error
 	// Trigger makes Core send the frames of a core step (a frame or an any_order group). The
 	// templates are resolved against b as far as they are bound; Core chooses the rest.
 	Trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error
@@ -103,6 +107,11 @@ type run struct {
 
 func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, error) {
 	sc, p := r.p.Scenario, r.p
+	if d := r.cfg.Driver; d != nil {
+		if err := d.Begin(ctx, sc); err != nil {
+			return "", nil, fmt.Errorf("the Core driver could not begin the scenario: %w", err)
+		}
+	}
 	err := r.connect(ctx)
 	if want := expected(sc); want != nil {
 		var ref *httpRefusal
