@@ -134,6 +134,9 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 		}
 		return "", nil, err
 	}
+	// A check the driver cannot answer makes the scenario not applicable, but the conversation
+	// goes on: the wire steps after it still test the Core, and a later failure still fails it.
+	var notApplicable *scenarios.Failure
 	for _, st := range sc.Steps {
 		p.Rec.SetStep(st.Index)
 		f, err := r.step(ctx, st)
@@ -142,10 +145,20 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 		}
 		if f != nil {
 			if errors.Is(f.cause, ErrNotApplicable) {
+				if st.Kind == scenarios.StepCheck {
+					p.Rec.Event("not-applicable", f.Message)
+					if notApplicable == nil {
+						notApplicable = f.Failure
+					}
+					continue
+				}
 				return scenarios.NotApplicable, f.Failure, nil
 			}
 			return scenarios.Fail, f.Failure, nil
 		}
+	}
+	if notApplicable != nil {
+		return scenarios.NotApplicable, notApplicable, nil
 	}
 	return scenarios.Pass, nil, nil
 }
