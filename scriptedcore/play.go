@@ -248,6 +248,11 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 	for {
 		select {
 		case c := <-r.srv.conns:
+			if old := r.p.Conn; old != nil {
+				// A second connection for the same device while the first is open: the newer one
+				// replaces it, as Core does.
+				old.Close(1008, "preempted by newer connection from same device_id")
+			}
 			r.p.Conn = c
 			r.p.OnHeartbeat = r.view.observeHeartbeat
 			r.drainAttempts()

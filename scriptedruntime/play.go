@@ -247,8 +247,15 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 	case scenarios.StepDisconnect:
 		return r.disconnect(ctx, st)
 	case scenarios.StepReconnect:
+		old := p.Conn
 		if err := r.connect(ctx); err != nil {
+			if old != nil {
+				old.Drop()
+			}
 			return fail(p.Failf(st, "reconnecting failed: %v", err)), nil
+		}
+		if old != nil {
+			return fail(r.replaced(st, old)), nil
 		}
 		return nil, nil
 	case scenarios.StepCheck:
@@ -309,5 +316,19 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 		default:
 			return fail(p.Failf(st, "Core sent %s instead of closing the transport", in.Raw)), nil
 		}
+	}
+}
+
+// replaced checks the rule for a second connection of the same device while the first is still
+// open: the newer connection replaces the previous one, so Core must close the first.
+func (r *run) replaced(st *scenarios.Step, old *script.Conn) *scenarios.Failure {
+	t := time.NewTimer(r.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-old.Done():
+		return nil
+	case <-t.C:
+		old.Drop()
+		return r.p.Failf(st, "a newer connection for the same device must replace the previous one, but Core kept the first connection open for %v", r.cfg.Timeout)
 	}
 }

@@ -134,3 +134,12 @@ func TestUnanswerableCheckIsNotApplicableAndPlayGoesOn(t *testing.T) {
 		t.Fatalf("the scripted Runtime should report the check as not applicable:\n%s", rt)
 	}
 }
+
+// A reconnect while the first connection is open is a second connection for the device: the
+// scripted Core replaces the first (closes it), which the scripted Runtime requires.
+func TestSecondConnectionReplacesTheFirst(t *testing.T) {
+	core, rt := pair(t, "replace/second-connection", "replace/second-connection", scriptedcore.Config{})
+	if core.Verdict != scenarios.Pass || rt.Verdict != scenarios.Pass {
+		t.Fatalf("scripted Core:\n%s\nscripted Runtime:\n%s", core, rt)
+	}
+}
