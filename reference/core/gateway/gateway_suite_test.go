@@ -131,5 +131,3 @@ func types(evs []gateway.Event) []string {
 	}
 	return out
 }
-
-

@@ -40,7 +40,9 @@ type stream struct {
 	remove func()
 }
 
-func newStream(buf int, remove func()) *stream { return &stream{ch: make(chan Event, buf), remove: remove} }
+func newStream(buf int, remove func()) *stream {
+	return &stream{ch: make(chan Event, buf), remove: remove}
+}
 
 // deliver queues ev; a full buffer closes the stream with ErrSubscriberOverflow. last closes the
 // stream cleanly after ev.
