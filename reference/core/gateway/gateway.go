@@ -42,6 +42,8 @@ type Config struct {
 	Logger    *slog.Logger
 	// HeartbeatSeconds is what bootstrap tells the daemon; default 15.
 	HeartbeatSeconds int
+	// OnChange is called after a connection opened or closed or a capability snapshot changed.
+	OnChange func()
 }
 
 // Gateway serves the daemon routes and owns every connection.
@@ -113,6 +115,9 @@ func (g *Gateway) notify() {
 	close(g.changed)
 	g.changed = make(chan struct{})
 	g.mu.Unlock()
+	if g.cfg.OnChange != nil {
+		g.cfg.OnChange()
+	}
 }
 
 // Close closes every connection and waits for every goroutine the Gateway started.
