@@ -233,7 +233,11 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 			script.QuietWait(ctx, st.Window)
 			return nil, nil
 		}
-		return fail(p.ExpectSilence(st, st.Window, nil)), nil
+		f := p.ExpectSilence(st, st.Window, nil)
+		if f != nil && endedCleanly(p, st) {
+			f = nil
+		}
+		return fail(f), nil
 	case scenarios.StepSettle:
 		// The scripted Runtime's native work settles here: it stays quiet while Core watches.
 		script.QuietWait(ctx, st.Window)
@@ -331,4 +335,19 @@ func (r *run) replaced(st *scenarios.Step, old *script.Conn) *scenarios.Failure 
 		old.Drop()
 		return r.p.Failf(st, "a newer connection for the same device must replace the previous one, but Core kept the first connection open for %v", r.cfg.Timeout)
 	}
+}
+
+// endedCleanly: during the scenario's last step a peer that has played all its own steps may close
+// normally; that is the end of the conversation, not a broken silence.
+func endedCleanly(p *script.Player, st *scenarios.Step) bool {
+	if st.Index != len(p.Scenario.Steps) || p.Conn == nil {
+		return false
+	}
+	select {
+	case <-p.Conn.Done():
+	default:
+		return false
+	}
+	ce := p.Conn.ClosedErr()
+	return ce != nil && ce.Code == proto.CloseNormal
 }
