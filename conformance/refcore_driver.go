@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
@@ -27,6 +28,8 @@ import (
 //	prompt_cancel        cancel the Turn of that Run
 //	device_shutdown      shut the device down
 //
+// A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
+// because the Turn ended before start) names the Turn the scenario started.
 // disconnect {by: core, code: 4001} retires the device; another code closes its connection with
 // it; no code means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
 // read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
@@ -46,8 +49,14 @@ func (d *RefCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 	return nil
 }
 
-// Advance moves the Core's clock.
-func (d *RefCoreDriver) Advance(dur time.Duration) { d.Clock.Advance(dur) }
+// Advance moves the Core's clock, once Core has handled everything already routed to its Turns
+// (so the clock never overtakes a timer Core is about to arm).
+func (d *RefCoreDriver) Advance(dur time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = d.Core.Quiesce(ctx)
+	d.Clock.Advance(dur)
+}
 
 // Trigger makes the reference Core send the frames of a core step.
 func (d *RefCoreDriver) Trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
@@ -209,7 +218,14 @@ func (d *RefCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		if err != nil {
 			return false, "", err
 		}
-		t, err := d.Core.TurnByRun(run)
+		var t *store.Turn
+		if strings.Contains(run, "${") && d.turnID != "" {
+			// A Run ID Core chose but never sent (the Turn ended before start) is not bound:
+			// the check then names the Turn this scenario started.
+			t, err = d.Core.Turn(d.turnID)
+		} else {
+			t, err = d.Core.TurnByRun(run)
+		}
 		if err != nil {
 			return false, fmt.Sprintf("no Turn for run %s", run), nil
 		}

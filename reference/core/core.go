@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -94,6 +95,10 @@ func (c *Core) Close() error {
 	c.engine.Close()
 	return c.store.Close()
 }
+
+// Quiesce waits until every Turn runner has handled what was already routed to it (tests on a
+// virtual clock call it before advancing the clock).
+func (c *Core) Quiesce(ctx context.Context) error { return c.engine.Quiesce(ctx) }
 
 // Store exposes the durable records (read-only use: tests, tools).
 func (c *Core) Store() *store.Store { return c.store }

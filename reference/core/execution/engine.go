@@ -64,6 +64,7 @@ type Engine struct {
 	mu      sync.Mutex
 	runners map[string]*runner
 	closed  bool
+	parked  chan struct{} // closed and replaced whenever a runner parks
 }
 
 // Errors of Start and Cancel.
@@ -101,7 +102,7 @@ func New(cfg Config) *Engine {
 		cfg.OnChange = func(string) {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, runners: map[string]*runner{}}
+	return &Engine{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, runners: map[string]*runner{}, parked: make(chan struct{})}
 }
 
 // Reconcile settles the Turns a previous process left in flight (see ReconcileOutcome). Call it
@@ -255,3 +256,40 @@ func (e *Engine) Cancel(turnID string) error {
 
 // Context is cancelled when the engine closes.
 func (e *Engine) Context() context.Context { return e.ctx }
+
+func (e *Engine) parkedChanged() {
+	e.mu.Lock()
+	close(e.parked)
+	e.parked = make(chan struct{})
+	e.mu.Unlock()
+}
+
+// Quiesce waits until every runner waits with nothing queued: every frame already routed to a
+// Turn and every timer already fired has been handled. A virtual clock is advanced only then, so
+// an `advance` never overtakes a timer Core was about to arm.
+func (e *Engine) Quiesce(ctx context.Context) error {
+	for {
+		e.mu.Lock()
+		ch := e.parked
+		runners := make([]*runner, 0, len(e.runners))
+		for _, r := range e.runners {
+			runners = append(runners, r)
+		}
+		e.mu.Unlock()
+		idle := true
+		for _, r := range runners {
+			if !r.idle() {
+				idle = false
+				break
+			}
+		}
+		if idle {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
@@ -25,6 +26,11 @@ type runner struct {
 
 	cancelReq chan struct{}
 	finished  bool
+
+	// parked is true while the runner waits with nothing to do; Quiesce reads it (and the streams
+	// and timers below) under mu.
+	mu     sync.Mutex
+	parked bool
 
 	conn    Conn
 	prep    Stream
@@ -68,35 +74,98 @@ func (r *runner) loop() {
 	defer r.closeAll()
 	r.claim()
 	for !r.finished {
+		r.park(true)
 		select {
 		case <-r.e.ctx.Done():
+			r.park(false)
 			return // Core is stopping: the committed phase stays for the next Reconcile
 		case <-r.cancelReq:
+			r.park(false)
 			r.onCancel()
 		case <-timerC(r.retry):
-			r.retry = nil
+			r.park(false)
+			r.setRetry(nil)
 			r.claim()
 		case <-timerC(r.timer):
-			r.timer = nil
+			r.park(false)
+			r.setTimer(nil)
 			r.onTimer()
 		case ev, ok := <-events(r.prep):
+			r.park(false)
 			if !ok {
 				r.onPrepClosed()
 				continue
 			}
 			r.onStatus(ev)
 		case ev, ok := <-events(r.run):
+			r.park(false)
 			if !ok {
 				r.onRunClosed()
 				continue
 			}
 			r.onRunEvent(ev)
 		case ev, ok := <-events(r.ack):
+			r.park(false)
+			// Run frames and receipts travel on one ordered connection but reach the runner on two
+			// channels: apply every Run frame the gateway routed before this receipt first.
+			r.drainRun()
+			if r.finished {
+				continue
+			}
 			if !ok {
 				r.onAckClosed()
 				continue
 			}
 			r.onReceipt(ev)
+		}
+	}
+}
+
+func (r *runner) park(p bool) {
+	r.mu.Lock()
+	r.parked = p
+	r.mu.Unlock()
+	if p {
+		r.e.parkedChanged()
+	}
+}
+
+func (r *runner) setTimer(t clock.Timer) { r.mu.Lock(); r.timer = t; r.mu.Unlock() }
+func (r *runner) setRetry(t clock.Timer) { r.mu.Lock(); r.retry = t; r.mu.Unlock() }
+
+// idle reports whether the runner waits with nothing queued: no frame routed to it and no timer
+// fired that it has not handled yet.
+func (r *runner) idle() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.parked || len(r.cancelReq) > 0 {
+		return false
+	}
+	for _, s := range []Stream{r.prep, r.run, r.ack} {
+		if s != nil && len(s.Events()) > 0 {
+			return false
+		}
+	}
+	for _, t := range []clock.Timer{r.timer, r.retry} {
+		if t != nil && len(t.C()) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// drainRun applies the Run frames already routed to the subscription, without waiting.
+func (r *runner) drainRun() {
+	for r.run != nil && !r.finished {
+		select {
+		case ev, ok := <-r.run.Events():
+			if !ok {
+				r.onRunClosed()
+				continue
+			}
+			r.onRunEvent(ev)
+		default:
+			return
 		}
 	}
 }
@@ -261,7 +330,7 @@ func (r *runner) claim() {
 }
 
 func (r *runner) scheduleRetry() {
-	r.retry = r.e.cfg.Clock.NewTimer(r.backoff)
+	r.setRetry(r.e.cfg.Clock.NewTimer(r.backoff))
 	r.backoff *= 2
 	if r.backoff > r.e.cfg.MaxRetryBackoff {
 		r.backoff = r.e.cfg.MaxRetryBackoff
@@ -556,7 +625,7 @@ func (r *runner) onCancel() {
 			return
 		}
 		// No handle yet: release as soon as a status names it; never wait forever.
-		r.timer = r.e.cfg.Clock.NewTimer(proto.CancellationConfirmationTimeout)
+		r.setTimer(r.e.cfg.Clock.NewTimer(proto.CancellationConfirmationTimeout))
 	case store.PhaseStarting, store.PhaseRunning:
 		r.cancelRun()
 	}
@@ -581,7 +650,7 @@ func (r *runner) cancelRun() {
 		return
 	}
 	r.ack = ack
-	r.timer = r.e.cfg.Clock.NewTimer(proto.CancellationConfirmationTimeout)
+	r.setTimer(r.e.cfg.Clock.NewTimer(proto.CancellationConfirmationTimeout))
 	if !r.move(store.PhaseCancelling, nil) {
 		return
 	}

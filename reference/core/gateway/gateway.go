@@ -38,8 +38,11 @@ type Config struct {
 	// bootstrap's ws_url is derived from it, never from request headers.
 	PublicURL string
 	Auth      Authenticator
-	Clock     clock.Clock
-	Logger    *slog.Logger
+	// Clock runs the protocol's timers (the 60 s liveness timeout).
+	Clock clock.Clock
+	// TransportClock runs the per-frame write deadline; default the wall clock.
+	TransportClock clock.Clock
+	Logger         *slog.Logger
 	// HeartbeatSeconds is what bootstrap tells the daemon; default 15.
 	HeartbeatSeconds int
 	// OnChange is called after a connection opened or closed or a capability snapshot changed.
@@ -68,6 +71,9 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real()
+	}
+	if cfg.TransportClock == nil {
+		cfg.TransportClock = clock.Real()
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -274,11 +274,13 @@ func (s *Session) writeLoop() {
 	}
 }
 
-// write sends one frame within the per-frame write timeout, read from the injected clock.
+// write sends one frame within the per-frame write timeout. The deadline reads the transport
+// clock (the wall clock unless a test injects another): a virtual `advance` of the protocol clock
+// must not cut a write that has just completed.
 func (s *Session) write(raw []byte) error {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	t := s.clk.NewTimer(proto.WriteTimeout)
+	t := s.g.cfg.TransportClock.NewTimer(proto.WriteTimeout)
 	stop := make(chan struct{})
 	s.wg.Add(1)
 	go func() {
