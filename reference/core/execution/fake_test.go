@@ -101,9 +101,11 @@ func (c *fakeConn) sub(m map[string]*fakeStream, id string) (execution.Stream, e
 	return s, nil
 }
 
-func (c *fakeConn) SubscribeDurable(id string) (execution.Stream, error)     { return c.sub(c.runs, id) }
-func (c *fakeConn) SubscribePreparation(id string) (execution.Stream, error) { return c.sub(c.preps, id) }
-func (c *fakeConn) AwaitAck(id string) (execution.Stream, error)             { return c.sub(c.acks, id) }
+func (c *fakeConn) SubscribeDurable(id string) (execution.Stream, error) { return c.sub(c.runs, id) }
+func (c *fakeConn) SubscribePreparation(id string) (execution.Stream, error) {
+	return c.sub(c.preps, id)
+}
+func (c *fakeConn) AwaitAck(id string) (execution.Stream, error) { return c.sub(c.acks, id) }
 
 func (c *fakeConn) stream(m map[string]*fakeStream, id string) *fakeStream {
 	c.mu.Lock()
