@@ -30,6 +30,8 @@ type Config struct {
 	Policy    *policy.Policy
 	// HeartbeatSeconds is what bootstrap tells daemons; default 15.
 	HeartbeatSeconds int
+	// OnEvent, if set, sees every frame received for a Turn once it is journalled.
+	OnEvent func(turnID string, ev store.Event)
 }
 
 // Core is a running reference Core.
@@ -72,7 +74,7 @@ func Open(cfg Config) (*Core, error) {
 		return nil, err
 	}
 	c.engine = execution.New(execution.Config{Store: st, Conns: conns{c.gw}, Policy: cfg.Policy, Clock: cfg.Clock,
-		Logger: cfg.Logger, OnChange: func(string) { c.notify() }})
+		Logger: cfg.Logger, OnChange: func(string) { c.notify() }, OnEvent: cfg.OnEvent})
 	c.Reconciled, err = c.engine.Reconcile()
 	if err != nil {
 		c.engine.Close()

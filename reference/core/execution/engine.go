@@ -51,6 +51,9 @@ type Config struct {
 	MaxRetryBackoff time.Duration
 	// OnChange is called after every committed change of a Turn.
 	OnChange func(turnID string)
+	// OnEvent is called after a frame received for a Turn has been journalled (committed):
+	// in-process observers see it only once it is durable.
+	OnEvent func(turnID string, ev store.Event)
 }
 
 // Engine owns every running Turn.

@@ -338,7 +338,14 @@ func (r *runner) scheduleRetry() {
 }
 
 func (r *runner) received(ev gateway.Event) bool {
-	return r.journal(store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload})
+	rec := store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload}
+	if !r.journal(rec) {
+		return false
+	}
+	if r.e.cfg.OnEvent != nil {
+		r.e.cfg.OnEvent(r.t.ID, rec)
+	}
+	return true
 }
 
 // onStatus handles a preparation status that passed the revision rules.
