@@ -112,9 +112,9 @@ func New(cfg Config) *Engine {
 // once, before starting anything.
 func (e *Engine) Reconcile() ([]store.InFlight, error) {
 	settled, err := e.cfg.Store.Reconcile(ReconcileOutcome)
-	for _, f := range settled {
-		e.log.Warn("turn interrupted by a restart", "turn_id", f.TurnID, "phase", f.Phase)
-		e.cfg.OnChange(f.TurnID)
+	if len(settled) > 0 {
+		e.log.Warn("settled the Turns a previous process left in flight", "turns", len(settled))
+		e.cfg.OnChange("")
 	}
 	return settled, err
 }
