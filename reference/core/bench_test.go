@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core"
@@ -19,11 +21,18 @@ var (
 	seedFiles = map[string]string{}
 )
 
-// TestMain removes the seed files benchmarks share across their runs.
+// TestMain removes the seed files benchmarks share across their runs, and fails the package if
+// a test left a goroutine behind.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if seedDir != "" {
 		_ = os.RemoveAll(seedDir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutines left running:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }

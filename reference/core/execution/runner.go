@@ -237,14 +237,13 @@ func (r *runner) finish(o *store.Outcome) {
 		o.EffectUnknown = store.Dispatched(r.t.Phase)
 	}
 	from := r.t.Phase
-	t, err := r.e.cfg.Store.Finish(r.t.ID, o)
+	t, err := r.e.cfg.Store.Finish(r.t.ID, o, store.Event{Kind: store.EventTransition, Type: from + "→" + store.PhaseDone,
+		Note: strings.TrimSpace(o.Status + " " + o.Reason)})
 	if err != nil {
 		r.log.Error("recording the outcome failed", "error", err)
 		return
 	}
 	r.t = t
-	_, _ = r.e.cfg.Store.Append(r.t.ID, store.Event{Kind: store.EventTransition, Type: from + "→" + store.PhaseDone,
-		Note: strings.TrimSpace(o.Status + " " + o.Reason)})
 	r.log.Info("turn finished", "status", o.Status, "reason", o.Reason)
 	r.e.cfg.OnChange(r.t.ID)
 }
@@ -308,6 +307,11 @@ func (r *runner) claim() {
 		return
 	}
 	r.conn = conn
+	var admitted *proto.AgentKindCapabilities
+	if k := hb.Kind(r.cfg.AgentKind); k != nil && k.Capabilities != nil {
+		c := *k.Capabilities // a copy: the owner keeps this declaration whatever later heartbeats say
+		admitted = &c
+	}
 	prepareID := NewID()
 	prep, err := conn.SubscribePreparation(prepareID)
 	if err != nil {
@@ -316,7 +320,12 @@ func (r *runner) claim() {
 	}
 	r.prep = prep
 	r.handle, r.executor = "", ""
-	if !r.move(store.PhasePreparing, func(t *store.Turn) { t.PrepareID = prepareID; t.Claims++; t.Handle, t.ExecutorID = "", "" }) {
+	if !r.move(store.PhasePreparing, func(t *store.Turn) {
+		t.PrepareID = prepareID
+		t.Claims++
+		t.Handle, t.ExecutorID = "", ""
+		t.Admitted = admitted
+	}) {
 		return
 	}
 	env, err := proto.NewEnvelope(proto.TypeExecutionPrepare, prepareID, &proto.ExecutionPreparePayload{SessionID: r.t.SessionID, Configuration: r.cfg})

@@ -33,26 +33,32 @@ type Event struct {
 // number (from 1).
 func (st *Store) Append(turnID string, ev Event) (uint64, error) {
 	ev.At = st.clk.Now().UTC()
-	err := st.db.Update(func(tx *bolt.Tx) error {
-		jb, err := tx.Bucket(bJournal).CreateBucketIfNotExists([]byte(turnID))
-		if err != nil {
-			return err
-		}
-		seq, err := jb.NextSequence()
-		if err != nil {
-			return err
-		}
-		ev.Seq = seq
-		raw, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		return jb.Put(seqKey(seq), raw)
+	var seq uint64
+	err := st.db.Update(func(tx *bolt.Tx) (err error) {
+		seq, err = appendEvent(tx, turnID, ev)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("journal of turn %s: %w", turnID, err)
 	}
-	return ev.Seq, nil
+	return seq, nil
+}
+
+func appendEvent(tx *bolt.Tx, turnID string, ev Event) (uint64, error) {
+	jb, err := tx.Bucket(bJournal).CreateBucketIfNotExists([]byte(turnID))
+	if err != nil {
+		return 0, err
+	}
+	seq, err := jb.NextSequence()
+	if err != nil {
+		return 0, err
+	}
+	ev.Seq = seq
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return 0, err
+	}
+	return seq, jb.Put(seqKey(seq), raw)
 }
 
 // Journal returns a Turn's events in order.

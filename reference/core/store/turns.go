@@ -61,8 +61,11 @@ type Turn struct {
 	Recovered       bool               `json:"recovered,omitempty"` // the one retry after executor_unavailable was used
 	CancelRequested bool               `json:"cancel_requested,omitempty"`
 	Input           proto.MessageInput `json:"input"`
-	CreatedAt       time.Time          `json:"created_at"`
-	UpdatedAt       time.Time          `json:"updated_at"`
+	// Admitted is the declaration the Turn was admitted with at its last claim. A later heartbeat
+	// cannot add operations to it.
+	Admitted  *proto.AgentKindCapabilities `json:"admitted,omitempty"`
+	CreatedAt time.Time                    `json:"created_at"`
+	UpdatedAt time.Time                    `json:"updated_at"`
 	// Outcome is filled from the outcomes bucket when read; it is not part of the turn record.
 	Outcome *Outcome `json:"outcome,omitempty"`
 }
@@ -173,8 +176,9 @@ func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
 	return &out, nil
 }
 
-// Finish records a Turn's outcome, once, and moves it to PhaseDone in the same transaction.
-func (st *Store) Finish(id string, o *Outcome) (*Turn, error) {
+// Finish records a Turn's outcome, once, and moves it to PhaseDone in the same transaction; the
+// journal events given are appended in that transaction too.
+func (st *Store) Finish(id string, o *Outcome, events ...Event) (*Turn, error) {
 	var out Turn
 	err := st.db.Update(func(tx *bolt.Tx) error {
 		ob := tx.Bucket(bOutcomes)
@@ -193,6 +197,12 @@ func (st *Store) Finish(id string, o *Outcome) (*Turn, error) {
 		}
 		if err := put(ob, id, o); err != nil {
 			return err
+		}
+		for _, ev := range events {
+			ev.At = now
+			if _, err := appendEvent(tx, id, ev); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(bInflight).Delete([]byte(id))
 	})
