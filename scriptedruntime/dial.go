@@ -45,6 +45,13 @@ func bearer(h http.Header, credential string) {
 	}
 }
 
+// client makes one request per connection attempt; no idle keep-alive connection outlives a run.
+var client = func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableKeepAlives = true
+	return &http.Client{Transport: t}
+}()
+
 // bootstrap calls POST {server}/agent-daemon/bootstrap and returns the connection parameters.
 func bootstrap(ctx context.Context, serverURL string, id identity) (*proto.BootstrapResponse, error) {
 	body, _ := json.Marshal(proto.BootstrapRequest{DeviceID: id.deviceID})
@@ -55,7 +62,7 @@ func bootstrap(ctx context.Context, serverURL string, id identity) (*proto.Boots
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "wirecheck-scriptedruntime")
 	bearer(req.Header, id.credential)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +102,7 @@ func dial(ctx context.Context, wsURL string, id identity) (*websocket.Conn, erro
 	bearer(h, id.credential)
 	ctx, cancel := context.WithTimeout(ctx, proto.HandshakeTimeout)
 	defer cancel()
-	ws, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPHeader: h})
+	ws, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPHeader: h, HTTPClient: client})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			var body []byte

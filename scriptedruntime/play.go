@@ -19,6 +19,10 @@ import (
 // in process; in the scripted-vs-scripted self-check the scripted Core acts on its own and the
 // driver only answers checks.
 type CoreDriver interface {
+	// Begin is called once per scenario, before the Runtime connects, so a driver can look ahead:
+	// a Core starts a Turn at the scenario's execution_prepare but takes the Turn's input from a
+	// later execution_start step.
+	Begin(ctx context.Context, sc *scenarios.Scenario) error
 	// Trigger makes Core send the frames of a core step (a frame or an any_order group). The
 	// templates are resolved against b as far as they are bound; Core chooses the rest.
 	Trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error
@@ -118,6 +122,11 @@ type run struct {
 
 func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, error) {
 	sc, p := r.p.Scenario, r.p
+	if d := r.cfg.Driver; d != nil {
+		if err := d.Begin(ctx, sc); err != nil {
+			return "", nil, fmt.Errorf("the Core driver could not begin the scenario: %w", err)
+		}
+	}
 	err := r.connect(ctx)
 	if want := expected(sc); want != nil {
 		var ref *httpRefusal
@@ -140,6 +149,9 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 		}
 		return "", nil, err
 	}
+	// A check the driver cannot answer makes the scenario not applicable, but the conversation
+	// goes on: the wire steps after it still test the Core, and a later failure still fails it.
+	var notApplicable *scenarios.Failure
 	for _, st := range sc.Steps {
 		p.Rec.SetStep(st.Index)
 		f, err := r.step(ctx, st)
@@ -148,10 +160,20 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 		}
 		if f != nil {
 			if errors.Is(f.cause, ErrNotApplicable) {
+				if st.Kind == scenarios.StepCheck {
+					p.Rec.Event("not-applicable", f.Message)
+					if notApplicable == nil {
+						notApplicable = f.Failure
+					}
+					continue
+				}
 				return scenarios.NotApplicable, f.Failure, nil
 			}
 			return scenarios.Fail, f.Failure, nil
 		}
+	}
+	if notApplicable != nil {
+		return scenarios.NotApplicable, notApplicable, nil
 	}
 	return scenarios.Pass, nil, nil
 }
@@ -226,7 +248,11 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 			p.QuietWait(ctx, st)
 			return nil, nil
 		}
-		return fail(p.ExpectSilence(st, st.Window, nil)), nil
+		f := p.ExpectSilence(st, st.Window, nil)
+		if f != nil && endedCleanly(p, st) {
+			f = nil
+		}
+		return fail(f), nil
 	case scenarios.StepSettle:
 		// The scripted Runtime's native work settles here: it stays quiet while Core watches.
 		p.QuietWait(ctx, st)
@@ -240,8 +266,15 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 	case scenarios.StepDisconnect:
 		return r.disconnect(ctx, st)
 	case scenarios.StepReconnect:
+		old := p.Conn
 		if err := r.connect(ctx); err != nil {
+			if old != nil {
+				old.Drop()
+			}
 			return fail(p.Failf(st, "reconnecting failed: %v", err)), nil
+		}
+		if old != nil {
+			return fail(r.replaced(st, old)), nil
 		}
 		return nil, nil
 	case scenarios.StepCheck:
@@ -303,4 +336,33 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 			return fail(p.Failf(st, "Core sent %s instead of closing the transport", in.Raw)), nil
 		}
 	}
+}
+
+// replaced checks the rule for a second connection of the same device while the first is still
+// open: the newer connection replaces the previous one, so Core must close the first.
+func (r *run) replaced(st *scenarios.Step, old *script.Conn) *scenarios.Failure {
+	t := time.NewTimer(r.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-old.Done():
+		return nil
+	case <-t.C:
+		old.Drop()
+		return r.p.Failf(st, "a newer connection for the same device must replace the previous one, but Core kept the first connection open for %v", r.cfg.Timeout)
+	}
+}
+
+// endedCleanly: during the scenario's last step a peer that has played all its own steps may close
+// normally; that is the end of the conversation, not a broken silence.
+func endedCleanly(p *script.Player, st *scenarios.Step) bool {
+	if st.Index != len(p.Scenario.Steps) || p.Conn == nil {
+		return false
+	}
+	select {
+	case <-p.Conn.Done():
+	default:
+		return false
+	}
+	ce := p.Conn.ClosedErr()
+	return ce != nil && ce.Code == proto.CloseNormal
 }

@@ -122,3 +122,24 @@ func TestRetryAfterPermanentRejectionIsCaught(t *testing.T) {
 		t.Fatalf("a retry after 426 must fail the daemon:\n%s", core)
 	}
 }
+
+// A check the driver cannot answer makes the run not applicable, but the scripted Runtime plays
+// the steps after it: the scripted Core still receives the done that follows.
+func TestUnanswerableCheckIsNotApplicableAndPlayGoesOn(t *testing.T) {
+	core, rt := pair(t, "check/then-frame", "check/then-frame", scriptedcore.Config{})
+	if core.Verdict != scenarios.Pass {
+		t.Fatalf("the scripted Core should have received the frame after the check:\n%s", core)
+	}
+	if rt.Verdict != scenarios.NotApplicable || rt.Failure == nil || rt.Failure.Step != 1 {
+		t.Fatalf("the scripted Runtime should report the check as not applicable:\n%s", rt)
+	}
+}
+
+// A reconnect while the first connection is open is a second connection for the device: the
+// scripted Core replaces the first (closes it), which the scripted Runtime requires.
+func TestSecondConnectionReplacesTheFirst(t *testing.T) {
+	core, rt := pair(t, "replace/second-connection", "replace/second-connection", scriptedcore.Config{})
+	if core.Verdict != scenarios.Pass || rt.Verdict != scenarios.Pass {
+		t.Fatalf("scripted Core:\n%s\nscripted Runtime:\n%s", core, rt)
+	}
+}

@@ -35,7 +35,11 @@ func (c *Config) defaults() {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{}
+		// Bootstrap is one request per connection attempt: an idle keep-alive connection would only
+		// outlive the session that made it.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableKeepAlives = true
+		c.HTTPClient = &http.Client{Transport: t}
 	}
 	if c.WorkspaceDirectory == "" {
 		c.WorkspaceDirectory = "/workspace"

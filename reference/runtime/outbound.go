@@ -7,7 +7,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 )
 
@@ -21,7 +20,6 @@ type outbound struct {
 	mu     sync.Mutex // guards closed against enqueue, so nothing is queued after the drain
 	closed bool
 	ws     *websocket.Conn
-	clock  clock.Clock
 	queue  chan outFrame
 	stop   chan struct{}
 	done   chan struct{}
@@ -32,8 +30,8 @@ type outFrame struct {
 	result chan error
 }
 
-func newOutbound(ws *websocket.Conn, c clock.Clock) *outbound {
-	o := &outbound{ws: ws, clock: c, queue: make(chan outFrame, proto.RuntimeChannelFrames), stop: make(chan struct{}), done: make(chan struct{})}
+func newOutbound(ws *websocket.Conn) *outbound {
+	o := &outbound{ws: ws, queue: make(chan outFrame, proto.RuntimeChannelFrames), stop: make(chan struct{}), done: make(chan struct{})}
 	go o.loop()
 	return o
 }
@@ -48,7 +46,10 @@ func (o *outbound) loop() {
 				f.result <- errTransportClosed
 				continue
 			}
-			ctx, cancel := withClockTimeout(context.Background(), o.clock, proto.WriteTimeout)
+			// The per-frame write deadline guards the socket, not the protocol: it runs on the wall
+			// clock, so a scenario that advances the virtual clock by minutes cannot cancel (and so
+			// close) a write that is simply in flight.
+			ctx, cancel := context.WithTimeout(context.Background(), proto.WriteTimeout)
 			err := o.ws.Write(ctx, websocket.MessageText, f.data)
 			cancel()
 			if err != nil {

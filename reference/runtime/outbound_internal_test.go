@@ -10,7 +10,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 )
 
@@ -24,7 +23,7 @@ import (
 // of reconnecting and never exits.
 func TestOutboundAnswersEveryFrameQueuedAfterClose(t *testing.T) {
 	ws := loopbackConn(t)
-	o := newOutbound(ws, clock.Real())
+	o := newOutbound(ws)
 	o.close()
 	env := proto.MustEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{})
 	for i := range proto.RuntimeChannelFrames {

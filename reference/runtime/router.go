@@ -36,7 +36,7 @@ type router struct {
 
 func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &router{d: d, ws: ws, out: newOutbound(ws, d.cfg.Clock), ctx: ctx, cancel: cancel,
+	return &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
 		records: map[string]*admission{}, byHandle: map[string]*admission{}, executors: map[string]*executor{}, runs: map[string]*run{}}
 }
 

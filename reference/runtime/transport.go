@@ -120,7 +120,7 @@ func (d *Daemon) dial(ctx context.Context, wsURL string) (*websocket.Conn, error
 	u.RawQuery = q.Encode()
 	h := http.Header{}
 	h.Set("Authorization", "Bearer "+d.cfg.Credential)
-	ctx, cancel := withClockTimeout(ctx, d.cfg.Clock, proto.HandshakeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, proto.HandshakeTimeout) // a socket guard: wall clock, like the write deadline
 	defer cancel()
 	ws, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPHeader: h, HTTPClient: d.cfg.HTTPClient})
 	if err != nil {

@@ -1,0 +1,278 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core"
+	"github.com/wirecheck/wirecheck/reference/core/execution"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/scriptedruntime"
+)
+
+// RefCoreDriver is the CoreDriver of the reference Core in process. A core step's frame (resolved
+// against the bindings so far) says what Core must do:
+//
+//	execution_prepare    start a Turn with that configuration, unless a Turn is still in flight
+//	                     (then Core sends it on its own: a retry). The Turn's input is taken from
+//	                     the scenario's next execution_start step (Begin looks ahead).
+//	execution_start      nothing: Core starts by itself once the admission is ready
+//	execution_release    cancel the Turn before start (Core abandons the admission)
+//	prompt_cancel        cancel the Turn of that Run
+//	device_shutdown      shut the device down
+//
+// A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
+// because the Turn ended before start) names the Turn the scenario started.
+// disconnect {by: core, code: 4001} retires the device; another code closes its connection with
+// it; no code means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
+// read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
+// advance moves the Core's virtual clock.
+type RefCoreDriver struct {
+	Core     *core.Core
+	Clock    *clock.Fake
+	DeviceID string
+
+	sc     *scenarios.Scenario
+	turnID string
+}
+
+// Begin keeps the scenario so later triggers can look ahead.
+func (d *RefCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
+	d.sc, d.turnID = sc, ""
+	return nil
+}
+
+// Advance moves the Core's clock, once Core has handled everything already routed to its Turns
+// (so the clock never overtakes a timer Core is about to arm).
+func (d *RefCoreDriver) Advance(dur time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = d.Core.Quiesce(ctx)
+	d.Clock.Advance(dur)
+}
+
+// Trigger makes the reference Core send the frames of a core step.
+func (d *RefCoreDriver) Trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+	for _, f := range st.Frames() {
+		if err := d.trigger(ctx, f, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *RefCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+	switch st.Frame.Type {
+	case proto.TypeExecutionPrepare:
+		if d.turnID != "" {
+			if t, err := d.Core.Turn(d.turnID); err == nil && t.Outcome == nil {
+				return nil // the Turn is in flight: Core prepares again on its own
+			}
+		}
+		return d.startTurn(ctx, st, b)
+	case proto.TypeExecutionStart:
+		return nil
+	case proto.TypeExecutionRelease:
+		if d.turnID == "" {
+			return errors.New("execution_release before any Turn was started")
+		}
+		return d.Core.CancelTurn(d.turnID)
+	case proto.TypePromptCancel:
+		id, err := resolveString(st.Frame.ID, b)
+		if err != nil {
+			return err
+		}
+		t, err := d.Core.TurnByRun(id)
+		if err != nil {
+			return fmt.Errorf("prompt_cancel for run %s: %w", id, err)
+		}
+		return d.Core.CancelTurn(t.ID)
+	case proto.TypeDeviceShutdown:
+		var p proto.DeviceShutdownPayload
+		if st.Frame.Payload != nil {
+			if err := decodeTemplate(st.Frame.Payload, b, &p); err != nil {
+				return err
+			}
+		}
+		return d.Core.ShutdownDevice(d.DeviceID, p.Reason)
+	case proto.TypePromptRequest:
+		return fmt.Errorf("the reference Core starts every Turn through preparation; prompt_request is never a fallback: %w", scriptedruntime.ErrNotApplicable)
+	}
+	return fmt.Errorf("the reference Core does not send %s yet (a later issue adds that family): %w", st.Frame.Type, scriptedruntime.ErrNotApplicable)
+}
+
+func (d *RefCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+	var p struct {
+		Configuration json.RawMessage `json:"configuration"`
+	}
+	if err := decodeTemplate(st.Frame.Payload, b, &p); err != nil {
+		return err
+	}
+	var cfg proto.PromptRequestPayload
+	if err := json.Unmarshal(p.Configuration, &cfg); err != nil {
+		return fmt.Errorf("the configuration of %s: %w", st.Pos, err)
+	}
+	env := store.EnvironmentNone
+	if cfg.LocalEnvironment != nil {
+		env = store.EnvironmentSelfHosted
+	}
+	input, err := d.lookaheadInput(st, b)
+	if err != nil {
+		return err
+	}
+	if err := d.awaitCapabilities(ctx); err != nil {
+		return err
+	}
+	t, err := d.Core.StartTurn(execution.StartRequest{DeviceID: d.DeviceID, Configuration: cfg, Environment: env, Input: input})
+	if err != nil {
+		return err
+	}
+	d.turnID = t.ID
+	return nil
+}
+
+// lookaheadInput takes the input of the first execution_start after st, or a default text.
+func (d *RefCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings) (proto.MessageInput, error) {
+	for _, later := range d.sc.Steps {
+		if later.Index <= st.Index {
+			continue
+		}
+		for _, f := range later.Frames() {
+			if f.From != proto.Core || f.Frame.Type != proto.TypeExecutionStart || f.Frame.Payload == nil {
+				continue
+			}
+			var p struct {
+				Input proto.MessageInput `json:"input"`
+			}
+			if err := decodeTemplate(f.Frame.Payload, b, &p); err != nil {
+				return nil, err
+			}
+			return p.Input, nil
+		}
+	}
+	return proto.TextInput("hello"), nil
+}
+
+// awaitCapabilities waits until the device is connected and has heartbeated: device selection
+// needs a snapshot, and nothing may be inferred before one.
+func (d *RefCoreDriver) awaitCapabilities(ctx context.Context) error {
+	for {
+		changed := d.Core.Changed()
+		if _, known := d.Core.Capabilities(d.DeviceID); known {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("device %s never declared its capabilities", d.DeviceID)
+		}
+	}
+}
+
+// Disconnect makes the reference Core close the Runtime's transport.
+func (d *RefCoreDriver) Disconnect(_ context.Context, c *scenarios.CloseSpec) error {
+	switch c.Code {
+	case 0:
+		return nil // Core closes on its own; the scripted Runtime checks that it did
+	case proto.CloseRuntimeDeleted:
+		return d.Core.RetireDevice(d.DeviceID)
+	default:
+		return d.Core.CloseDevice(d.DeviceID, c.Code, c.Reason)
+	}
+}
+
+// Check answers a Core-side check from the reference Core's records.
+func (d *RefCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenarios.Bindings) error {
+	for {
+		changed := d.Core.Changed()
+		ok, state, err := d.holds(c, b)
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("%s does not hold: %s", c, state)
+		}
+	}
+}
+
+// holds reports whether a check holds now; err is set when it can no longer hold.
+func (d *RefCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, string, error) {
+	switch {
+	case c.Capabilities != nil:
+		got := "none"
+		if hb, known := d.Core.Capabilities(d.DeviceID); known && hb.Kind(c.Capabilities.Kind) != nil {
+			got = "complete"
+		}
+		return got == c.Capabilities.Declared, "declared " + got, nil
+	case c.Turn != nil:
+		run, err := resolveString(c.Turn.Run, b)
+		if err != nil {
+			return false, "", err
+		}
+		var t *store.Turn
+		if strings.Contains(run, "${") && d.turnID != "" {
+			// A Run ID Core chose but never sent (the Turn ended before start) is not bound:
+			// the check then names the Turn this scenario started.
+			t, err = d.Core.Turn(d.turnID)
+		} else {
+			t, err = d.Core.TurnByRun(run)
+		}
+		if err != nil {
+			return false, fmt.Sprintf("no Turn for run %s", run), nil
+		}
+		if t.Outcome == nil {
+			return false, "the Turn is in phase " + t.Phase, nil
+		}
+		o := t.Outcome
+		got := fmt.Sprintf("status %s, reason %q, engine %q (%s)", o.Status, o.Reason, o.EngineErrorCode, o.Error)
+		if o.Status != c.Turn.Status || o.Reason != c.Turn.Reason || o.EngineErrorCode != c.Turn.Engine {
+			return false, got, fmt.Errorf("the Turn's outcome is %s", got)
+		}
+		return true, got, nil
+	}
+	return false, "", fmt.Errorf("unknown check: %w", scriptedruntime.ErrNotApplicable)
+}
+
+// readOnly copies the bindings so resolving a template never binds a Core-chosen value early.
+func readOnly(b *scenarios.Bindings) *scenarios.Bindings {
+	out := scenarios.NewBindings()
+	for k, raw := range b.Snapshot() {
+		v, err := scenarios.DecodeJSON([]byte(raw))
+		if err == nil {
+			out.Bind(k, v)
+		}
+	}
+	return out
+}
+
+// keep leaves an unbound placeholder as it is written: Core chooses that value itself.
+func keep(name, _ string) scenarios.Value { return "${" + name + "}" }
+
+func decodeTemplate(tmpl scenarios.Value, b *scenarios.Bindings, out any) error {
+	v, err := readOnly(b).Resolve(tmpl, keep, nil)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
+}
+
+func resolveString(tmpl scenarios.Value, b *scenarios.Bindings) (string, error) {
+	var s string
+	if err := decodeTemplate(tmpl, b, &s); err != nil {
+		return "", err
+	}
+	return s, nil
+}

@@ -1,0 +1,192 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// The JSON API of the reference Core (README "The reference Core"):
+//
+//	POST /api/v1/devices              {"device_id"?, "workspace_id"?} → 201 {"device_id", "credential"}
+//	GET  /api/v1/devices/{id}         → {"device_id", "online", "capabilities"?}
+//	POST /api/v1/turns                {"device_id", "configuration", "environment", "input"} → 201 {"turn_id", "run_id", "session_id"}
+//	GET  /api/v1/turns/{id}           → the Turn record with its outcome once recorded
+//	GET  /api/v1/turns/{id}/journal   → the Turn's journal
+//	POST /api/v1/turns/{id}/cancel    → 202
+//
+// Errors are {"error": code, "detail": text}. A credential appears only in the answer that issues it.
+
+// APIError is the error body of the JSON API.
+type APIError struct {
+	Error   string   `json:"error"`
+	Detail  string   `json:"detail,omitempty"`
+	Missing []string `json:"missing,omitempty"`
+}
+
+// DeviceRequest registers a device.
+type DeviceRequest struct {
+	DeviceID    string `json:"device_id,omitempty"`
+	WorkspaceID string `json:"workspace_id,omitempty"`
+}
+
+// DeviceResponse answers a registration; the credential is shown this once.
+type DeviceResponse struct {
+	DeviceID   string `json:"device_id"`
+	Credential string `json:"credential"`
+}
+
+// DeviceStatus describes a device.
+type DeviceStatus struct {
+	DeviceID     string                  `json:"device_id"`
+	Online       bool                    `json:"online"`
+	Retired      bool                    `json:"retired,omitempty"`
+	Capabilities *proto.HeartbeatPayload `json:"capabilities,omitempty"`
+}
+
+// TurnRequest starts a Turn.
+type TurnRequest struct {
+	DeviceID      string                     `json:"device_id"`
+	Configuration proto.PromptRequestPayload `json:"configuration"`
+	Environment   string                     `json:"environment"`
+	Input         proto.MessageInput         `json:"input"`
+}
+
+// TurnResponse names the started Turn.
+type TurnResponse struct {
+	TurnID    string `json:"turn_id"`
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id"`
+}
+
+func (c *Core) registerAPI(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/v1/devices", c.apiRegisterDevice)
+	mux.HandleFunc("GET /api/v1/devices/{id}", c.apiDevice)
+	mux.HandleFunc("POST /api/v1/turns", c.apiStartTurn)
+	mux.HandleFunc("GET /api/v1/turns/{id}", c.apiTurn)
+	mux.HandleFunc("GET /api/v1/turns/{id}/journal", c.apiJournal)
+	mux.HandleFunc("POST /api/v1/turns/{id}/cancel", c.apiCancel)
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func replyError(w http.ResponseWriter, status int, code, detail string) {
+	reply(w, status, APIError{Error: code, Detail: detail})
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, proto.MaxFrameBytes))
+	if err == nil {
+		err = json.Unmarshal(body, v)
+	}
+	if err != nil {
+		replyError(w, http.StatusBadRequest, "bad_json", err.Error())
+		return false
+	}
+	return true
+}
+
+func (c *Core) apiRegisterDevice(w http.ResponseWriter, r *http.Request) {
+	var req DeviceRequest
+	if r.ContentLength != 0 && !decodeBody(w, r, &req) {
+		return
+	}
+	if req.DeviceID == "" {
+		req.DeviceID = execution.NewID()
+	}
+	cred, err := c.RegisterDevice(req.DeviceID, req.WorkspaceID)
+	if errors.Is(err, store.ErrExists) {
+		replyError(w, http.StatusConflict, "device_exists", "device "+req.DeviceID+" is already registered")
+		return
+	}
+	if err != nil {
+		replyError(w, http.StatusBadRequest, "invalid_device", err.Error())
+		return
+	}
+	c.log.Info("device registered", "device_id", req.DeviceID)
+	reply(w, http.StatusCreated, DeviceResponse{DeviceID: req.DeviceID, Credential: cred})
+}
+
+func (c *Core) apiDevice(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	d, err := c.store.Device(id)
+	if err != nil {
+		replyError(w, http.StatusNotFound, "unknown_device", "no device "+id)
+		return
+	}
+	hb, _ := c.Capabilities(id)
+	reply(w, http.StatusOK, DeviceStatus{DeviceID: id, Online: c.Online(id), Retired: d.Retired, Capabilities: hb})
+}
+
+func (c *Core) apiStartTurn(w http.ResponseWriter, r *http.Request) {
+	var req TurnRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Environment == "" {
+		req.Environment = store.EnvironmentNone
+	}
+	t, err := c.StartTurn(execution.StartRequest{DeviceID: req.DeviceID, Configuration: req.Configuration,
+		Environment: req.Environment, Input: req.Input})
+	var denied *execution.DeniedError
+	switch {
+	case errors.As(err, &denied):
+		reply(w, http.StatusUnprocessableEntity, APIError{Error: "admission_denied", Detail: denied.Decision.String(), Missing: denied.Decision.Missing})
+	case errors.Is(err, execution.ErrDeviceOffline):
+		replyError(w, http.StatusConflict, "device_offline", err.Error())
+	case errors.Is(err, execution.ErrInvalid):
+		replyError(w, http.StatusBadRequest, "invalid_turn", err.Error())
+	case err != nil:
+		replyError(w, http.StatusInternalServerError, "internal", err.Error())
+	default:
+		reply(w, http.StatusCreated, TurnResponse{TurnID: t.ID, RunID: t.RunID, SessionID: t.SessionID})
+	}
+}
+
+func (c *Core) apiTurn(w http.ResponseWriter, r *http.Request) {
+	t, err := c.Turn(r.PathValue("id"))
+	if err != nil {
+		replyError(w, http.StatusNotFound, "unknown_turn", "no Turn "+r.PathValue("id"))
+		return
+	}
+	reply(w, http.StatusOK, t)
+}
+
+func (c *Core) apiJournal(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := c.Turn(id); err != nil {
+		replyError(w, http.StatusNotFound, "unknown_turn", "no Turn "+id)
+		return
+	}
+	evs, err := c.Journal(id)
+	if err != nil {
+		replyError(w, http.StatusInternalServerError, "internal", err.Error())
+		return
+	}
+	reply(w, http.StatusOK, evs)
+}
+
+func (c *Core) apiCancel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	err := c.CancelTurn(id)
+	switch {
+	case errors.Is(err, execution.ErrNotFound):
+		replyError(w, http.StatusNotFound, "unknown_turn", "no Turn "+id)
+	case errors.Is(err, execution.ErrFinished):
+		replyError(w, http.StatusConflict, "turn_finished", err.Error())
+	case err != nil:
+		replyError(w, http.StatusConflict, "turn_not_running", strings.TrimSpace(err.Error()))
+	default:
+		reply(w, http.StatusAccepted, map[string]string{"turn_id": id, "status": "cancelling"})
+	}
+}

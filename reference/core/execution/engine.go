@@ -1,0 +1,298 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/policy"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// Stream is a subscription as the engine consumes it.
+type Stream interface {
+	Events() <-chan gateway.Event
+	Err() error
+	Close()
+}
+
+// Conn is one live daemon connection as the engine uses it.
+type Conn interface {
+	Capabilities() (*proto.HeartbeatPayload, bool)
+	Send(ctx context.Context, env proto.Envelope) error
+	SubscribeDurable(runID string) (Stream, error)
+	SubscribePreparation(requestID string) (Stream, error)
+	AwaitAck(deliveryID string) (Stream, error)
+}
+
+// Connections finds a device's live connection.
+type Connections interface {
+	Conn(deviceID string) (Conn, bool)
+}
+
+// Config configures an Engine.
+type Config struct {
+	Store  *store.Store
+	Conns  Connections
+	Policy *policy.Policy
+	Clock  clock.Clock
+	Logger *slog.Logger
+	// RetryBackoff is the first wait before a Turn left unclaimed (preparation_capacity, device
+	// offline) is claimed again; it doubles up to MaxRetryBackoff. Defaults 1 s and 30 s.
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	// OnChange is called after every committed change of a Turn.
+	OnChange func(turnID string)
+	// OnEvent is called after a frame received for a Turn has been journalled (committed):
+	// in-process observers see it only once it is durable.
+	OnEvent func(turnID string, ev store.Event)
+}
+
+// Engine owns every running Turn.
+type Engine struct {
+	cfg    Config
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	runners map[string]*runner
+	closed  bool
+	parked  chan struct{} // closed and replaced whenever a runner parks
+}
+
+// Errors of Start and Cancel.
+var (
+	ErrDeviceOffline = errors.New("the device has no live connection")
+	ErrInvalid       = errors.New("invalid Turn request")
+	ErrNotFound      = errors.New("no such Turn")
+	ErrFinished      = errors.New("the Turn already has an outcome")
+	ErrClosed        = errors.New("the engine is closed")
+)
+
+// DeniedError is a DENY at device selection: no Turn was recorded, no other Harness is chosen.
+type DeniedError struct{ Decision policy.Decision }
+
+func (e *DeniedError) Error() string { return "admission denied: " + e.Decision.String() }
+
+// New returns an Engine.
+func New(cfg Config) *Engine {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Policy == nil {
+		cfg.Policy = policy.New()
+	}
+	if cfg.RetryBackoff == 0 {
+		cfg.RetryBackoff = time.Second
+	}
+	if cfg.MaxRetryBackoff == 0 {
+		cfg.MaxRetryBackoff = 30 * time.Second
+	}
+	if cfg.OnChange == nil {
+		cfg.OnChange = func(string) {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, runners: map[string]*runner{}, parked: make(chan struct{})}
+}
+
+// Reconcile settles the Turns a previous process left in flight (see ReconcileOutcome). Call it
+// once, before starting anything.
+func (e *Engine) Reconcile() ([]store.InFlight, error) {
+	settled, err := e.cfg.Store.Reconcile(ReconcileOutcome)
+	if len(settled) > 0 {
+		e.log.Warn("settled the Turns a previous process left in flight", "turns", len(settled))
+		e.cfg.OnChange("")
+	}
+	return settled, err
+}
+
+// Close stops every runner. Turns still in flight keep their committed phase: the next Reconcile
+// settles them.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.cancel()
+	e.wg.Wait()
+}
+
+// StartRequest starts one Turn on a device.
+type StartRequest struct {
+	DeviceID string
+	// Configuration is the Agent configuration as Core resolved it (PromptRequestPayload-shaped,
+	// agent_options passed through unchanged). Core sets what it owns: the Session's state key,
+	// strict resume, the environment opt-in, and no Run identity or input.
+	Configuration proto.PromptRequestPayload
+	Environment   string
+	Input         proto.MessageInput
+}
+
+// Start records a Session and a queued Turn and runs it. Admission is evaluated here (device
+// selection) and again right before the Turn is claimed.
+func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if err := req.Input.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: input: %v", ErrInvalid, err)
+	}
+	if !policy.KnownEnvironment(req.Environment) {
+		return nil, fmt.Errorf("%w: environment %q must be none, openai_hosted or self_hosted", ErrInvalid, req.Environment)
+	}
+	sessionID := NewID()
+	cfg, err := prepareConfiguration(req, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	conn, ok := e.cfg.Conns.Conn(req.DeviceID)
+	if !ok {
+		return nil, fmt.Errorf("device %s: %w", req.DeviceID, ErrDeviceOffline)
+	}
+	hb, known := conn.Capabilities()
+	if d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known); d.Verdict != policy.Allow {
+		return nil, &DeniedError{Decision: d}
+	}
+	t := &store.Turn{ID: NewID(), SessionID: sessionID, DeviceID: req.DeviceID, AgentKind: cfg.AgentKind,
+		EnvironmentType: req.Environment, RunID: NewID(), Phase: store.PhaseQueued, Input: req.Input}
+	sess := &store.Session{ID: sessionID, DeviceID: req.DeviceID, EnvironmentType: req.Environment, Configuration: cfg}
+	if err := e.cfg.Store.CreateTurn(sess, t); err != nil {
+		return nil, err
+	}
+	r := newRunner(e, t, cfg, req)
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return t, nil // recorded and queued: the next Reconcile settles it
+	}
+	e.runners[t.ID] = r
+	e.wg.Add(1)
+	e.mu.Unlock()
+	_, _ = e.cfg.Store.Append(t.ID, store.Event{Kind: store.EventTransition, Type: "→" + store.PhaseQueued})
+	e.cfg.OnChange(t.ID)
+	go func() {
+		defer e.wg.Done()
+		defer func() {
+			e.mu.Lock()
+			delete(e.runners, t.ID)
+			e.mu.Unlock()
+		}()
+		r.loop()
+	}()
+	return t, nil
+}
+
+func (e *Engine) policyRequest(req StartRequest, cfg proto.PromptRequestPayload) policy.Request {
+	return policy.Request{Configuration: &cfg, Environment: req.Environment, Input: req.Input}
+}
+
+// prepareConfiguration builds the immutable Session configuration execution_prepare carries.
+func prepareConfiguration(req StartRequest, sessionID string) (proto.PromptRequestPayload, error) {
+	cfg := req.Configuration
+	if strings.TrimSpace(cfg.AgentKind) == "" {
+		return cfg, fmt.Errorf("%w: configuration.agent_kind is required", ErrInvalid)
+	}
+	cfg.ConversationID, cfg.RunID, cfg.Input = "", "", nil
+	cfg.WorkspaceAuthoring = false
+	cfg.AgentStateKey = proto.StateKeyFor(sessionID)
+	cfg.StrictResume = true
+	switch req.Environment {
+	case policy.EnvironmentNone:
+		if cfg.LocalEnvironment != nil {
+			return cfg, fmt.Errorf("%w: an Environment of type none has no local_environment binding", ErrInvalid)
+		}
+		cfg.DisableExecutionEnvironment = true
+	default:
+		if cfg.LocalEnvironment == nil {
+			return cfg, fmt.Errorf("%w: an Environment of type %s needs its local_environment binding", ErrInvalid, req.Environment)
+		}
+		cfg.DisableExecutionEnvironment = false
+	}
+	p := proto.ExecutionPreparePayload{SessionID: sessionID, Configuration: cfg}
+	if err := p.Validate(); err != nil {
+		return cfg, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := p.CheckPrepareConfiguration(); err != nil {
+		return cfg, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return cfg, nil
+}
+
+// Cancel asks a Turn to stop. Before start Core abandons the admission (execution_release) and the
+// Turn is cancelled; after start it sends prompt_cancel and the receipt decides the outcome.
+func (e *Engine) Cancel(turnID string) error {
+	e.mu.Lock()
+	r := e.runners[turnID]
+	e.mu.Unlock()
+	if r == nil {
+		t, err := e.cfg.Store.Turn(turnID)
+		switch {
+		case err != nil:
+			return fmt.Errorf("turn %s: %w", turnID, ErrNotFound)
+		case t.Outcome != nil:
+			return fmt.Errorf("turn %s: %w", turnID, ErrFinished)
+		default:
+			return fmt.Errorf("turn %s is not running in this process", turnID)
+		}
+	}
+	select {
+	case r.cancelReq <- struct{}{}:
+	default: // a cancellation is already pending
+	}
+	return nil
+}
+
+// Context is cancelled when the engine closes.
+func (e *Engine) Context() context.Context { return e.ctx }
+
+func (e *Engine) parkedChanged() {
+	e.mu.Lock()
+	close(e.parked)
+	e.parked = make(chan struct{})
+	e.mu.Unlock()
+}
+
+// Quiesce waits until every runner waits with nothing queued: every frame already routed to a
+// Turn and every timer already fired has been handled. A virtual clock is advanced only then, so
+// an `advance` never overtakes a timer Core was about to arm.
+func (e *Engine) Quiesce(ctx context.Context) error {
+	for {
+		e.mu.Lock()
+		ch := e.parked
+		runners := make([]*runner, 0, len(e.runners))
+		for _, r := range e.runners {
+			runners = append(runners, r)
+		}
+		e.mu.Unlock()
+		idle := true
+		for _, r := range runners {
+			if !r.idle() {
+				idle = false
+				break
+			}
+		}
+		if idle {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

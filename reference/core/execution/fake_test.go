@@ -1,0 +1,130 @@
+package execution_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution"
+	"github.com/wirecheck/wirecheck/reference/core/gateway"
+)
+
+// fakeStream is a subscription the test feeds by hand.
+type fakeStream struct {
+	mu     sync.Mutex
+	ch     chan gateway.Event
+	err    error
+	closed bool
+}
+
+func newFakeStream() *fakeStream { return &fakeStream{ch: make(chan gateway.Event, 256)} }
+
+func (s *fakeStream) Events() <-chan gateway.Event { return s.ch }
+func (s *fakeStream) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+func (s *fakeStream) Close() { s.end(nil) }
+func (s *fakeStream) end(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed, s.err = true, err
+	close(s.ch)
+}
+
+func (s *fakeStream) push(typ, id string, payload any) {
+	env := proto.MustEnvelope(typ, id, payload)
+	f, err := proto.ParseEnvelope(env)
+	ev := gateway.Event{Envelope: env, Frame: f, Invalid: err}
+	if err != nil {
+		ev.Frame = nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.ch <- ev
+	}
+}
+
+// fakeConn is a daemon connection the test plays the Runtime of.
+type fakeConn struct {
+	mu       sync.Mutex
+	hb       *proto.HeartbeatPayload
+	sent     chan proto.Envelope
+	sendFail map[string]error
+	subFail  error
+	preps    map[string]*fakeStream
+	runs     map[string]*fakeStream
+	acks     map[string]*fakeStream
+}
+
+func newFakeConn(hb *proto.HeartbeatPayload) *fakeConn {
+	return &fakeConn{hb: hb, sent: make(chan proto.Envelope, 64), sendFail: map[string]error{},
+		preps: map[string]*fakeStream{}, runs: map[string]*fakeStream{}, acks: map[string]*fakeStream{}}
+}
+
+func (c *fakeConn) Capabilities() (*proto.HeartbeatPayload, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hb, c.hb != nil
+}
+
+func (c *fakeConn) setCapabilities(hb *proto.HeartbeatPayload) { c.mu.Lock(); c.hb = hb; c.mu.Unlock() }
+
+func (c *fakeConn) Send(_ context.Context, env proto.Envelope) error {
+	c.mu.Lock()
+	err := c.sendFail[env.Type]
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	c.sent <- env
+	return nil
+}
+
+func (c *fakeConn) sub(m map[string]*fakeStream, id string) (execution.Stream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.subFail != nil {
+		return nil, c.subFail
+	}
+	if s, ok := m[id]; ok && !s.closed {
+		return nil, gateway.ErrDuplicate
+	}
+	s := newFakeStream()
+	m[id] = s
+	return s, nil
+}
+
+func (c *fakeConn) SubscribeDurable(id string) (execution.Stream, error) { return c.sub(c.runs, id) }
+func (c *fakeConn) SubscribePreparation(id string) (execution.Stream, error) {
+	return c.sub(c.preps, id)
+}
+func (c *fakeConn) AwaitAck(id string) (execution.Stream, error) { return c.sub(c.acks, id) }
+
+func (c *fakeConn) stream(m map[string]*fakeStream, id string) *fakeStream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return m[id]
+}
+
+type fakeConns struct {
+	mu   sync.Mutex
+	conn *fakeConn
+}
+
+func (f *fakeConns) Conn(string) (execution.Conn, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.conn == nil {
+		return nil, false
+	}
+	return f.conn, true
+}
+
+var errSend = errors.New("send failed")

@@ -1,0 +1,49 @@
+package gateway
+
+import "sync"
+
+// registry holds the live connection of each device. A newer connection replaces the previous one:
+// the old Session is closed and its Run and interaction routes are evicted, and the new one inherits
+// none of them. A late deregistration of the old Session never removes the newer one.
+type registry struct {
+	mu       sync.Mutex
+	byDevice map[string]*Session
+}
+
+func newRegistry() *registry { return &registry{byDevice: map[string]*Session{}} }
+
+// register installs s and returns the Session it replaced, if any.
+func (r *registry) register(s *Session) (replaced *Session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	replaced = r.byDevice[s.deviceID]
+	r.byDevice[s.deviceID] = s
+	return replaced
+}
+
+// deregister removes s only if it is still the device's Session.
+func (r *registry) deregister(s *Session) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byDevice[s.deviceID] != s {
+		return false
+	}
+	delete(r.byDevice, s.deviceID)
+	return true
+}
+
+func (r *registry) get(deviceID string) *Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byDevice[deviceID]
+}
+
+func (r *registry) all() []*Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Session, 0, len(r.byDevice))
+	for _, s := range r.byDevice {
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,328 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/wirecheck/wirecheck/proto"
+)
+
+// Environment types a Turn runs in.
+const (
+	EnvironmentNone         = "none"
+	EnvironmentOpenAIHosted = "openai_hosted"
+	EnvironmentSelfHosted   = "self_hosted"
+)
+
+// Session is Core's durable Session record: the device it is bound to and its immutable
+// configuration. MCP bearer tokens are removed before it is stored.
+type Session struct {
+	ID              string                     `json:"session_id"`
+	DeviceID        string                     `json:"device_id"`
+	EnvironmentType string                     `json:"environment_type"`
+	Configuration   proto.PromptRequestPayload `json:"configuration"`
+	NativeSessionID string                     `json:"native_session_id,omitempty"`
+	CreatedAt       time.Time                  `json:"created_at"`
+}
+
+// Phases of a Turn. package execution owns the transitions between them.
+const (
+	PhaseQueued     = "queued"     // recorded, not claimed: nothing sent to a Runtime
+	PhasePreparing  = "preparing"  // claimed: execution_prepare may have been sent
+	PhaseReady      = "ready"      // the admission is ready; no input submitted
+	PhaseStarting   = "starting"   // execution_start may have been sent: input may be submitted
+	PhaseRunning    = "running"    // started: the Run owns the admission
+	PhaseCancelling = "cancelling" // prompt_cancel may have been sent; its receipt owns the outcome
+	PhaseDone       = "done"       // the outcome is recorded
+)
+
+// Dispatched reports whether input may have reached a Runtime in this phase.
+func Dispatched(phase string) bool {
+	return phase == PhaseStarting || phase == PhaseRunning || phase == PhaseCancelling
+}
+
+// Turn is the mutable progress of one Turn.
+type Turn struct {
+	ID              string             `json:"turn_id"`
+	SessionID       string             `json:"session_id"`
+	DeviceID        string             `json:"device_id"`
+	AgentKind       string             `json:"agent_kind"`
+	EnvironmentType string             `json:"environment_type"`
+	RunID           string             `json:"run_id"`
+	Phase           string             `json:"phase"`
+	PrepareID       string             `json:"prepare_id,omitempty"` // current preparation request ID
+	Handle          string             `json:"handle,omitempty"`
+	ExecutorID      string             `json:"executor_id,omitempty"`
+	Claims          int                `json:"claims,omitempty"`    // execution_prepare attempts
+	Recovered       bool               `json:"recovered,omitempty"` // the one retry after executor_unavailable was used
+	CancelRequested bool               `json:"cancel_requested,omitempty"`
+	Input           proto.MessageInput `json:"input"`
+	// Admitted is the declaration the Turn was admitted with at its last claim. A later heartbeat
+	// cannot add operations to it.
+	Admitted  *proto.AgentKindCapabilities `json:"admitted,omitempty"`
+	CreatedAt time.Time                    `json:"created_at"`
+	UpdatedAt time.Time                    `json:"updated_at"`
+	// Outcome is filled from the outcomes bucket when read; it is not part of the turn record.
+	Outcome *Outcome `json:"outcome,omitempty"`
+}
+
+// Outcome is a Turn's terminal result, written once.
+type Outcome struct {
+	Status string `json:"status"`               // completed, failed, cancelled
+	Reason string `json:"error_code,omitempty"` // Core's error code (protocol-facts §6.2)
+	Error  string `json:"error,omitempty"`
+	// EffectUnknown: the native effect is unknown (a failed status does not prove the Harness
+	// failed, that nothing happened, or that cleanup completed).
+	EffectUnknown bool `json:"effect_unknown,omitempty"`
+	// Engine classification of the last error frame (§6.1); exposed only with engine_failed.
+	EngineErrorCode  string `json:"engine_error_code,omitempty"`
+	EngineHTTPStatus int    `json:"engine_http_status,omitempty"`
+	// PreparationErrorCode is the finite code of a preparation failure or rejection.
+	PreparationErrorCode string `json:"preparation_error_code,omitempty"`
+	// Denied names the capabilities whose absence denied admission at the final check.
+	Denied []string `json:"denied,omitempty"`
+
+	Content             string            `json:"content,omitempty"`
+	Transcript          string            `json:"transcript,omitempty"`
+	Usage               *proto.Usage      `json:"usage,omitempty"`
+	Metadata            map[string]string `json:"metadata,omitempty"`
+	SourceCompletedAtMS int64             `json:"source_completed_at_ms,omitempty"`
+	DoneObserved        bool              `json:"done_observed,omitempty"`
+	// CancelReceipt is the cancellation receipt, when one arrived.
+	CancelReceipt *proto.InteractionDecisionAckPayload `json:"cancel_receipt,omitempty"`
+	RecordedAt    time.Time                            `json:"recorded_at"`
+}
+
+// CreateTurn records a new Session (if s is not nil) and a queued Turn in one transaction.
+func (st *Store) CreateTurn(s *Session, t *Turn) error {
+	now := st.clk.Now().UTC()
+	t.CreatedAt, t.UpdatedAt = now, now
+	if t.Phase == "" {
+		t.Phase = PhaseQueued
+	}
+	return st.db.Update(func(tx *bolt.Tx) error {
+		if s != nil {
+			if s.CreatedAt.IsZero() {
+				s.CreatedAt = now
+			}
+			redacted := *s
+			redacted.Configuration = RedactConfiguration(s.Configuration)
+			if err := put(tx.Bucket(bSessions), s.ID, redacted); err != nil {
+				return err
+			}
+		}
+		tb := tx.Bucket(bTurns)
+		if tb.Get([]byte(t.ID)) != nil {
+			return fmt.Errorf("turn %s: %w", t.ID, ErrExists)
+		}
+		if tx.Bucket(bRuns).Get([]byte(t.RunID)) != nil {
+			return fmt.Errorf("run %s: %w", t.RunID, ErrExists)
+		}
+		rec := *t
+		rec.Outcome = nil
+		if err := put(tb, t.ID, rec); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bRuns).Put([]byte(t.RunID), []byte(t.ID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bInflight).Put([]byte(t.ID), []byte(t.Phase))
+	})
+}
+
+// RedactConfiguration removes every MCP bearer token: they are transient secrets that are never
+// persisted or logged.
+func RedactConfiguration(c proto.PromptRequestPayload) proto.PromptRequestPayload {
+	if len(c.MCPHTTPServers) > 0 {
+		servers := append([]proto.MCPHTTPServer(nil), c.MCPHTTPServers...)
+		for i := range servers {
+			if servers[i].BearerToken != "" {
+				servers[i].BearerToken = "[redacted]"
+			}
+		}
+		c.MCPHTTPServers = servers
+	}
+	return c
+}
+
+// UpdateTurn applies fn to a Turn without an outcome and commits it.
+func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
+	var out Turn
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bOutcomes).Get([]byte(id)) != nil {
+			return fmt.Errorf("turn %s: %w", id, ErrTerminal)
+		}
+		tb := tx.Bucket(bTurns)
+		if err := get(tb, id, &out); err != nil {
+			return fmt.Errorf("turn %s: %w", id, err)
+		}
+		if err := fn(&out); err != nil {
+			return err
+		}
+		out.UpdatedAt = st.clk.Now().UTC()
+		out.Outcome = nil
+		if err := put(tb, id, out); err != nil {
+			return err
+		}
+		return tx.Bucket(bInflight).Put([]byte(id), []byte(out.Phase))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Finish records a Turn's outcome, once, and moves it to PhaseDone in the same transaction; the
+// journal events given are appended in that transaction too.
+func (st *Store) Finish(id string, o *Outcome, events ...Event) (*Turn, error) {
+	var out Turn
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		ob := tx.Bucket(bOutcomes)
+		if ob.Get([]byte(id)) != nil {
+			return fmt.Errorf("turn %s: %w", id, ErrTerminal)
+		}
+		tb := tx.Bucket(bTurns)
+		if err := get(tb, id, &out); err != nil {
+			return fmt.Errorf("turn %s: %w", id, err)
+		}
+		now := st.clk.Now().UTC()
+		o.RecordedAt = now
+		out.Phase, out.UpdatedAt, out.Outcome = PhaseDone, now, nil
+		if err := put(tb, id, out); err != nil {
+			return err
+		}
+		if err := put(ob, id, o); err != nil {
+			return err
+		}
+		for _, ev := range events {
+			ev.At = now
+			if _, err := appendEvent(tx, id, ev); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bInflight).Delete([]byte(id))
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Outcome = o
+	return &out, nil
+}
+
+func readTurn(tx *bolt.Tx, id string) (*Turn, error) {
+	var t Turn
+	if err := get(tx.Bucket(bTurns), id, &t); err != nil {
+		return nil, fmt.Errorf("turn %s: %w", id, err)
+	}
+	var o Outcome
+	switch err := get(tx.Bucket(bOutcomes), id, &o); err {
+	case nil:
+		t.Outcome = &o
+	case ErrNotFound:
+	default:
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Turn returns a Turn with its outcome, if recorded.
+func (st *Store) Turn(id string) (*Turn, error) {
+	var t *Turn
+	err := st.db.View(func(tx *bolt.Tx) (err error) { t, err = readTurn(tx, id); return err })
+	return t, err
+}
+
+// TurnByRun returns the Turn of a Run ID.
+func (st *Store) TurnByRun(runID string) (*Turn, error) {
+	var t *Turn
+	err := st.db.View(func(tx *bolt.Tx) error {
+		id := tx.Bucket(bRuns).Get([]byte(runID))
+		if id == nil {
+			return fmt.Errorf("run %s: %w", runID, ErrNotFound)
+		}
+		var err error
+		t, err = readTurn(tx, string(id))
+		return err
+	})
+	return t, err
+}
+
+// Session returns a Session record.
+func (st *Store) Session(id string) (*Session, error) {
+	var s Session
+	err := st.db.View(func(tx *bolt.Tx) error { return get(tx.Bucket(bSessions), id, &s) })
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Turns returns every Turn with its outcome, oldest first.
+func (st *Store) Turns() ([]*Turn, error) {
+	var out []*Turn
+	err := st.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bTurns).ForEach(func(k, _ []byte) error {
+			t, err := readTurn(tx, string(k))
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
+			return nil
+		})
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, err
+}
+
+// InFlight is a Turn without an outcome, as a restart finds it.
+type InFlight struct {
+	TurnID string
+	Phase  string
+}
+
+// Reconcile hands every Turn without an outcome to decide, and records the outcomes it returns,
+// all in one transaction: a restarted Core settles what it cannot know before it serves anything.
+// decide sees only the phase the Turn had committed; it must not invent what it did not confirm.
+func (st *Store) Reconcile(decide func(InFlight) *Outcome) ([]InFlight, error) {
+	var settled []InFlight
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		ib, ob, tb := tx.Bucket(bInflight), tx.Bucket(bOutcomes), tx.Bucket(bTurns)
+		now := st.clk.Now().UTC()
+		var keys [][]byte
+		c := ib.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			f := InFlight{TurnID: string(k), Phase: string(v)}
+			o := decide(f)
+			if o == nil {
+				continue
+			}
+			if ob.Get(k) != nil {
+				return fmt.Errorf("turn %s: %w", f.TurnID, ErrTerminal)
+			}
+			o.RecordedAt = now
+			raw, err := json.Marshal(o)
+			if err != nil {
+				return err
+			}
+			if err := ob.Put(k, raw); err != nil {
+				return err
+			}
+			if tb.Get(k) == nil {
+				return fmt.Errorf("in-flight turn %s has no record", f.TurnID)
+			}
+			keys = append(keys, append([]byte(nil), k...))
+			settled = append(settled, f)
+		}
+		for _, k := range keys {
+			if err := ib.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return settled, err
+}
