@@ -53,6 +53,9 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 			if err != nil {
 				return err
 			}
+			if server == "" || device == "" {
+				return errors.New("--server and --device are required (or $WIRECHECK_CORE_URL and $WIRECHECK_DEVICE_ID)")
+			}
 			credential := os.Getenv(credentialEnv)
 			if credential == "" {
 				return fmt.Errorf("the daemon credential is read from $%s, which is empty or unset", credentialEnv)
@@ -67,13 +70,11 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&server, "server", "", "Core's base URL, ending in /api/v1 (required)")
-	f.StringVar(&device, "device", "", "the device ID this daemon presents (required)")
+	f.StringVar(&server, "server", os.Getenv("WIRECHECK_CORE_URL"), "Core's base URL, ending in /api/v1 (default $WIRECHECK_CORE_URL)")
+	f.StringVar(&device, "device", os.Getenv("WIRECHECK_DEVICE_ID"), "the device ID this daemon presents (default $WIRECHECK_DEVICE_ID)")
 	f.StringVar(&credentialEnv, "credential-env", defaultCredentialEnv, "the environment variable that holds the daemon credential")
 	f.StringVar(&workspace, "workspace", "", "the daemon's bound workspace directory (default /workspace)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
-	_ = cmd.MarkFlagRequired("server")
-	_ = cmd.MarkFlagRequired("device")
 	return cmd
 }
 

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wirecheck/wirecheck/reports"
+)
+
+// buildWirecheck builds this command into dir; static when asked (for a container image).
+func buildWirecheck(t *testing.T, dir string, static bool) string {
+	t.Helper()
+	bin := filepath.Join(dir, "wirecheck")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = os.Environ()
+	if static {
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// certifyAndCheckReports runs `wirecheck certify` with every report, requires exit 0, and checks
+// each report's structure: the evidence a third party attaches to its CI.
+func certifyAndCheckReports(t *testing.T, bin string, target ...string) {
+	t.Helper()
+	out := t.TempDir()
+	args := append([]string{"certify"}, target...)
+	args = append(args, "--label-filter", "!long-timer", "--parallel", "4", "--quiet",
+		"--junit", filepath.Join(out, "junit.xml"), "--json", filepath.Join(out, "report.json"),
+		"--html", filepath.Join(out, "report.html"), "--bundle", filepath.Join(out, "bundle"), "--markdown", "-")
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("certify took %v\n%s", time.Since(start).Round(time.Millisecond), stderr.String())
+	if err != nil {
+		t.Fatalf("certify: %v\nstdout:\n%s", err, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "CERTIFIED") || !strings.Contains(stderr.String(), "— CERTIFIED") {
+		t.Fatalf("no CERTIFIED profile line:\n%s\n%s", stdout.String(), stderr.String())
+	}
+
+	var suites struct {
+		XMLName xml.Name `xml:"testsuites"`
+		Tests   int      `xml:"tests,attr"`
+		Fail    int      `xml:"failures,attr"`
+		Suites  []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "junit.xml"))
+	if err != nil || xml.Unmarshal(data, &suites) != nil {
+		t.Fatalf("junit.xml: %v", err)
+	}
+	if suites.Tests < 50 || suites.Fail != 0 || len(suites.Suites) < 4 {
+		t.Fatalf("junit: %d tests, %d failures, %d suites", suites.Tests, suites.Fail, len(suites.Suites))
+	}
+
+	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(reports.JSONSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("report.schema.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(doc); err != nil {
+		t.Fatalf("report.json does not match its schema: %v", err)
+	}
+	var summary struct {
+		OK      bool `json:"ok"`
+		Profile struct {
+			Supported []string `json:"supported"`
+		} `json:"profile"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	_ = json.Unmarshal(raw, &summary)
+	if !summary.OK || len(summary.Profile.Supported) == 0 {
+		t.Fatalf("report.json: ok=%v, profile %v", summary.OK, summary.Profile.Supported)
+	}
+
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !bytes.Contains(html, []byte("<svg")) || bytes.Contains(html, []byte(`src="http`)) {
+		t.Fatalf("report.html is missing its diagrams or is not self-contained (%v)", err)
+	}
+	for _, name := range []string{reports.BundleManifest, reports.BundleJUnit, reports.BundleJSON, reports.BundleHTML, reports.BundleMarkdown} {
+		if _, err := os.Stat(filepath.Join(out, "bundle", name)); err != nil {
+			t.Errorf("bundle lacks %s", name)
+		}
+	}
+	transcripts, _ := filepath.Glob(filepath.Join(out, "bundle", "transcripts", "*.jsonl"))
+	if len(transcripts) < 50 {
+		t.Errorf("bundle has %d transcripts", len(transcripts))
+	}
+}
+
+// The main job: certify the reference Runtime as a child process with the whole catalog (the
+// long-timer scenarios are left to the gate's virtual clock).
+func TestCertifyTheReferenceRuntimeAsAChildProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildWirecheck(t, t.TempDir(), false)
+	certifyAndCheckReports(t, bin, "--runtime-cmd", bin+" runtime --server {core_url} --device {device_id}")
+}
+
+// The same certification against a container image built from the reference Runtime without a
+// registry: a static binary imported as the image's only file.
+func TestCertifyTheReferenceRuntimeAsAnImage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an image")
+	}
+	engine, err := exec.LookPath("podman")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI must have podman (see .ci/install-container-engine.sh)")
+		}
+		t.Skip("no podman on this machine")
+	}
+	if os.Getenv("CONTAINERS_CONF") == "" {
+		abs, _ := filepath.Abs("../../.ci/containers.conf")
+		t.Setenv("CONTAINERS_CONF", abs)
+	}
+	dir := t.TempDir()
+	bin := buildWirecheck(t, dir, true)
+	image := "localhost/wirecheck-reference:test-" + time.Now().Format("150405")
+	if err := importImage(engine, bin, filepath.Join(dir, "rootfs.tar"), image); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exec.Command(engine, "rmi", "-f", image).Run() })
+	certifyAndCheckReports(t, buildWirecheck(t, t.TempDir(), false), "--runtime-image", image, "--engine", engine)
+}
+
+// importImage makes an image whose only file is the static binary at /wirecheck, running
+// `wirecheck runtime` (it reads WIRECHECK_CORE_URL and WIRECHECK_DEVICE_ID).
+func importImage(engine, bin, tarPath, image string) error {
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(tarPath)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(f)
+	if err := tw.WriteHeader(&tar.Header{Name: "wirecheck", Mode: 0o755, Size: int64(len(data)), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(data); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	out, err := exec.Command(engine, "import", "--change", `ENTRYPOINT ["/wirecheck", "runtime"]`, tarPath, image).CombinedOutput()
+	if err != nil {
+		return &exec.ExitError{Stderr: out}
+	}
+	return nil
+}
