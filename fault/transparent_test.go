@@ -32,10 +32,10 @@ var catalog = func() *scenarios.Catalog {
 // relayed wraps a launched Runtime: it is pointed at a relay whose upstream is the scripted Core,
 // and stopping it closes the relay.
 type relayed struct {
-	done   chan struct{}
-	relay  *fault.Relay
-	stop   func(ctx context.Context) error
-	once   sync.Once
+	done  chan struct{}
+	relay *fault.Relay
+	stop  func(ctx context.Context) error
+	once  sync.Once
 }
 
 func (r *relayed) Done() <-chan struct{} { return r.done }
