@@ -52,6 +52,11 @@ func newRawCore() *rawCore {
 		_ = json.NewEncoder(w).Encode(proto.BootstrapResponse{DeviceID: req.DeviceID, WorkspaceID: "w",
 			WSURL: "ws://" + r.Host + proto.RouteWebSocket, HeartbeatSeconds: 15, ProtocolVersion: proto.Version})
 	})
+	mux.HandleFunc(proto.RouteDeviceStatus, func(w http.ResponseWriter, r *http.Request) {
+		c.sawAuth(r)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(proto.DeviceStatusResponse{DeviceID: r.URL.Query().Get(proto.QueryDeviceID), Online: true})
+	})
 	mux.HandleFunc(proto.RouteWebSocket, func(w http.ResponseWriter, r *http.Request) {
 		c.sawAuth(r)
 		c.mu.Lock()
