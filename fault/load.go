@@ -116,6 +116,9 @@ func (p *loader) yamlError(err error) {
 // fields checks a mapping's keys against the allowed ones and returns key → value; the key nodes
 // are returned too, for the lines of errors about them.
 func (p *loader) fields(n *yaml.Node, what string, allowed ...string) (map[string]*yaml.Node, map[string]*yaml.Node) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return map[string]*yaml.Node{}, map[string]*yaml.Node{}
 	}
@@ -146,7 +149,7 @@ func (p *loader) schedule(n *yaml.Node) *Schedule {
 	s := &Schedule{}
 	if v := f["seed"]; v != nil {
 		seed, err := strconv.ParseUint(v.Value, 10, 64)
-		if v.Kind != yaml.ScalarNode || err != nil {
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil {
 			p.errorf(v.Line, "seed must be an unsigned 64-bit integer, got %q", v.Value)
 		}
 		s.Seed = seed

@@ -172,3 +172,11 @@ func TestGoAPIValidation(t *testing.T) {
 		t.Errorf("an invalid schedule: %v", err)
 	}
 }
+
+// An alias stands for what it names: the second rule repeats the first, name included.
+func TestAliasesResolve(t *testing.T) {
+	_, err := fault.LoadSchedule("x.yaml", []byte("rules:\n  - &r {name: a, drop: {}}\n  - *r\n"))
+	if err == nil || !strings.Contains(err.Error(), `x.yaml:3: rule "a": the name is already used by the rule at line 2`) {
+		t.Fatalf("got %v", err)
+	}
+}
