@@ -69,7 +69,7 @@ type Relay struct {
 	ln        net.Listener
 	stopCtx   func() bool // stops the context.AfterFunc of Start
 
-	noRules atomic.Bool // the fast path: nothing to match
+	filters atomic.Pointer[filters] // which frames no armed rule can select, read without r.mu
 
 	mu       sync.Mutex
 	started  bool
@@ -127,9 +127,9 @@ func New(upstream string, sched *Schedule, opts Options) (*Relay, error) {
 	for _, rule := range sched.Rules {
 		r.rules = append(r.rules, r.arm(rule))
 	}
-	r.noRules.Store(len(r.rules) == 0)
+	r.refilter()
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.transport = &http.Transport{Proxy: nil, DialContext: (&net.Dialer{}).DialContext, ForceAttemptHTTP2: false,
+	r.transport = &http.Transport{Proxy: nil, DialContext: batchDial, ForceAttemptHTTP2: false,
 		MaxIdleConnsPerHost: 4, TLSHandshakeTimeout: proto.HandshakeTimeout}
 	r.proxy = &httputil.ReverseProxy{Rewrite: r.rewrite, ModifyResponse: r.modifyResponse,
 		Transport: r.transport, ErrorHandler: r.proxyError, ErrorLog: slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)}
@@ -170,7 +170,7 @@ func (r *Relay) Start(ctx context.Context) (string, error) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		_ = r.srv.Serve(ln)
+		_ = r.srv.Serve(batchListener{ln})
 	}()
 	r.stopCtx = context.AfterFunc(ctx, r.Close)
 	r.log.Info("fault relay: listening", "url", r.URL(), "upstream", r.upstream.Redacted())
@@ -234,7 +234,7 @@ func (r *Relay) Arm(rule Rule) error {
 		}
 	}
 	r.rules = append(r.rules, r.arm(rule))
-	r.noRules.Store(false)
+	r.refilter()
 	return nil
 }
 
@@ -259,7 +259,7 @@ func (r *Relay) Disarm(name string) bool {
 		}
 	}
 	r.refusals = refusals
-	r.noRules.Store(len(r.rules) == 0)
+	r.refilter()
 	return found
 }
 

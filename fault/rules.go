@@ -1,9 +1,11 @@
 package fault
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -124,7 +126,7 @@ type firedClose struct {
 // holding says that a frame of this direction is held for reorder. Rule evaluation, the draws
 // and the events happen under r.mu, so the event log has one order.
 func (r *Relay) decide(conn int, dir Direction, data []byte, holding bool) *plan {
-	if r.noRules.Load() {
+	if r.filters.Load().skip(dir, data) {
 		return nil
 	}
 	f := &frameInfo{}
@@ -132,6 +134,12 @@ func (r *Relay) decide(conn int, dir Direction, data []byte, holding bool) *plan
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var p *plan
+	spent := false
+	defer func() {
+		if spent {
+			r.refilter()
+		}
+	}()
 	for _, a := range r.rules {
 		if a.spent || !a.selects(dir, f, r.bindings) {
 			continue
@@ -142,6 +150,7 @@ func (r *Relay) decide(conn int, dir Direction, data []byte, holding bool) *plan
 				continue
 			}
 			a.spent = true
+			spent = true
 		}
 		if prob := a.rule.Match.Probability; prob > 0 && prob < 1 {
 			if draw := r.rngs[dir].Float64(); draw >= prob {
@@ -220,4 +229,63 @@ func stopOf(act Action, dir Direction) Direction {
 		return dir
 	}
 	return act.Stop
+}
+
+// filters say, per direction, which frames no live rule can select, so that the relay forwards
+// them without decoding them or taking its lock: the fast path of a relay whose rules address a
+// few types.
+type filters [2]prefilter
+
+type prefilter struct {
+	none  bool     // no live rule covers the direction
+	all   bool     // a live rule selects frames of any type (or frames that are not envelopes)
+	types [][]byte // `"type"`, quoted, for every live rule that names one
+}
+
+func dirIndex(d Direction) int {
+	if d == CoreToRuntime {
+		return 0
+	}
+	return 1
+}
+
+// skip reports that no live rule can select data. It is exact: a frame whose type is T and that
+// holds no escape (no backslash) contains `"T"` verbatim; one with an escape is always decoded.
+func (f *filters) skip(dir Direction, data []byte) bool {
+	p := &f[dirIndex(dir)]
+	switch {
+	case p.none:
+		return true
+	case p.all:
+		return false
+	case bytes.IndexByte(data, '\\') >= 0:
+		return false
+	}
+	for _, t := range p.types {
+		if bytes.Contains(data, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// refilter recomputes the filters from the live rules; the caller holds r.mu.
+func (r *Relay) refilter() {
+	var f filters
+	for i, dir := range []Direction{CoreToRuntime, RuntimeToCore} {
+		p := &f[i]
+		p.none = true
+		for _, a := range r.rules {
+			if a.spent || !a.rule.Match.Direction.covers(dir) {
+				continue
+			}
+			p.none = false
+			if a.rule.Match.Type == "" {
+				p.all = true
+				continue
+			}
+			p.types = append(p.types, []byte(strconv.Quote(a.rule.Match.Type)))
+		}
+	}
+	r.filters.Store(&f)
 }

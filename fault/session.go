@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,9 +49,9 @@ func (s *session) run() {
 	go func() { defer pumps.Done(); s.pump(RuntimeToCore) }()
 	pumps.Wait()
 	s.cancel()
-	s.timers.Wait()
 	_ = s.rt.CloseNow()
 	_ = s.core.CloseNow()
+	s.timers.Wait()
 	s.r.mu.Lock()
 	delete(s.r.sessions, s)
 	s.r.mu.Unlock()
@@ -80,8 +81,18 @@ type outFrame struct {
 func (s *session) pump(dir Direction) {
 	src, _ := s.legs(dir)
 	var held *outFrame // a frame held for reorder
+	var buf bytes.Buffer
 	for {
-		typ, data, err := src.Read(s.ctx)
+		// Reads and writes take no context: cancelling one would close the socket. The session
+		// ends them by closing the sockets.
+		typ, rd, err := src.Reader(context.Background())
+		if err == nil {
+			if buf.Cap() > 1<<20 {
+				buf = bytes.Buffer{} // do not keep a huge frame's buffer for the session
+			}
+			buf.Reset()
+			_, err = buf.ReadFrom(rd)
+		}
 		if err != nil {
 			if held != nil {
 				s.r.recordLocked(Event{Conn: s.n, Direction: dir, Type: held.env.Type, ID: held.env.ID, Rule: held.holdRule,
@@ -93,6 +104,7 @@ func (s *session) pump(dir Direction) {
 		if s.isStopped(dir) {
 			continue // half-open: nothing gets through
 		}
+		data := buf.Bytes() // valid until the next read: a frame that waits is copied
 		p := s.r.decide(s.n, dir, data, held != nil)
 		if p == nil {
 			s.write(dir, typ, data)
@@ -111,6 +123,7 @@ func (s *session) pump(dir Direction) {
 					t.Stop()
 				}
 			case p.delay > 0:
+				f.data = bytes.Clone(f.data)
 				s.timers.Add(1)
 				go func() {
 					defer s.timers.Done()
@@ -123,6 +136,7 @@ func (s *session) pump(dir Direction) {
 					}
 				}()
 			case p.reorder:
+				f.data = bytes.Clone(f.data)
 				held = f
 				continue
 			default:
@@ -145,7 +159,7 @@ func (s *session) write(dir Direction, typ websocket.MessageType, data []byte) b
 	_, dst := s.legs(dir)
 	// The write is bounded by the connection, not by a timer: a receiver that does not read
 	// pushes back on its sender, as it would without the relay.
-	return dst.Write(s.ctx, typ, data) == nil
+	return dst.Write(context.Background(), typ, data) == nil
 }
 
 // forward sends a frame (and its copies), then does what its rules asked for afterwards.
