@@ -53,6 +53,18 @@ var _ = Describe("actions on the wire", Label("actions"), func() {
 		Expect(ev[1].At).To(Equal(ev[0].At.Add(31 * time.Second)))
 	})
 
+	It("loses a delayed frame whose connection ends first, and says so", Label("delay"), func() {
+		r = newRig(1, fault.Rule{Name: "late", Match: fault.Match{Type: proto.TypeDone}, Action: fault.Delay(time.Minute)})
+		rt, core := r.connect()
+		send(rt, frame(proto.TypeDone, "run", &proto.DonePayload{}))
+		r.waitEvents(1)
+		rt.Close(proto.CloseNormal, "client closing")
+		Expect(expectClosed(core).Code).To(Equal(proto.CloseNormal))
+		ev := r.waitEvents(2)
+		Expect(ev[1].Detail).To(Equal("lost: the connection ended before its release"))
+		Expect(ev[1].Rule).To(Equal("late"))
+	})
+
 	It("stalls a direction: later frames wait behind the held one", Label("delay"), func() {
 		r = newRig(1, fault.Rule{Name: "stall", Match: fault.Match{Type: proto.TypeDelta, Nth: 1}, Action: fault.Stall(5 * time.Second)})
 		rt, core := r.connect()

@@ -289,7 +289,7 @@ func (m *Match) validate() *RuleError {
 	return nil
 }
 
-// reservedCloseCodes may not be sent in a close frame (RFC 6455 §7.4.1).
+// sendableCloseCode: the codes a close frame may carry (RFC 6455 §7.4.1).
 func sendableCloseCode(c int) bool {
 	switch {
 	case c == 1004 || c == 1005 || c == 1006 || c == 1015:

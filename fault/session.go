@@ -133,6 +133,8 @@ func (s *session) pump(dir Direction) {
 						s.forward(f)
 					case <-s.ctx.Done():
 						t.Stop()
+						s.r.recordLocked(Event{Conn: s.n, Direction: dir, Type: f.env.Type, ID: f.env.ID, Rule: f.events[0].Rule,
+							Action: ActDelay, Detail: "lost: the connection ended before its release"})
 					}
 				}()
 			case p.reorder:
