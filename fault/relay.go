@@ -114,8 +114,9 @@ func New(upstream string, sched *Schedule, opts Options) (*Relay, error) {
 	}
 	r.refilter()
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.transport = &http.Transport{Proxy: nil, DialContext: batchDial, ForceAttemptHTTP2: false,
-		MaxIdleConnsPerHost: 4, TLSHandshakeTimeout: proto.HandshakeTimeout}
+	// The relay talks to Core itself, through no proxy, with its own idle connections (closed at
+	// Close) and batching sockets.
+	r.transport = &http.Transport{DialContext: batchDial, MaxIdleConnsPerHost: 4, TLSHandshakeTimeout: proto.HandshakeTimeout}
 	r.proxy = &httputil.ReverseProxy{Rewrite: r.rewrite, ModifyResponse: r.modifyResponse,
 		Transport: r.transport, ErrorHandler: r.proxyError, ErrorLog: slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)}
 	return r, nil
