@@ -102,7 +102,9 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 					Credential: credential}, launch)
 				Expect(core.Verdict).To(Equal(scenarios.Pass), "scripted Core:\n%s", core)
 				Expect(rtResult).NotTo(BeNil(), "the scripted Runtime never ran")
-				Expect(rtResult.Verdict).To(Equal(scenarios.Pass), "scripted Runtime:\n%s", rtResult)
+				if !onlyTurnCheckNotApplicable(sc, rtResult) {
+					Expect(rtResult.Verdict).To(Equal(scenarios.Pass), "scripted Runtime:\n%s", rtResult)
+				}
 				Expect(relay.Events()).To(BeEmpty())
 				if sc.Handshake == nil || sc.Handshake.Expect == nil {
 					Expect(logs.String()).To(ContainSubstring("fault relay: connection open"), "the peers bypassed the relay")
@@ -166,6 +168,7 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 // viewDriver is the self-check's Core driver: the scripted Core acts on its own.
 type viewDriver struct{ view scriptedcore.View }
 
+func (viewDriver) Begin(context.Context, *scenarios.Scenario) error                    { return nil }
 func (viewDriver) Trigger(context.Context, *scenarios.Step, *scenarios.Bindings) error { return nil }
 func (viewDriver) Advance(time.Duration)                                               {}
 func (viewDriver) Disconnect(context.Context, *scenarios.CloseSpec) error              { return nil }
@@ -185,6 +188,20 @@ func (d viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios.
 			return fmt.Errorf("capabilities of kind %q are not %s", c.Capabilities.Kind, c.Capabilities.Declared)
 		}
 	}
+}
+
+// onlyTurnCheckNotApplicable: the scripted Core keeps no Turn records, so the scripted Runtime
+// cannot answer a Turn check in the self-check; every wire step around it was still played.
+func onlyTurnCheckNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bool {
+	if r.Verdict != scenarios.NotApplicable || r.Failure == nil {
+		return false
+	}
+	for _, st := range sc.Steps {
+		if st.Index == r.Failure.Step {
+			return st.Kind == scenarios.StepCheck && st.Check != nil && st.Check.Turn != nil
+		}
+	}
+	return false
 }
 
 // dueAdvancer advances the virtual clock only once the daemon waits on a timer due in that span.
