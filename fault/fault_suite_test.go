@@ -1,0 +1,29 @@
+package fault_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/goleak"
+)
+
+// TestMain checks, after every test (plain and Ginkgo), that nothing is left running but Ginkgo's
+// own interrupt handler.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/onsi/ginkgo/v2/internal/interrupt_handler.(*InterruptHandler).registerForInterrupts.func2"))
+}
+
+func TestRelay(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "fault relay")
+}
+
+// Each spec must leave no goroutine behind: relays, sessions, timers and peers all stop.
+var baseline goleak.Option
+
+var _ = BeforeEach(func() { baseline = goleak.IgnoreCurrent() })
+
+var _ = AfterEach(func() {
+	Eventually(func() error { return goleak.Find(baseline) }).WithTimeout(within).Should(Succeed(), "goroutines left running after the spec")
+})
