@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 )
@@ -57,7 +58,14 @@ func ChildRuntime(ctx context.Context, sc *scenarios.Scenario, seed, binary stri
 		mu.Unlock()
 		return p, nil
 	}
-	res := scriptedcore.Play(ctx, sc, scriptedcore.Config{ShiftVersion: true, Clock: clock.RealAdvancer(), Seed: seed}, launch)
+	cfg := scriptedcore.Config{ShiftVersion: true, Clock: clock.RealAdvancer(), Seed: seed}
+	if sc.HasFaults() {
+		relay := &runner.Relay{Seed: seed}
+		defer relay.Close()
+		cfg.Faults = relay
+		launch = runner.Relayed(relay, launch)
+	}
+	res := scriptedcore.Play(ctx, sc, cfg, launch)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range procs {

@@ -15,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/conformance"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core"
+	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedruntime"
 )
@@ -53,8 +54,18 @@ var _ = Describe("core: reference", Label("core"), func() {
 			c, clk, url := referenceCore()
 			ctx2, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			res := scriptedruntime.Play(ctx2, sc, scriptedruntime.Config{ServerURL: url,
-				Driver: &conformance.RefCoreDriver{Core: c, Clock: clk, DeviceID: "runtime"}, Seed: fmt.Sprint(GinkgoRandomSeed())})
+			cfg := scriptedruntime.Config{ServerURL: url,
+				Driver: &conformance.RefCoreDriver{Core: c, Clock: clk, DeviceID: "runtime"}, Seed: fmt.Sprint(GinkgoRandomSeed())}
+			if sc.HasFaults() {
+				// The fault relay sits between the scripted Runtime and Core, on Core's clock.
+				relay := &runner.Relay{Seed: cfg.Seed}
+				DeferCleanup(relay.Close)
+				base, err := relay.Start(ctx2, url)
+				Expect(err).NotTo(HaveOccurred())
+				relay.Follow(clk)
+				cfg.ServerURL, cfg.Faults = base, relay
+			}
+			res := scriptedruntime.Play(ctx2, sc, cfg)
 			if why, ok := notApplicableToReferenceCore[sc.ID]; ok {
 				Expect(res.Verdict).To(Equal(scenarios.NotApplicable), "%s\n(listed as not applicable: %s)", res, why)
 				return

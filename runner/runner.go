@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 )
@@ -35,6 +36,9 @@ type Options struct {
 	// Credential is the run's daemon credential (default: a fresh random one). It reaches the
 	// daemon by environment only and never appears in a report.
 	Credential string
+	// Faults is a schedule applied to every scenario through a relay (certify --faults); scenarios
+	// with fault steps get a relay anyway.
+	Faults *fault.Schedule
 	// Progress, if set, sees every result as it completes (from several goroutines when Parallel > 1).
 	Progress func(*scenarios.Result)
 }
@@ -117,7 +121,17 @@ func runOne(ctx context.Context, sc *scenarios.Scenario, i int, l Launcher, o Op
 	launch := func(ctx context.Context, c scriptedcore.Connect, _ scriptedcore.View) (scriptedcore.Runtime, error) {
 		return l.Launch(ctx, c)
 	}
+	var relay *Relay
+	if sc.HasFaults() || o.Faults != nil {
+		relay = &Relay{Schedule: o.Faults, Seed: cfg.Seed}
+		defer relay.Close()
+		cfg.Faults = relay
+		launch = Relayed(relay, launch)
+	}
 	r := scriptedcore.Play(ctx, sc, cfg, launch)
+	if relay != nil {
+		r.Transcript = append(r.Transcript, relay.Events()...)
+	}
 	if ctx.Err() != nil && r.Verdict == scenarios.Fail {
 		// The scenario's own bound expired: a deadline is the harness's, not the Runtime's, fault
 		// unless a step had already failed on its own.

@@ -76,3 +76,14 @@ func TestInterruptedRunKeepsPartialResults(t *testing.T) {
 		t.Fatalf("pass=%d harness=%d of %d", pass, harness, len(scs))
 	}
 }
+
+// Every fault step of the catalog decodes as a rule of the fault schedule language.
+func TestCatalogFaultStepsDecode(t *testing.T) {
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range runner.CheckFaults(cat) {
+		t.Error(err)
+	}
+}

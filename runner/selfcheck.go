@@ -26,12 +26,24 @@ func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, 
 			rtResult = scriptedruntime.Play(ctx, sc, scriptedruntime.Config{
 				ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential,
 				Driver: &viewDriver{view: view}, Seed: seed, Linger: 3 * time.Second, Gate: gate,
+				Faults: scriptedruntime.NoFaults{}, // the scripted Core arms them
 			})
 		}()
 		return r, nil
 	}
-	// Nothing's time is under test here: advance steps move a virtual clock no one reads.
-	core = scriptedcore.Play(ctx, sc, scriptedcore.Config{Seed: seed, Clock: clock.NewFake(), Gate: gate}, launch)
+	// The scripted Runtime keeps no timers: advance steps move a virtual clock that only the fault
+	// relay (when the scenario arms faults) reads.
+	fake := clock.NewFake()
+	cfg := scriptedcore.Config{Seed: seed, Clock: fake, Gate: gate}
+	if sc.HasFaults() {
+		relay := &Relay{Seed: seed}
+		defer relay.Close()
+		relay.Follow(fake)
+		cfg.Faults = relay
+		launch = Relayed(relay, launch)
+		defer func() { core.Transcript = append(core.Transcript, relay.Events()...) }()
+	}
+	core = scriptedcore.Play(ctx, sc, cfg, launch)
 	return core, rtResult
 }
 

@@ -359,9 +359,12 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		st.Check = p.check(v)
 	case "include":
 		st.Included = p.str(v, "include")
-	case "fault":
-		p.errorf(k.Line, "fault steps are reserved for the fault-injection relay (W1.7) and not available yet")
-		return nil
+	case StepFault:
+		if v.Kind != yaml.MappingNode {
+			p.errorf(v.Line, "fault takes one rule of the fault schedule language (docs/fault-injection.md)")
+			return nil
+		}
+		st.Fault = &FaultStep{Node: v, Pos: p.pos(v)}
 	default:
 		p.errorf(k.Line, "unknown step kind %q (one of %s)", k.Value, strings.Join(stepKinds, ", "))
 		return nil
@@ -427,15 +430,36 @@ func (p *parser) check(n *yaml.Node) *Check {
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
-	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "invalid", "raw")
+	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "invalid", "raw", "lost", "copies", "corrupted")
 	if f == nil {
 		return nil
 	}
 	ft := &FrameTemplate{Pos: p.pos(n), Invalid: p.str(f["invalid"], "invalid")}
+	if v := f["lost"]; v != nil {
+		ft.Lost = v.Value == "true"
+	}
+	if v := f["copies"]; v != nil {
+		c, err := strconv.Atoi(v.Value)
+		if err != nil || c < 2 {
+			p.errorf(v.Line, "copies must be a number of at least 2")
+		}
+		ft.Copies = c
+	}
+	if v := f["corrupted"]; v != nil {
+		ft.Corrupted = p.str(v, "corrupted")
+		if !contains([]string{"invalid_json", "invalid_frame", "oversize"}, ft.Corrupted) {
+			p.errorf(v.Line, "corrupted must be invalid_json, invalid_frame or oversize")
+		}
+	}
+	for _, k := range []string{"lost", "copies", "corrupted"} {
+		if f[k] != nil && f["raw"] != nil {
+			p.errorf(f[k].Line, "%s describes a fault on a real frame, not on raw bytes", k)
+		}
+	}
 	if v := f["raw"]; v != nil {
 		s := p.str(v, "raw")
 		ft.Raw = &s
-		if len(f) > 1 && !(len(f) == 2 && f["invalid"] != nil) {
+		if len(f) > 1 && !(len(f) == 2 && f["invalid"] != nil) && f["lost"] == nil && f["copies"] == nil && f["corrupted"] == nil {
 			p.errorf(n.Line, "a raw frame carries only raw (and invalid)")
 		}
 		if ft.Invalid == "" {

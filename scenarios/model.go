@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/wirecheck/wirecheck/proto"
 )
@@ -94,6 +97,7 @@ const (
 	StepAdvance    StepKind = "advance"
 	StepAnyOrder   StepKind = "any_order"
 	StepCheck      StepKind = "check"
+	StepFault      StepKind = "fault" // arm a fault on the relay between the peers
 )
 
 // Step is one step of a scenario.
@@ -109,7 +113,16 @@ type Step struct {
 	Advance  time.Duration  // advance; settle: how far the clock moves once the window passed
 	Close    *CloseSpec     // disconnect
 	Check    *Check         // check
+	Fault    *FaultStep     // fault
 	Included string         // the scenario this step was included from, if any
+}
+
+// FaultStep is one fault rule to arm on the relay between the peers (package fault decodes and
+// checks it: scenarios does not import the relay). ${name} placeholders in it are resolved from
+// the bindings when it is armed.
+type FaultStep struct {
+	Node *yaml.Node
+	Pos  Pos
 }
 
 // Frames returns the frame steps of a step: itself, or the members of an any_order group.
@@ -142,6 +155,8 @@ func (s *Step) Describe() string {
 		return fmt.Sprintf("%d frames in any order", len(s.Group))
 	case StepCheck:
 		return "Core-side check: " + s.Check.String()
+	case StepFault:
+		return "a fault is armed on the relay"
 	}
 	return string(s.Kind)
 }
@@ -158,7 +173,13 @@ type FrameTemplate struct {
 	Invalid string
 	// Raw is sent verbatim instead of an envelope (garbage, invalid JSON).
 	Raw *string
-	Pos Pos
+	// What an armed fault does to this frame on its way (the writer sends it as written): Lost, the
+	// reader never sees it; Copies, the reader sees it that many times; Corrupted, the reader gets
+	// a broken frame instead (invalid_json, invalid_frame) or loses the transport (oversize).
+	Lost      bool
+	Copies    int
+	Corrupted string
+	Pos       Pos
 }
 
 // CloseSpec says who drops the transport and how.
@@ -212,4 +233,20 @@ type TurnCheck struct {
 	Status string
 	Reason string // Core's error_code; "" when none is expected
 	Engine string // engine_error_code, when expected
+}
+
+// FaultArmer arms a scenario's fault step on the relay between the peers. Exactly one of the two
+// scripted peers of a pairing arms; the other is given none and skips fault steps.
+type FaultArmer interface {
+	Arm(ctx context.Context, f *FaultStep, b *Bindings) error
+}
+
+// HasFaults reports whether a scenario arms faults (it then needs a relay between the peers).
+func (s *Scenario) HasFaults() bool {
+	for _, st := range s.Steps {
+		if st.Kind == StepFault {
+			return true
+		}
+	}
+	return false
 }

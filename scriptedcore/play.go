@@ -35,6 +35,9 @@ type Config struct {
 	HeartbeatSeconds int
 	// Gate is shared with an in-process scripted Runtime in the self-check (see script.Gate).
 	Gate *script.Gate
+	// Faults arms the scenario's fault steps on the relay in front of the Runtime; nil: a
+	// scenario with fault steps cannot be played (harness error).
+	Faults scenarios.FaultArmer
 }
 
 func (c *Config) defaults() {
@@ -404,14 +407,22 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepCheck:
 		// A Core-side check tests a Core; the scripted Core is not under test.
 		return nil, nil
+	case scenarios.StepFault:
+		if r.cfg.Faults == nil {
+			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Runtime", st.Pos)
+		}
+		p.Rec.Event("fault", "armed: "+st.Fault.Pos.String())
+		return nil, r.cfg.Faults.Arm(ctx, st.Fault, p.B)
 	}
 	return nil, fmt.Errorf("%s: unsupported step kind %q", st.Pos, st.Kind)
 }
 
 func needsConn(st *scenarios.Step) bool {
 	switch st.Kind {
-	case scenarios.StepCore, scenarios.StepRuntime, scenarios.StepAnyOrder, scenarios.StepDisconnect:
+	case scenarios.StepCore, scenarios.StepAnyOrder, scenarios.StepDisconnect:
 		return true
+	case scenarios.StepRuntime:
+		return !st.Frame.Lost
 	}
 	return false
 }

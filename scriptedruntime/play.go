@@ -55,7 +55,15 @@ type Config struct {
 	Linger time.Duration
 	// Gate is shared with an in-process scripted Core in the self-check (see script.Gate).
 	Gate *script.Gate
+	// Faults arms the scenario's fault steps on the relay in front of the Core. In the self-check
+	// the scripted Core arms them and this is NoFaults.
+	Faults scenarios.FaultArmer
 }
+
+// NoFaults is the FaultArmer of the peer that does not arm: fault steps are skipped.
+type NoFaults struct{}
+
+func (NoFaults) Arm(context.Context, *scenarios.FaultStep, *scenarios.Bindings) error { return nil }
 
 func (c *Config) defaults(sc *scenarios.Scenario) {
 	if c.DeviceID == "" {
@@ -228,7 +236,7 @@ func fail(f *scenarios.Failure) *stepFailure {
 
 func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
 	p, d := r.p, r.cfg.Driver
-	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance {
+	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance && st.Kind != scenarios.StepFault {
 		return fail(p.Failf(st, "the transport is closed; this step needs a connection")), nil
 	}
 	switch st.Kind {
@@ -277,6 +285,11 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 			return fail(r.replaced(st, old)), nil
 		}
 		return nil, nil
+	case scenarios.StepFault:
+		if r.cfg.Faults == nil {
+			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Core", st.Pos)
+		}
+		return nil, r.cfg.Faults.Arm(ctx, st.Fault, p.B)
 	case scenarios.StepCheck:
 		if d == nil {
 			return &stepFailure{p.Failf(st, "no Core driver to answer the check"), ErrNotApplicable}, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -31,6 +32,12 @@ func init() {
 			}
 			if err != nil {
 				return err
+			}
+			if ferrs := runner.CheckFaults(cat); len(ferrs) > 0 {
+				for _, e := range ferrs {
+					fmt.Fprintln(cmd.ErrOrStderr(), e)
+				}
+				return &exitError{code: 1, err: fmt.Errorf("%d problems", len(ferrs))}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d scenarios, no problems\n", len(cat.Scenarios))
 			return nil

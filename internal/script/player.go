@@ -95,6 +95,27 @@ func isHeartbeat(raw []byte) bool {
 // Expect reads the frames of a step sent by the other peer (one frame, or an any_order group) and
 // matches them, binding placeholders.
 func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure) {
+	if st.Frame != nil {
+		switch ft := st.Frame; {
+		case ft.Lost:
+			return nil, nil // a fault dropped it on the way
+		case ft.Corrupted != "":
+			return nil, p.expectCorrupted(st)
+		case ft.Copies > 1:
+			// A fault duplicated it: the same frame, that many times.
+			var got []*proto.Frame
+			for range ft.Copies {
+				one := *st
+				one.Frame = &scenarios.FrameTemplate{Type: ft.Type, ID: ft.ID, Payload: ft.Payload, Pos: ft.Pos}
+				frames, f := p.Expect(&one)
+				if f != nil {
+					return got, f
+				}
+				got = append(got, frames...)
+			}
+			return got, nil
+		}
+	}
 	pending := st.Frames()
 	deadline := time.Now().Add(p.Timeout)
 	var got []*proto.Frame
@@ -139,6 +160,25 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 		pending = append(pending[:matched:matched], pending[matched+1:]...)
 	}
 	return got, nil
+}
+
+// expectCorrupted reads what a fault made of a frame: a frame that breaks a wire rule, or, for an
+// oversize frame, the transport closing on the reader's 4 MiB limit.
+func (p *Player) expectCorrupted(st *scenarios.Step) *scenarios.Failure {
+	in, err := p.Conn.Next(p.Timeout)
+	var closed *ClosedError
+	switch {
+	case st.Frame.Corrupted == "oversize" && errors.As(err, &closed):
+		return nil
+	case err != nil:
+		return p.Failf(st, "waiting for the %s frame a fault corrupted: %v", st.Frame.Corrupted, err)
+	case st.Frame.Corrupted == "oversize":
+		return p.Failf(st, "an oversize frame must close the transport at the 4 MiB read limit; got %s", frameType(in.Raw))
+	}
+	if _, perr := proto.ParseFrame(in.Raw); perr == nil {
+		return p.Failf(st, "the fault was to corrupt this frame (%s), but a valid %s arrived", st.Frame.Corrupted, frameType(in.Raw))
+	}
+	return nil
 }
 
 func expectedView(ft *scenarios.FrameTemplate, b *scenarios.Bindings) any {

@@ -1,0 +1,176 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/fault"
+	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/scriptedcore"
+)
+
+// Relay puts a fault relay between the scripted Core and the Runtime under test for one scenario
+// and arms the scenario's fault steps on it. Its clock follows the Runtime's once that is known
+// (a virtual clock in process, so `advance` releases a delayed frame).
+type Relay struct {
+	Schedule *fault.Schedule // rules armed from the start (certify --faults); may be nil
+	Seed     string
+
+	mu     sync.Mutex
+	relay  *fault.Relay
+	clock  lazyClock
+	cancel context.CancelFunc
+}
+
+// Start listens in front of upstream (a Core base URL) and returns the URL the Runtime must use.
+func (r *Relay) Start(ctx context.Context, upstream string) (string, error) {
+	rl, err := fault.New(upstream, r.Schedule, fault.Options{Clock: &r.clock, Seed: seedOf(r.Seed)})
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	base, err := rl.Start(ctx)
+	if err != nil {
+		cancel()
+		return "", err
+	}
+	r.mu.Lock()
+	r.relay, r.cancel = rl, cancel
+	r.mu.Unlock()
+	return base, nil
+}
+
+// Follow makes the relay's timers read c (the launched Runtime's clock).
+func (r *Relay) Follow(c clock.Clock) { r.clock.set(c) }
+
+// Arm arms one fault step: its ${name} placeholders are bound from the scenario's bindings.
+func (r *Relay) Arm(_ context.Context, f *scenarios.FaultStep, b *scenarios.Bindings) error {
+	r.mu.Lock()
+	rl := r.relay
+	r.mu.Unlock()
+	if rl == nil {
+		return fmt.Errorf("%s: no relay is running", f.Pos)
+	}
+	for _, name := range placeholdersIn(f.Node) {
+		if v, ok := b.Get(name); ok {
+			rl.Bind(name, fmt.Sprint(v))
+		}
+	}
+	rule, err := fault.ParseRule(f.Pos.File, f.Node)
+	if err != nil {
+		return err
+	}
+	return rl.Arm(rule)
+}
+
+// Events renders what the relay did, for the transcript.
+func (r *Relay) Events() []scenarios.Exchange {
+	r.mu.Lock()
+	rl := r.relay
+	r.mu.Unlock()
+	if rl == nil {
+		return nil
+	}
+	var out []scenarios.Exchange
+	for _, e := range rl.Events() {
+		out = append(out, scenarios.Exchange{Dir: scenarios.Event, Type: "fault", Note: e.String()})
+	}
+	return out
+}
+
+// Close stops the relay.
+func (r *Relay) Close() {
+	r.mu.Lock()
+	rl, cancel := r.relay, r.cancel
+	r.mu.Unlock()
+	if rl != nil {
+		cancel()
+		rl.Close()
+	}
+}
+
+// CheckFaults decodes every fault step of a catalog, so a broken rule is a lint error, not a
+// harness error in the middle of a run.
+func CheckFaults(c *scenarios.Catalog) []error {
+	var errs []error
+	seen := map[*scenarios.FaultStep]bool{}
+	for _, sc := range c.Scenarios {
+		for _, st := range sc.Steps {
+			if st.Fault == nil || seen[st.Fault] {
+				continue
+			}
+			seen[st.Fault] = true
+			if _, err := fault.ParseRule(st.Fault.Pos.File, st.Fault.Node); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
+func placeholdersIn(n *yaml.Node) []string {
+	var out []string
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode {
+			out = append(out, scenarios.Placeholders(n.Value)...)
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// seedOf turns a run's seed into the relay's, so --seed replays the faults too.
+func seedOf(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64() | 1
+}
+
+// lazyClock is a clock.Clock that reads the wall clock until it is told to follow another.
+type lazyClock struct {
+	mu sync.Mutex
+	c  clock.Clock
+}
+
+func (l *lazyClock) set(c clock.Clock) { l.mu.Lock(); l.c = c; l.mu.Unlock() }
+
+func (l *lazyClock) get() clock.Clock {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.c == nil {
+		return clock.Real()
+	}
+	return l.c
+}
+
+func (l *lazyClock) Now() time.Time                         { return l.get().Now() }
+func (l *lazyClock) After(d time.Duration) <-chan time.Time { return l.get().After(d) }
+func (l *lazyClock) NewTimer(d time.Duration) clock.Timer   { return l.get().NewTimer(d) }
+
+// Relayed puts relay between the scripted Core and what launch starts.
+func Relayed(relay *Relay, launch scriptedcore.Launch) scriptedcore.Launch {
+	return func(ctx context.Context, c scriptedcore.Connect, v scriptedcore.View) (scriptedcore.Runtime, error) {
+		base, err := relay.Start(ctx, c.ServerURL)
+		if err != nil {
+			return nil, err
+		}
+		c.ServerURL = base
+		rt, err := launch(ctx, c, v)
+		if err == nil {
+			if cl, ok := rt.(scriptedcore.Clocked); ok {
+				relay.Follow(cl.Clock())
+			}
+		}
+		return rt, err
+	}
+}
