@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/agentruntime"
+	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
@@ -34,6 +35,7 @@ type certifyFlags struct {
 	seed                     string
 	junit, json, md, html    string
 	bundle                   string
+	faults                   string
 	quiet                    bool
 }
 
@@ -78,6 +80,7 @@ interrupted.`,
 	fl.StringVar(&f.md, "markdown", "-", "write the Markdown summary to this file (- for standard output, empty for none)")
 	fl.StringVar(&f.html, "html", "", "write the self-contained HTML report to this file")
 	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, transcripts, manifest) into this new directory")
+	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines (the default when CI is set or stderr is not a terminal)")
 	root.AddCommand(cmd)
 }
@@ -119,6 +122,13 @@ func certify(cmd *cobra.Command, f *certifyFlags) error {
 	}
 	opts.Seed, opts.Parallel, opts.Timeout, opts.Step = f.seed, f.parallel, f.timeout, f.step
 	opts.Credential = runner.NewCredential()
+	if f.faults != "" {
+		sched, err := fault.LoadFile(f.faults)
+		if err != nil {
+			return err
+		}
+		opts.Faults = sched
+	}
 
 	launcher, closeLauncher, err := f.launcher(ctx, opts.Credential)
 	if err != nil {
@@ -130,6 +140,9 @@ func certify(cmd *cobra.Command, f *certifyFlags) error {
 	progress := !f.quiet && os.Getenv("CI") == "" && isTerminal(os.Stderr)
 	scs := runner.Select(cat, opts)
 	fmt.Fprintf(errOut, "wirecheck certify: %d scenarios against %s (seed %s)\n", len(scs), launcher.Describe(), f.seed)
+	if f.faults != "" {
+		fmt.Fprintf(errOut, "faults: %s applied to every scenario through a relay (seeded from %s)\n", f.faults, f.seed)
+	}
 	if progress {
 		opts.Progress = func(r *scenarios.Result) {
 			fmt.Fprintf(errOut, "  %-14s %s (%v)\n", r.Verdict, r.Scenario, r.Duration.Round(time.Millisecond))
