@@ -129,9 +129,10 @@ func serve(ctx context.Context, ws *websocket.Conn, mode string) error {
 		case mode == "garbage":
 			_ = ws.Write(ctx, websocket.MessageText, []byte(`{"type":"preparation_status", "id": oops`))
 		case env.Type == proto.TypeExecutionPrepare:
+			expires := time.Now().Add(5 * time.Minute).UnixMilli() // fixed at grant: it is the one thing this mode gets right
 			for rev, state := range []string{proto.StatePreparing, proto.StateReady} {
 				_ = send(ctx, ws, proto.MustEnvelope(proto.TypePreparationStatus, env.ID, &proto.PreparationStatusPayload{
-					ExecutorID: "executor-hang", Handle: "handle-hang", Revision: uint64(rev + 1), State: state, ExpiresAt: time.Now().Add(5 * time.Minute).UnixMilli()}))
+					ExecutorID: "executor-hang", Handle: "handle-hang", Revision: uint64(rev + 1), State: state, ExpiresAt: expires}))
 			}
 		}
 		// hang-after-ready: every other request goes unanswered.
