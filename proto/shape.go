@@ -440,3 +440,9 @@ func isBase64String(raw []byte) bool {
 	}
 	return n%4 == 0 && pad <= 2
 }
+
+// DecodeStrict decodes raw into v (a pointer to a struct whose members carry `wire` tags) with the
+// shape layer in strict mode: member names match exactly, unknown members are rejected at any
+// depth, required members must be present. Tools that embed wire types in their own documents
+// (the contract Harness script) use it to be as strict as the wire. It applies no value rules.
+func DecodeStrict(raw []byte, v any) error { return decodeShaped(raw, v, true) }

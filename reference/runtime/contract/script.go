@@ -19,55 +19,55 @@ const Kind = "contract"
 // misspelt script fails loudly instead of silently running the default.
 type Script struct {
 	// Setup: native Executor setup.
-	Setup *Setup `json:"setup,omitempty"`
+	Setup *Setup `json:"setup,omitempty" wire:"opt"`
 	// Turn: what a Turn emits and how it ends.
-	Turn *TurnScript `json:"turn,omitempty"`
+	Turn *TurnScript `json:"turn,omitempty" wire:"opt"`
 	// Cancel: how native cancellation settles.
-	Cancel *CancelScript `json:"cancel,omitempty"`
+	Cancel *CancelScript `json:"cancel,omitempty" wire:"opt"`
 	// Reusable: whether the Executor may serve a later Turn after this one settles (default true).
-	Reusable *bool `json:"reusable,omitempty"`
+	Reusable *bool `json:"reusable,omitempty" wire:"opt"`
 	// NativeSession is the native session ID the Executor retains (done metadata agent_session_id).
-	NativeSession string `json:"native_session,omitempty"`
+	NativeSession string `json:"native_session,omitempty" wire:"opt"`
 	// CloseFails makes closing the Executor fail: cleanup stays unconfirmed.
-	CloseFails bool `json:"close_fails,omitempty"`
+	CloseFails bool `json:"close_fails,omitempty" wire:"opt"`
 }
 
 // Setup scripts native setup.
 type Setup struct {
-	Fail    bool `json:"fail,omitempty"`     // setup fails: preparation_failed
-	DelayMS int  `json:"delay_ms,omitempty"` // setup takes this long (on the Runtime's clock)
+	Fail    bool `json:"fail,omitempty" wire:"opt"`     // setup fails: preparation_failed
+	DelayMS int  `json:"delay_ms,omitempty" wire:"opt"` // setup takes this long (on the Runtime's clock)
 }
 
 // TurnScript scripts one Turn.
 type TurnScript struct {
 	// Events are emitted in order; each step holds exactly one member.
-	Events []EventStep `json:"events,omitempty"`
+	Events []EventStep `json:"events,omitempty" wire:"opt"`
 	// Content, Usage and Metadata make the final done frame.
-	Content  string            `json:"content,omitempty"`
-	Usage    *proto.Usage      `json:"usage,omitempty"`
-	Metadata map[string]string `json:"metadata,omitempty"`
+	Content  string            `json:"content,omitempty" wire:"opt"`
+	Usage    *proto.Usage      `json:"usage,omitempty" wire:"opt"`
+	Metadata map[string]string `json:"metadata,omitempty" wire:"opt"`
 	// WaitForCancel: after its events the Turn does not end until it is cancelled.
-	WaitForCancel bool `json:"wait_for_cancel,omitempty"`
+	WaitForCancel bool `json:"wait_for_cancel,omitempty" wire:"opt"`
 	// StartFails: native start produces no Turn (executor_unavailable).
-	StartFails bool `json:"start_fails,omitempty"`
+	StartFails bool `json:"start_fails,omitempty" wire:"opt"`
 }
 
 // EventStep is one scripted event: exactly one member is set.
 type EventStep struct {
-	Delta         *string                     `json:"delta,omitempty"`
-	Thinking      *string                     `json:"thinking,omitempty"`
-	OutputMessage *proto.OutputMessagePayload `json:"output_message,omitempty"`
-	ToolCall      *proto.ToolCallPayload      `json:"tool_call,omitempty"`
-	Usage         *proto.Usage                `json:"usage,omitempty"`
-	Error         *proto.ErrorPayload         `json:"error,omitempty"`
-	DelayMS       *int                        `json:"delay_ms,omitempty"`
+	Delta         *string                     `json:"delta,omitempty" wire:"opt"`
+	Thinking      *string                     `json:"thinking,omitempty" wire:"opt"`
+	OutputMessage *proto.OutputMessagePayload `json:"output_message,omitempty" wire:"opt"`
+	ToolCall      *proto.ToolCallPayload      `json:"tool_call,omitempty" wire:"opt"`
+	Usage         *proto.Usage                `json:"usage,omitempty" wire:"opt"`
+	Error         *proto.ErrorPayload         `json:"error,omitempty" wire:"opt"`
+	DelayMS       *int                        `json:"delay_ms,omitempty" wire:"opt"`
 }
 
 // CancelScript scripts native cancellation.
 type CancelScript struct {
-	SettleMS int                `json:"settle_ms,omitempty"` // settlement takes this long
-	Outcome  *proto.DonePayload `json:"outcome,omitempty"`   // the continuity snapshot; nil: unavailable
-	Fail     bool               `json:"fail,omitempty"`      // native cancellation fails
+	SettleMS int                `json:"settle_ms,omitempty" wire:"opt"` // settlement takes this long
+	Outcome  *proto.DonePayload `json:"outcome,omitempty" wire:"opt"`   // the continuity snapshot; nil: unavailable
+	Fail     bool               `json:"fail,omitempty" wire:"opt"`      // native cancellation fails
 }
 
 // Parse extracts and strictly decodes agent_options.contract. No agent_options, or no contract
@@ -85,9 +85,9 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 	if !ok {
 		return s, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(s); err != nil {
+	// As strict as the wire: exact member names, unknown members rejected at any depth, and the
+	// wire types inside (usage, error, tool_call, done) with their required members.
+	if err := proto.DecodeStrict(raw, s); err != nil {
 		return nil, fmt.Errorf("agent_options.contract: %w", err)
 	}
 	if s.Turn != nil {
