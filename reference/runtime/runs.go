@@ -232,27 +232,25 @@ func (r *router) promptRequest(env proto.Envelope) {
 	r.mu.Unlock()
 	cfg := *p
 	r.goOwned(func() {
-		native, err := h.NewExecutor(r.ctx, &cfg)
-		e.native = native
-		if err != nil {
+		// abort reports a Run that never got a native Turn: nothing ran, the Executor is closed.
+		abort := func(reason string) {
 			close(rn.started)
 			r.mu.Lock()
 			delete(r.runs, runID)
 			r.mu.Unlock()
 			r.closeExecutor(e)
-			r.failRun(runID, "native setup failed: "+err.Error())
+			r.failRun(runID, reason)
 			rn.once.Do(func() { close(rn.finished) })
+		}
+		native, err := h.NewExecutor(r.ctx, &cfg)
+		e.native = native
+		if err != nil {
+			abort("native setup failed: " + err.Error())
 			return
 		}
 		turn, err := native.Start(r.ctx, runID, cfg.Input)
 		if err != nil {
-			close(rn.started)
-			r.mu.Lock()
-			delete(r.runs, runID)
-			r.mu.Unlock()
-			r.closeExecutor(e)
-			r.failRun(runID, "native start failed: "+err.Error())
-			rn.once.Do(func() { close(rn.finished) })
+			abort("native start failed: " + err.Error())
 			return
 		}
 		rn.turn = turn
