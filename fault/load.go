@@ -408,7 +408,9 @@ func (p *loader) duration(n *yaml.Node, what string) time.Duration {
 func (p *loader) value(n *yaml.Node) any {
 	switch n.Kind {
 	case yaml.AliasNode:
-		return p.value(n.Alias)
+		// An alias re-expands its anchor at every use: a few lines can stand for millions of nodes.
+		p.errorf(n.Line, "YAML aliases (*%s) are not supported in fault schedules", n.Value)
+		return nil
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {

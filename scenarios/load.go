@@ -498,7 +498,10 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 func (p *parser) value(n *yaml.Node) Value {
 	switch n.Kind {
 	case yaml.AliasNode:
-		return p.value(n.Alias)
+		// An alias re-expands its anchor at every use: a few lines can stand for millions of nodes.
+		// Scenarios share frames through include and vars instead.
+		p.errorf(n.Line, "YAML aliases (*%s) are not supported in scenarios: use include or vars", n.Value)
+		return nil
 	case yaml.MappingNode:
 		if len(n.Content) == 2 && n.Content[0].Value == "$capabilities" {
 			return p.capabilities(n.Content[1])

@@ -131,3 +131,11 @@ func TestMatchID(t *testing.T) {
 		}
 	}
 }
+
+// An alias bomb is refused at once instead of being expanded.
+func TestAliasesAreRefused(t *testing.T) {
+	_, err := Parse("f.yaml", []byte("id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, payload: {delivery_id: &d c}}\n  - core: {type: prompt_cancel, id: r, payload: {delivery_id: *d}}\n"))
+	if err == nil || !strings.Contains(err.Error(), "f.yaml:5: YAML aliases (*d) are not supported in scenarios") {
+		t.Fatalf("err = %v", err)
+	}
+}
