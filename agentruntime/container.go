@@ -365,25 +365,7 @@ func (c *Container) Wait(ctx context.Context, id UnitID) (Exit, error) {
 
 // List reports every unit the adapter manages, sorted by ID.
 func (c *Container) List(ctx context.Context) ([]Status, error) {
-	c.mu.Lock()
-	ids := make([]UnitID, 0, len(c.units))
-	for id := range c.units {
-		ids = append(ids, id)
-	}
-	c.mu.Unlock()
-	slices.Sort(ids)
-	out := make([]Status, 0, len(ids))
-	for _, id := range ids {
-		st, err := c.Health(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, nil
+	return listUnits(ctx, &c.mu, c.units, c.Health)
 }
 
 // Logs runs `logs --timestamps [--tail N]`, merges stdout and stderr in time order, and redacts

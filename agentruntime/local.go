@@ -422,25 +422,7 @@ func (l *Local) Wait(ctx context.Context, id UnitID) (Exit, error) {
 
 // List reports every provisioned unit, sorted by ID.
 func (l *Local) List(ctx context.Context) ([]Status, error) {
-	l.mu.Lock()
-	ids := make([]UnitID, 0, len(l.units))
-	for id := range l.units {
-		ids = append(ids, id)
-	}
-	l.mu.Unlock()
-	slices.Sort(ids)
-	out := make([]Status, 0, len(ids))
-	for _, id := range ids {
-		st, err := l.Health(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			continue // removed meanwhile
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, nil
+	return listUnits(ctx, &l.mu, l.units, l.Health)
 }
 
 // Logs returns the unit's in-memory tail (kept across restarts, bounded by LogLines).

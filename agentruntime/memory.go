@@ -2,7 +2,6 @@ package agentruntime
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"syscall"
@@ -298,25 +297,7 @@ func (m *Memory) Wait(ctx context.Context, id UnitID) (Exit, error) {
 
 // List reports every unit, sorted by ID.
 func (m *Memory) List(ctx context.Context) ([]Status, error) {
-	m.mu.Lock()
-	ids := make([]UnitID, 0, len(m.units))
-	for id := range m.units {
-		ids = append(ids, id)
-	}
-	m.mu.Unlock()
-	slices.Sort(ids)
-	out := make([]Status, 0, len(ids))
-	for _, id := range ids {
-		st, err := m.Health(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			continue // removed meanwhile
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, nil
+	return listUnits(ctx, &m.mu, m.units, m.Health)
 }
 
 // Logs returns the pushed lines, secret values redacted.
