@@ -38,12 +38,3 @@ func (r *registry) get(deviceID string) *Session {
 	return r.byDevice[deviceID]
 }
 
-func (r *registry) all() []*Session {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]*Session, 0, len(r.byDevice))
-	for _, s := range r.byDevice {
-		out = append(out, s)
-	}
-	return out
-}
