@@ -37,4 +37,3 @@ func (r *registry) get(deviceID string) *Session {
 	defer r.mu.Unlock()
 	return r.byDevice[deviceID]
 }
-
