@@ -13,9 +13,9 @@ import (
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/internal/script"
-	"github.com/wirecheck/wirecheck/reference/runtime"
-	"github.com/wirecheck/wirecheck/reference/runtime/contract"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 	"github.com/wirecheck/wirecheck/scriptedruntime"
@@ -127,9 +127,9 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 				fake := clock.NewFake()
 				launch := func(ctx context.Context, c scriptedcore.Connect, _ scriptedcore.View) (scriptedcore.Runtime, error) {
 					relay, c := startRelay(ctx, c, fake, logs)
-					d, err := runtime.New(runtime.Config{
+					d, err := daemon.New(daemon.Config{
 						ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake,
-						Harnesses: []harness.Harness{contract.New(fake, runtime.ContractCapabilities())},
+						Harnesses: []harness.Harness{contract.New(fake, daemon.ContractCapabilities())},
 					})
 					if err != nil {
 						relay.Close()

@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 )
 
 // AgentKindCapabilities (facts §3): 30 tri-state fields, each exactly `true` or `false` on the
@@ -57,7 +56,7 @@ func TestCapabilityNamesAreTheThirtySpecFields(t *testing.T) {
 // Encoding an object with any unspecified field fails and names that field.
 func TestCapabilityEncodingFailsOnUnspecifiedField(t *testing.T) {
 	for _, name := range proto.CapabilityNames() {
-		c := prototest.Capabilities()
+		c := proto.MustDeclareCapabilities()
 		if !c.Set(name, proto.Unspecified) {
 			t.Fatalf("Set(%q) failed", name)
 		}
@@ -89,7 +88,7 @@ func TestCapabilityEncodingFailsOnUnspecifiedField(t *testing.T) {
 // Every field encodes as an explicit boolean, false included.
 func TestCapabilityEncodingIsExplicit(t *testing.T) {
 	for _, name := range proto.CapabilityNames() {
-		raw, err := json.Marshal(prototest.Capabilities(name))
+		raw, err := json.Marshal(proto.MustDeclareCapabilities(name))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -254,7 +253,7 @@ func TestCapabilityWhitespaceTolerated(t *testing.T) {
 // The fixture round-trips through JSON and through a heartbeat frame unchanged.
 func TestCapabilityFixtureRoundTrip(t *testing.T) {
 	for _, supported := range [][]string{nil, {"streaming", "preparation", "durable_turns"}, proto.CapabilityNames()} {
-		c := prototest.Capabilities(supported...)
+		c := proto.MustDeclareCapabilities(supported...)
 		raw, err := json.Marshal(c)
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 )
 
 // Fuzz targets for the three decoders. Seeds: one real frame per message type plus every frame of
@@ -56,8 +55,8 @@ func frameSeeds() []string {
 
 // capabilitySeeds are capability objects: the fixture, whitespace variants, and each rejection.
 func capabilitySeeds() []string {
-	fixture, _ := json.Marshal(prototest.Capabilities("streaming", "preparation"))
-	all, _ := json.Marshal(prototest.Capabilities(proto.CapabilityNames()...))
+	fixture, _ := json.Marshal(proto.MustDeclareCapabilities("streaming", "preparation"))
+	all, _ := json.Marshal(proto.MustDeclareCapabilities(proto.CapabilityNames()...))
 	s := string(fixture)
 	return []string{
 		s, string(all),

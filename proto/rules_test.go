@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 )
 
 // The rule tables. Every rule of protocol-facts.md §3–§6 that proto implements has at least one
@@ -50,7 +49,7 @@ var (
 
 // capsJSON is the prototest fixture with two capabilities supported, as a heartbeat carries it.
 var capsJSON = func() string {
-	b, err := json.Marshal(prototest.Capabilities("streaming", "preparation"))
+	b, err := json.Marshal(proto.MustDeclareCapabilities("streaming", "preparation"))
 	if err != nil {
 		panic(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -25,7 +24,7 @@ const secret = "sk-live-7f3a9c1e"
 const hostile = `</script><script>alert(1)</script> ]]> <img src=x onerror=alert(2)> & "quoted" 'single'`
 
 func heartbeatFrame(supported ...string) string {
-	caps := prototest.Capabilities(supported...)
+	caps := proto.MustDeclareCapabilities(supported...)
 	env := proto.MustEnvelope("heartbeat", "", &proto.HeartbeatPayload{
 		TS: 1767225600, DaemonVersion: "mydaemon 1.4.2",
 		SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: "contract", Available: true, Version: "contract-1", Capabilities: &caps}},

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
-	"github.com/wirecheck/wirecheck/reference/runtime"
-	"github.com/wirecheck/wirecheck/reference/runtime/contract"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 )
 
@@ -21,9 +21,9 @@ func (ReferenceRuntime) Remote() bool     { return false }
 
 func (ReferenceRuntime) Launch(ctx context.Context, c scriptedcore.Connect) (scriptedcore.Runtime, error) {
 	fake := clock.NewFake()
-	d, err := runtime.New(runtime.Config{
+	d, err := daemon.New(daemon.Config{
 		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake,
-		Harnesses: []harness.Harness{contract.New(fake, runtime.ContractCapabilities())},
+		Harnesses: []harness.Harness{contract.New(fake, daemon.ContractCapabilities())},
 	})
 	if err != nil {
 		return nil, err

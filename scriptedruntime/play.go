@@ -11,7 +11,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -73,7 +72,7 @@ func (c *Config) defaults(sc *scenarios.Scenario) {
 		c.Credential = "synthetic-contract-credential"
 	}
 	if c.Kinds == nil {
-		caps := prototest.Capabilities(sc.Requires...)
+		caps := proto.MustDeclareCapabilities(sc.Requires...)
 		c.Kinds = []proto.SupportedAgentKind{{Kind: "contract", Available: true, Version: "scripted", Capabilities: &caps}}
 	}
 	if c.Timeout == 0 {

@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/clock"
-	"github.com/wirecheck/wirecheck/reference/runtime"
-	"github.com/wirecheck/wirecheck/reference/runtime/contract"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
 // Exit codes of `wirecheck runtime`.
@@ -63,7 +63,7 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			return runDaemon(ctx, runtime.Config{
+			return runDaemon(ctx, daemon.Config{
 				ServerURL: server, DeviceID: device, Credential: credential,
 				WorkspaceDirectory: workspace, DaemonVersion: buildVersion(), Logger: log,
 			}, log)
@@ -80,10 +80,10 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 
 // runDaemon runs the daemon with the contract Harness on the wall clock until ctx ends (nil) or a
 // permanent refusal (an exitError with that refusal's exit code).
-func runDaemon(ctx context.Context, cfg runtime.Config, log *slog.Logger) error {
+func runDaemon(ctx context.Context, cfg daemon.Config, log *slog.Logger) error {
 	cfg.Clock = clock.Real()
-	cfg.Harnesses = []harness.Harness{contract.New(cfg.Clock, runtime.ContractCapabilities())}
-	d, err := runtime.New(cfg)
+	cfg.Harnesses = []harness.Harness{contract.New(cfg.Clock, daemon.ContractCapabilities())}
+	d, err := daemon.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -93,9 +93,9 @@ func runDaemon(ctx context.Context, cfg runtime.Config, log *slog.Logger) error 
 	case err == nil:
 		log.Info("stopped: native work settled and every Executor closed")
 		return nil
-	case errors.Is(err, runtime.ErrIncompatibleVersion):
+	case errors.Is(err, daemon.ErrIncompatibleVersion):
 		return &exitError{code: exitIncompatible, err: oneLine(err)}
-	case errors.Is(err, runtime.ErrPermanent):
+	case errors.Is(err, daemon.ErrPermanent):
 		return &exitError{code: exitRefused, err: oneLine(err)}
 	}
 	return err

@@ -29,7 +29,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 )
 
 func main() {
@@ -102,7 +101,7 @@ func send(ctx context.Context, ws *websocket.Conn, env proto.Envelope) error {
 }
 
 func serve(ctx context.Context, ws *websocket.Conn, mode string) error {
-	caps := prototest.Capabilities("preparation", "environment_none", "streaming", "usage", "tool_observations", "execution_controls")
+	caps := proto.MustDeclareCapabilities("preparation", "environment_none", "streaming", "usage", "tool_observations", "execution_controls")
 	hb := proto.MustEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{TS: time.Now().Unix(), DaemonVersion: "misbehave-" + mode,
 		SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: "contract", Available: true, Capabilities: &caps}}})
 	if err := send(ctx, ws, hb); err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -65,7 +64,7 @@ func dial(tb testing.TB, base, deviceID, credential string, supported ...string)
 	}
 	tb.Cleanup(func() { _ = ws.CloseNow() })
 	d := &daemon{tb: tb, ws: ws}
-	caps := prototest.Capabilities(supported...)
+	caps := proto.MustDeclareCapabilities(supported...)
 	d.send(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{TS: 1, SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: "contract", Available: true, Capabilities: &caps}}})
 	return d
 }

@@ -23,7 +23,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -182,7 +181,7 @@ func connect(ctx context.Context, base, deviceID, credential string) *daemon {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { _ = ws.CloseNow() })
 	d := &daemon{ws: ws}
-	caps := prototest.Capabilities("preparation", "environment_none")
+	caps := proto.MustDeclareCapabilities("preparation", "environment_none")
 	d.send(ctx, proto.TypeHeartbeat, "", &proto.HeartbeatPayload{TS: time.Now().Unix(),
 		SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: "contract", Available: true, Capabilities: &caps}}})
 	return d

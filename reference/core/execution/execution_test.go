@@ -13,7 +13,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
 	"github.com/wirecheck/wirecheck/reference/core/store"
@@ -30,7 +29,7 @@ var _ = BeforeSuite(func() { ignore = goleak.IgnoreCurrent() })
 var _ = AfterSuite(func() { Eventually(func() error { return goleak.Find(ignore) }).Should(Succeed()) })
 
 func hb(supported ...string) *proto.HeartbeatPayload {
-	caps := prototest.Capabilities(supported...)
+	caps := proto.MustDeclareCapabilities(supported...)
 	return &proto.HeartbeatPayload{SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: "contract", Available: true, Capabilities: &caps}}}
 }
 

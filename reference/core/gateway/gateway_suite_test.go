@@ -17,7 +17,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
 )
 
@@ -103,7 +102,7 @@ func send(ctx context.Context, ws *websocket.Conn, typ, id string, payload any) 
 }
 
 func heartbeat(supported ...string) *proto.HeartbeatPayload {
-	caps := prototest.Capabilities(supported...)
+	caps := proto.MustDeclareCapabilities(supported...)
 	return &proto.HeartbeatPayload{TS: 1710000000, SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: "contract", Available: true, Capabilities: &caps}}}
 }
 

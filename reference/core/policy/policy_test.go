@@ -6,12 +6,11 @@ import (
 	"testing"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 )
 
 func heartbeat(kind string, available bool, supported ...string) *proto.HeartbeatPayload {
-	caps := prototest.Capabilities(supported...)
+	caps := proto.MustDeclareCapabilities(supported...)
 	return &proto.HeartbeatPayload{SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: kind, Available: available, Capabilities: &caps}}}
 }
 

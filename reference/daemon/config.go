@@ -1,4 +1,4 @@
-package runtime
+package daemon
 
 import (
 	"log/slog"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
 // Config is how a Daemon connects and what it runs.

@@ -1,4 +1,4 @@
-package runtime
+package daemon
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
 // router serves one physical connection: fresh routing, admission handles and Runs. It decides

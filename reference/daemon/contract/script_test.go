@@ -7,7 +7,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/wirecheck/wirecheck/reference/runtime/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
 )
 
 // These pin what docs/contract-harness.md says about the script: where it is read from, its

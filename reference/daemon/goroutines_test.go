@@ -1,4 +1,4 @@
-package runtime_test
+package daemon_test
 
 import (
 	"fmt"

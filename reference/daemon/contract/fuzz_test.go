@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/wirecheck/wirecheck/reference/runtime/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
 )
 
 // FuzzParse: the script decoder never panics on any agent_options, and a script it accepts has

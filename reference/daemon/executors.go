@@ -1,4 +1,4 @@
-package runtime
+package daemon
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
 // execState is where an Executor is in its life.

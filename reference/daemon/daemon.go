@@ -1,4 +1,4 @@
-package runtime
+package daemon
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
 // Daemon is the reference Runtime daemon.

@@ -1,4 +1,4 @@
-package runtime_test
+package daemon_test
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/reference/runtime"
-	"github.com/wirecheck/wirecheck/reference/runtime/contract"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -77,10 +77,10 @@ func newCore(t *testing.T, statuses ...int) *core {
 	return c
 }
 
-func daemon(t *testing.T, c *core, fake *clock.Fake, cred string) *runtime.Daemon {
+func newDaemon(t *testing.T, c *core, fake *clock.Fake, cred string) *daemon.Daemon {
 	t.Helper()
-	d, err := runtime.New(runtime.Config{ServerURL: c.srv.URL + proto.APIPrefix, DeviceID: "d", Credential: cred, Clock: fake,
-		Harnesses: []harness.Harness{contract.New(fake, runtime.ContractCapabilities())}})
+	d, err := daemon.New(daemon.Config{ServerURL: c.srv.URL + proto.APIPrefix, DeviceID: "d", Credential: cred, Clock: fake,
+		Harnesses: []harness.Harness{contract.New(fake, daemon.ContractCapabilities())}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func daemon(t *testing.T, c *core, fake *clock.Fake, cred string) *runtime.Daemo
 func TestPermanentRefusalStopsAfterOneAttempt(t *testing.T) {
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		c := newCore(t, status, status)
-		err := daemon(t, c, clock.NewFake(), "cred").Run(context.Background())
-		if !errors.Is(err, runtime.ErrPermanent) || c.attempts != 1 {
+		err := newDaemon(t, c, clock.NewFake(), "cred").Run(context.Background())
+		if !errors.Is(err, daemon.ErrPermanent) || c.attempts != 1 {
 			t.Errorf("status %d: err %v after %d attempts; want a permanent error after 1", status, err, c.attempts)
 		}
 	}
@@ -104,7 +104,7 @@ func TestTransientRefusalBacksOffOnTheClock(t *testing.T) {
 	fake := clock.NewFake()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- daemon(t, c, fake, "cred").Run(ctx) }()
+	go func() { done <- newDaemon(t, c, fake, "cred").Run(ctx) }()
 	fake.AdvanceWhenDue(time.Second, 5*time.Second) // first backoff: 1 s
 	fake.AdvanceWhenDue(2*time.Second, 5*time.Second)
 	select {
@@ -139,7 +139,7 @@ func TestHeartbeatAtOnceThenAtTheFallbackInterval(t *testing.T) {
 	fake := clock.NewFake()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- daemon(t, c, fake, "cred").Run(ctx) }()
+	go func() { done <- newDaemon(t, c, fake, "cred").Run(ctx) }()
 	first := <-c.frames
 	hb, err := proto.Decode[proto.HeartbeatPayload](first)
 	if err != nil || hb.Kind("contract") == nil || hb.Kind("contract").Capabilities.Validate() != nil {
@@ -169,7 +169,7 @@ func TestHeartbeatAtOnceThenAtTheFallbackInterval(t *testing.T) {
 
 // An incomplete Harness declaration is refused at registration, before anything connects.
 func TestIncompleteDeclarationIsRefusedAtRegistration(t *testing.T) {
-	_, err := runtime.New(runtime.Config{ServerURL: "http://x/api/v1", DeviceID: "d",
+	_, err := daemon.New(daemon.Config{ServerURL: "http://x/api/v1", DeviceID: "d",
 		Harnesses: []harness.Harness{contract.New(clock.NewFake(), proto.AgentKindCapabilities{Streaming: proto.Supported})}})
 	if err == nil || !strings.Contains(err.Error(), "subagent_observations: is unspecified") {
 		t.Fatalf("err = %v", err)

@@ -1,4 +1,4 @@
-package runtime_test
+package daemon_test
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/reference/runtime"
-	"github.com/wirecheck/wirecheck/reference/runtime/contract"
-	"github.com/wirecheck/wirecheck/reference/runtime/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
 // stubWait bounds every wait of the stub Core.
@@ -56,8 +56,8 @@ func startDaemon(tb testing.TB) *coreStub {
 	srv = httptest.NewServer(mux)
 
 	c := clock.Real()
-	d, err := runtime.New(runtime.Config{ServerURL: srv.URL + proto.APIPrefix, DeviceID: "bench", Credential: "bench-credential",
-		Clock: c, Harnesses: []harness.Harness{contract.New(c, runtime.ContractCapabilities())}})
+	d, err := daemon.New(daemon.Config{ServerURL: srv.URL + proto.APIPrefix, DeviceID: "bench", Credential: "bench-credential",
+		Clock: c, Harnesses: []harness.Harness{contract.New(c, daemon.ContractCapabilities())}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,4 +10,4 @@
 //
 // Native agents plug in through package harness; package contract is the controlled Harness that
 // scenarios script through agent_options.contract.
-package runtime
+package daemon

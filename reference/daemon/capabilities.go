@@ -1,15 +1,14 @@
-package runtime
+package daemon
 
 import (
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/proto/prototest"
 )
 
 // ContractCapabilities is the honest declaration of the reference Runtime composed with the
 // contract Harness: what this daemon actually implements today. A capability is declared only with
 // the code that serves it; the fixture decides every other field explicitly as unsupported.
 func ContractCapabilities() proto.AgentKindCapabilities {
-	return prototest.Capabilities(
+	return proto.MustDeclareCapabilities(
 		"streaming",          // Run events stream as the Turn produces them
 		"usage",              // usage snapshots, replacing, never added
 		"tool_observations",  // tool_call frames carry the engine-neutral observation
