@@ -48,10 +48,11 @@ fuzz:
 	  done; \
 	done
 
-## lint: gofmt and go vet.
+## lint: gofmt, go vet and staticcheck (pinned in go.mod as a tool).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
 
 ## bench: the benchmarks recorded in docs/performance.md.
 bench:

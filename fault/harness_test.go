@@ -266,15 +266,13 @@ func expectFrames(c *script.Conn, want ...[]byte) {
 
 // expectClosed waits for the end's transport to close and returns how.
 func expectClosed(c *script.Conn) *script.ClosedError {
-	for {
-		in, err := c.Next(within)
-		if err == nil {
-			Fail(fmt.Sprintf("a frame arrived instead of the close: %s", in.Raw))
-		}
-		ce, ok := err.(*script.ClosedError)
-		Expect(ok).To(BeTrue(), "the transport did not close within %v: %v", within, err)
-		return ce
+	in, err := c.Next(within)
+	if err == nil {
+		Fail(fmt.Sprintf("a frame arrived instead of the close: %s", in.Raw))
 	}
+	ce, ok := err.(*script.ClosedError)
+	Expect(ok).To(BeTrue(), "the transport did not close within %v: %v", within, err)
+	return ce
 }
 
 func envType(raw []byte) string {

@@ -142,12 +142,8 @@ func (r *Run) jsonDoc() *jsonReport {
 			Run: nonNil(r.Selection.Run), Skip: nonNil(r.Selection.Skip), Labels: r.Selection.Labels,
 			KnownFailing: nonNil(r.Selection.KnownFailing),
 		},
-		Summary: jsonSummary{
-			Total: s.Total, Applicable: s.Applicable, Pass: s.Pass, Fail: s.Fail,
-			Inconclusive: s.Inconclusive, NotApplicable: s.NotApplicable, HarnessError: s.HarnessError,
-			ExpectedFailures: s.ExpectedFailures, UnexpectedPasses: s.UnexpectedPasses,
-		},
-		Cases: []jsonCase{},
+		Summary: jsonSummary(s),
+		Cases:   []jsonCase{},
 	}
 	if !r.Started.IsZero() {
 		t := r.Started.UTC()

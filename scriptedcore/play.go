@@ -287,24 +287,20 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 // firstHeartbeat waits for the Runtime's first heartbeat and decides applicability from it.
 func (r *run) firstHeartbeat() (scenarios.Verdict, *scenarios.Failure) {
 	p := r.p
-	deadline := time.Now().Add(r.cfg.Timeout)
-	for {
-		in, err := p.Conn.Next(time.Until(deadline))
-		if err != nil {
-			return scenarios.Fail, p.Failf(nil, "no heartbeat within %v of connecting: %v", r.cfg.Timeout, err)
-		}
-		f, perr := proto.ParseFrame(in.Raw)
-		if perr != nil || f.Type != proto.TypeHeartbeat {
-			r.view.set(nil)
-			what := "a " + proto.TypeHeartbeat
-			if perr != nil {
-				return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
-			}
-			return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, f.Type)
-		}
-		r.view.set(f.Payload.(*proto.HeartbeatPayload))
-		break
+	in, err := p.Conn.Next(r.cfg.Timeout)
+	if err != nil {
+		return scenarios.Fail, p.Failf(nil, "no heartbeat within %v of connecting: %v", r.cfg.Timeout, err)
 	}
+	f, perr := proto.ParseFrame(in.Raw)
+	if perr != nil || f.Type != proto.TypeHeartbeat {
+		r.view.set(nil)
+		what := "a " + proto.TypeHeartbeat
+		if perr != nil {
+			return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
+		}
+		return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, f.Type)
+	}
+	r.view.set(f.Payload.(*proto.HeartbeatPayload))
 	var missing []string
 	kind, ok := r.view.Capabilities(r.cfg.Kind)
 	for _, name := range r.p.Scenario.Requires {

@@ -273,7 +273,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 		return proto.CodeUnsupportedConfiguration
 	case cfg.ExecutionControls != nil && !caps.ExecutionControls.Supported():
 		return proto.CodeUnsupportedConfiguration
-	case cfg.MCPHTTPServers != nil && len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported():
+	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported():
 		return proto.CodeUnsupportedConfiguration
 	}
 	return ""

@@ -18,16 +18,17 @@ type embedded struct {
 
 type sample struct {
 	embedded
-	Fine      string   `json:"fine" wire:"req,null"`
-	Untagged  string   `json:"untagged"`
-	Omitted   string   `json:"omitted,omitempty" wire:"req"`
-	Unknown   string   `json:"unknown" wire:"opt,maybe"`
-	Both      string   `json:"both" wire:"req,opt"`
-	Neither   string   `json:"neither" wire:"null"`
-	NotRaw    string   `json:"not_raw" wire:"opt,object"`
-	Nested    *inner   `json:"nested" wire:"opt"`
-	List      []inner  `json:"list" wire:"opt"`
-	Skipped   string   `json:"-"`
+	Fine     string  `json:"fine" wire:"req,null"`
+	Untagged string  `json:"untagged"`
+	Omitted  string  `json:"omitted,omitempty" wire:"req"`
+	Unknown  string  `json:"unknown" wire:"opt,maybe"`
+	Both     string  `json:"both" wire:"req,opt"`
+	Neither  string  `json:"neither" wire:"null"`
+	NotRaw   string  `json:"not_raw" wire:"opt,object"`
+	Nested   *inner  `json:"nested" wire:"opt"`
+	List     []inner `json:"list" wire:"opt"`
+	Skipped  string  `json:"-"`
+	//lint:ignore U1000 the walk must skip an unexported field, so the fixture has one
 	unexposed string   // not a member: unexported
 	Strings   []string `json:"strings,omitempty" wire:"opt"`
 }
