@@ -2,162 +2,61 @@ package runner
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
-	"unicode"
+
+	"github.com/onsi/ginkgo/v2/types"
 )
 
-// LabelFilter is a boolean expression over scenario labels, in Ginkgo's spirit:
-// `preparation && !long-timer`, `(cancellation || shutdown) && execution`. A bare label is true
-// when the scenario carries it. The empty filter selects everything.
+// LabelFilter is a label expression over scenario labels, parsed by Ginkgo's own parser, so that
+// `--label-filter` means exactly what it means to `ginkgo --label-filter` and to the gate's specs
+// (which carry the scenario labels): `preparation && !long-timer`, `cancellation, shutdown`
+// (comma is or), `/^admission/` (a regular expression), and Ginkgo's set operations on `key: value`
+// labels. Labels match case-insensitively, as in Ginkgo. The empty filter selects everything.
 type LabelFilter struct {
-	src  string
-	root expr
+	src   string
+	match types.LabelFilter
 }
 
-type expr interface {
-	eval(labels map[string]bool) bool
-}
-
-type (
-	labelExpr string
-	notExpr   struct{ x expr }
-	andExpr   struct{ l, r expr }
-	orExpr    struct{ l, r expr }
-	trueExpr  struct{}
-)
-
-func (e labelExpr) eval(l map[string]bool) bool { return l[string(e)] }
-func (e notExpr) eval(l map[string]bool) bool   { return !e.x.eval(l) }
-func (e andExpr) eval(l map[string]bool) bool   { return e.l.eval(l) && e.r.eval(l) }
-func (e orExpr) eval(l map[string]bool) bool    { return e.l.eval(l) || e.r.eval(l) }
-func (trueExpr) eval(map[string]bool) bool      { return true }
-
-// ParseLabelFilter parses a filter; errors name the position.
+// ParseLabelFilter parses a filter; an error quotes the expression and says what is wrong.
 func ParseLabelFilter(src string) (*LabelFilter, error) {
-	p := &filterParser{src: src}
-	p.next()
-	if p.tok == "" {
-		return &LabelFilter{src: src, root: trueExpr{}}, nil
-	}
-	e, err := p.or()
+	m, err := types.ParseLabelFilter(src)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("label filter %q: %s", src, ginkgoMessage(err))
 	}
-	if p.tok != "" {
-		return nil, fmt.Errorf("label filter %q: unexpected %q at %d", src, p.tok, p.pos)
-	}
-	return &LabelFilter{src: src, root: e}, nil
+	return &LabelFilter{src: src, match: m}, nil
 }
 
-// Match reports whether labels satisfy the filter.
+// Match reports whether a scenario with these labels is selected. A nil filter selects everything.
 func (f *LabelFilter) Match(labels []string) bool {
+	return f == nil || f.match(labels)
+}
+
+func (f *LabelFilter) String() string {
 	if f == nil {
-		return true
+		return ""
 	}
-	set := make(map[string]bool, len(labels))
-	for _, l := range labels {
-		set[l] = true
-	}
-	return f.root.eval(set)
+	return f.src
 }
 
-func (f *LabelFilter) String() string { return f.src }
+// ginkgoMarkup is the colour and emphasis markup of Ginkgo's terminal formatter.
+var ginkgoMarkup = regexp.MustCompile(`\{\{[a-z/-]*\}\}`)
 
-type filterParser struct {
-	src    string
-	i, pos int
-	tok    string
-}
-
-func (p *filterParser) next() {
-	for p.i < len(p.src) && p.src[p.i] == ' ' {
-		p.i++
+// ginkgoMessage turns a Ginkgo parse error (the filter with the offending token underlined, then
+// the reason) into one plain line: the reason and, when Ginkgo marked one, the column.
+func ginkgoMessage(err error) string {
+	ge, ok := err.(types.GinkgoError)
+	if !ok {
+		return err.Error()
 	}
-	p.pos = p.i
-	if p.i >= len(p.src) {
-		p.tok = ""
-		return
+	echo, reason, found := strings.Cut(ge.Message, "\n")
+	if !found {
+		return strings.TrimSpace(ginkgoMarkup.ReplaceAllString(ge.Message, ""))
 	}
-	for _, op := range []string{"&&", "||", "!", "(", ")"} {
-		if strings.HasPrefix(p.src[p.i:], op) {
-			p.tok = op
-			p.i += len(op)
-			return
-		}
+	msg := strings.TrimSpace(ginkgoMarkup.ReplaceAllString(reason, ""))
+	if at := strings.Index(echo, "{{underline}}"); at >= 0 {
+		col := len(ginkgoMarkup.ReplaceAllString(echo[:at], "")) + 1
+		msg += fmt.Sprintf(" (column %d)", col)
 	}
-	j := p.i
-	for j < len(p.src) {
-		r := rune(p.src[j])
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == ':' || r == '/') {
-			break
-		}
-		j++
-	}
-	if j == p.i {
-		p.tok = p.src[p.i : p.i+1]
-		p.i++
-		return
-	}
-	p.tok = p.src[p.i:j]
-	p.i = j
-}
-
-func (p *filterParser) or() (expr, error) {
-	l, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	for p.tok == "||" {
-		p.next()
-		r, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		l = orExpr{l, r}
-	}
-	return l, nil
-}
-
-func (p *filterParser) and() (expr, error) {
-	l, err := p.unary()
-	if err != nil {
-		return nil, err
-	}
-	for p.tok == "&&" {
-		p.next()
-		r, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		l = andExpr{l, r}
-	}
-	return l, nil
-}
-
-func (p *filterParser) unary() (expr, error) {
-	switch p.tok {
-	case "!":
-		p.next()
-		x, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		return notExpr{x}, nil
-	case "(":
-		p.next()
-		x, err := p.or()
-		if err != nil {
-			return nil, err
-		}
-		if p.tok != ")" {
-			return nil, fmt.Errorf("label filter %q: missing ) at %d", p.src, p.pos)
-		}
-		p.next()
-		return x, nil
-	case "", "&&", "||", ")":
-		return nil, fmt.Errorf("label filter %q: expected a label at %d", p.src, p.pos)
-	}
-	l := labelExpr(p.tok)
-	p.next()
-	return l, nil
+	return msg
 }

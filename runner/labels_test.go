@@ -19,6 +19,11 @@ func TestLabelFilter(t *testing.T) {
 		{"cancellation || execution", true},
 		{"!(cancellation || shutdown) && preparation", true},
 		{"!!preparation", true},
+		// Ginkgo's own grammar: comma is or, /regexp/, case-insensitive labels.
+		{"cancellation, execution", true},
+		{"/^prep/ && !long-timer", false},
+		{"/^exec/", true},
+		{"PREPARATION", true},
 	} {
 		f, err := ParseLabelFilter(c.filter)
 		if err != nil {
@@ -28,9 +33,14 @@ func TestLabelFilter(t *testing.T) {
 			t.Errorf("%q on %v = %v, want %v", c.filter, labels, got, c.want)
 		}
 	}
-	for _, bad := range []string{"a &&", "(a", "a b", "&& a", "a || )"} {
-		if _, err := ParseLabelFilter(bad); err == nil {
+	for _, bad := range []string{"a &&", "(a", "&& a", "a || )", "/[/"} {
+		_, err := ParseLabelFilter(bad)
+		if err == nil {
 			t.Errorf("%q parsed", bad)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, bad) || strings.Contains(msg, "{{") || strings.Contains(msg, "\n") {
+			t.Errorf("%q: the error must quote the filter in plain text: %q", bad, msg)
 		}
 	}
 }
