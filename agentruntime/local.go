@@ -217,7 +217,8 @@ func (l *Local) spawnLocked(u *localUnit) error {
 		defer l.wg.Done()
 		_ = cmd.Wait() // an *exec.ExitError says nothing that ProcessState does not
 		at := time.Now()
-		// The unit is its process group: whatever the daemon left in it goes with it.
+		// The unit is its process group: whatever the daemon left in it goes with it, and is named.
+		left, _ := groupMembers(run.pid)
 		_ = syscall.Kill(-run.pid, syscall.SIGKILL)
 		drain := time.NewTimer(l.opts.DrainTimeout)
 		select {
@@ -229,6 +230,9 @@ func (l *Local) spawnLocked(u *localUnit) error {
 		}
 		drain.Stop()
 		ex := exitOf(cmd.ProcessState, at)
+		for _, p := range left {
+			ex.LeftBehind = append(ex.LeftBehind, p.pid)
+		}
 		if statePath != "" {
 			if err := os.Remove(statePath); err != nil && !errors.Is(err, os.ErrNotExist) {
 				l.log.Warn("cannot remove state file", "unit", id, "path", statePath, "err", err)

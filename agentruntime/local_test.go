@@ -120,6 +120,17 @@ var _ = Describe("Local adapter", Label("local"), func() {
 		Expect(rt.Stop(ctx, id, 10*time.Second)).To(Succeed())
 	})
 
+	It("names the processes of the group that outlived the daemon, and kills them", func() {
+		s := spec("leaves-a-child", "-child", "-exit", "0")
+		pid := launch(s)
+		ex, err := rt.Wait(ctx, s.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ex.Code).To(Equal(0))
+		Expect(ex.LeftBehind).To(HaveLen(1), "the daemon's child outlived it")
+		Expect(ex.String()).To(ContainSubstring("1 processes of its group outlived it and were killed"))
+		Expect(groupMembers(pid)).To(BeEmpty())
+	})
+
 	It("records an exit on its own with its code and time, stdout and stderr in order", func() {
 		s := spec("exits", "-print", "to stdout", "-stderr", "to stderr", "-exit", "3")
 		t0 := time.Now()

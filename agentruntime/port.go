@@ -162,6 +162,9 @@ type Exit struct {
 	At time.Time
 	// OOMKilled is set when the container engine reports an out-of-memory kill.
 	OOMKilled bool
+	// LeftBehind lists the processes of a local unit's group that were still alive when the daemon
+	// exited; they were killed with it. A daemon should leave none.
+	LeftBehind []int
 }
 
 func (e Exit) String() string {
@@ -171,6 +174,9 @@ func (e Exit) String() string {
 	}
 	if e.OOMKilled {
 		s += " (out of memory)"
+	}
+	if len(e.LeftBehind) > 0 {
+		s += fmt.Sprintf("; %d processes of its group outlived it and were killed (pids %v)", len(e.LeftBehind), e.LeftBehind)
 	}
 	return s
 }

@@ -1,23 +1,145 @@
 package conformance_test
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 	"go.uber.org/goleak"
+
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// scenarioTimeout bounds one scenario in one pairing.
+const scenarioTimeout = 30 * time.Second
+
+var (
+	catalog = func() *scenarios.Catalog {
+		c, err := scenarios.Embedded()
+		if err != nil {
+			panic(fmt.Sprintf("the embedded catalog does not load:\n%v", err))
+		}
+		return c
+	}()
+
+	// daemonDir holds the wirecheck binary the child-process pairing runs, built only if one of
+	// its specs will run.
+	daemonDir = filepath.Join(os.TempDir(), fmt.Sprintf("wirecheck-gate-%d", os.Getpid()))
+	pairings  = runner.Pairings(filepath.Join(daemonDir, "wirecheck"))
+
+	// willRun holds the keys (pairing, scenario) of the specs Ginkgo's filters select.
+	willRun = map[string]bool{}
+	batch   *runner.Batch
 )
 
 func TestConformance(t *testing.T) {
 	RegisterFailHandler(Fail)
+	// Which specs the filters (--ginkgo.label-filter, --ginkgo.focus, ...) select is decided by
+	// Ginkgo itself, so the batch plays exactly those.
+	for _, sr := range PreviewSpecs("wire conformance").SpecReports {
+		if sr.State == types.SpecStatePassed && len(sr.ContainerHierarchyTexts) > 0 {
+			willRun[key(sr.ContainerHierarchyTexts[0], sr.LeafNodeText)] = true
+		}
+	}
 	RunSpecs(t, "wire conformance")
 }
 
-// Every peer, server and connection a spec starts must be gone when the suite ends.
+func key(pairing, scenario string) string { return pairing + "\x00" + scenario }
+
+// Every peer, server, connection and process a spec starts must be gone when the suite ends.
 var ignoreSuiteGoroutines goleak.Option
 
-var _ = BeforeSuite(func() { ignoreSuiteGoroutines = goleak.IgnoreCurrent() })
+// BeforeSuite starts every selected scenario play of every pairing in one parallel batch.
+var _ = BeforeSuite(func(ctx SpecContext) {
+	ignoreSuiteGoroutines = goleak.IgnoreCurrent()
+	DeferCleanup(os.RemoveAll, daemonDir)
+	for _, p := range pairings {
+		if p.Close != nil {
+			DeferCleanup(p.Close)
+		}
+	}
+	seed := fmt.Sprint(GinkgoRandomSeed())
+	var jobs []runner.Job
+	for _, p := range pairings {
+		for _, sc := range catalog.Scenarios {
+			k := key(p.Name, sc.ID)
+			if !willRun[k] || !p.Covers(sc) || p.Skip(sc) != "" {
+				continue
+			}
+			jobs = append(jobs, runner.Job{Key: k, Play: func(ctx context.Context) *scenarios.Result {
+				ctx, cancel := context.WithTimeout(ctx, scenarioTimeout)
+				defer cancel()
+				return p.Play(ctx, sc, seed)
+			}})
+		}
+	}
+	if slices.ContainsFunc(jobs, func(j runner.Job) bool { return strings.HasPrefix(j.Key, runner.ChildProcessName+"\x00") }) {
+		buildDaemon(ctx)
+	}
+	batch = runner.StartBatch(context.WithoutCancel(ctx), jobs, parallelism(), nil)
+	DeferCleanup(batch.Stop)
+	AddReportEntry("batch", fmt.Sprintf("%d scenario plays, %d at once", len(jobs), parallelism()))
+}, NodeTimeout(3*time.Minute))
 
 var _ = AfterSuite(func() {
+	Expect(livingChildren()).To(BeEmpty(), "processes the suite started are still running")
+})
+
+// The goroutine check runs last, after every DeferCleanup of the suite (the batch, the daemons).
+var _ = ReportAfterSuite("no goroutine left behind", func(Report) {
+	if ignoreSuiteGoroutines == nil {
+		return
+	}
 	Eventually(func() error { return goleak.Find(ignoreSuiteGoroutines) }).Should(Succeed(), "goroutines left running after the suite")
 })
+
+// parallelism is how many scenario plays run at once: most of their time is spent waiting (on
+// sockets, silence windows, a daemon starting), so several per core. WIRECHECK_GATE_PARALLEL
+// overrides it.
+func parallelism() int {
+	if n, err := strconv.Atoi(os.Getenv("WIRECHECK_GATE_PARALLEL")); err == nil && n > 0 {
+		return n
+	}
+	return 4 * runtime.GOMAXPROCS(0)
+}
+
+// buildDaemon builds the wirecheck binary whose `runtime` command the child-process pairing runs.
+func buildDaemon(ctx context.Context) {
+	goTool, err := exec.LookPath("go")
+	Expect(err).NotTo(HaveOccurred(), "building the daemon needs the go tool on PATH")
+	out, err := exec.CommandContext(ctx, goTool, "build", "-o", filepath.Join(daemonDir, "wirecheck"), "github.com/wirecheck/wirecheck/cmd/wirecheck").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build ./cmd/wirecheck:\n%s", out)
+}
+
+// livingChildren lists the processes whose parent is this test process (Linux /proc), zombies
+// left out.
+func livingChildren() []string {
+	entries, _ := os.ReadDir("/proc")
+	me := strconv.Itoa(os.Getpid())
+	var out []string
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+		end := strings.LastIndexByte(string(stat), ')')
+		fields := strings.Fields(string(stat[end+1:]))
+		if len(fields) > 1 && fields[1] == me && fields[0] != "Z" {
+			out = append(out, strings.TrimSpace(string(stat[:end+1])))
+		}
+	}
+	return out
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon"
 	"github.com/wirecheck/wirecheck/reference/daemon/contract"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
-	"github.com/wirecheck/wirecheck/scriptedcore"
 )
 
 // ReferenceRuntime launches the reference Runtime daemon in process, each on its own virtual clock:
@@ -19,7 +18,7 @@ type ReferenceRuntime struct{}
 func (ReferenceRuntime) Describe() string { return "reference Runtime (in process, virtual clock)" }
 func (ReferenceRuntime) Remote() bool     { return false }
 
-func (ReferenceRuntime) Launch(ctx context.Context, c scriptedcore.Connect) (scriptedcore.Runtime, error) {
+func (ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error) {
 	fake := clock.NewFake()
 	d, err := daemon.New(daemon.Config{
 		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake,

@@ -157,8 +157,8 @@ func (l *lazyClock) Now() time.Time                         { return l.get().Now
 func (l *lazyClock) After(d time.Duration) <-chan time.Time { return l.get().After(d) }
 func (l *lazyClock) NewTimer(d time.Duration) clock.Timer   { return l.get().NewTimer(d) }
 
-// Relayed puts relay between the scripted Core and what launch starts.
-func Relayed(relay *Relay, launch scriptedcore.Launch) scriptedcore.Launch {
+// relayed puts relay between the scripted Core and what launch starts.
+func relayed(relay *Relay, launch scriptedcore.Launch) scriptedcore.Launch {
 	return func(ctx context.Context, c scriptedcore.Connect, v scriptedcore.View) (scriptedcore.Runtime, error) {
 		base, err := relay.Start(ctx, c.ServerURL)
 		if err != nil {

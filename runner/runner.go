@@ -13,18 +13,6 @@ import (
 	"github.com/wirecheck/wirecheck/scriptedcore"
 )
 
-// Launcher starts the Runtime under test for one scenario.
-type Launcher interface {
-	// Describe names the target for reports ("reference Runtime (in process)", "command: …").
-	Describe() string
-	// Launch starts a Runtime that connects to c.ServerURL as c.DeviceID with c.Credential. A
-	// Runtime that implements scriptedcore.Clocked brings the clock advance steps move.
-	Launch(ctx context.Context, c scriptedcore.Connect) (scriptedcore.Runtime, error)
-	// Remote reports whether the Runtime runs in another process, in real time: its version cannot
-	// be changed (the scripted Core shifts its own), and advance steps wait.
-	Remote() bool
-}
-
 // Options select and bound a run.
 type Options struct {
 	Run, Skip []string // scenario id patterns (scenarios.MatchID)
@@ -64,7 +52,29 @@ func NewSeed() string {
 // RunRuntime plays every scenario against a fresh Runtime from l. Results come back in the order
 // of scs. If ctx ends, scenarios not yet finished are reported as harness errors ("interrupted")
 // and everything finished is kept.
-func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, l Launcher, o Options) []*scenarios.Result {
+func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Options) []*scenarios.Result {
+	o.defaults(t)
+	jobs := make([]Job, len(scs))
+	for i, sc := range scs {
+		jobs[i] = Job{Key: sc.ID, Play: func(ctx context.Context) *scenarios.Result { return PlayRuntime(ctx, sc, i, t, o) }}
+	}
+	var onDone func(int, *scenarios.Result)
+	if o.Progress != nil {
+		onDone = func(_ int, r *scenarios.Result) { o.Progress(r) }
+	}
+	results := StartBatch(ctx, jobs, o.Parallel, onDone).Results()
+	for i, r := range results {
+		if r == nil {
+			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "the run was interrupted before this scenario ran")
+		}
+	}
+	return results
+}
+
+func (o *Options) defaults(t Target) {
+	if c, ok := t.(Credentialed); ok && o.Credential == "" {
+		o.Credential = c.RunCredential()
+	}
 	if o.Parallel < 1 {
 		o.Parallel = 1
 	}
@@ -77,38 +87,13 @@ func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, l Launcher, o Op
 	if o.Credential == "" {
 		o.Credential = NewCredential()
 	}
-	results := make([]*scenarios.Result, len(scs))
-	sem := make(chan struct{}, o.Parallel)
-	var wg sync.WaitGroup
-	for i, sc := range scs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			results[i] = runOne(ctx, sc, i, l, o)
-			if o.Progress != nil {
-				o.Progress(results[i])
-			}
-		}()
-	}
-	wg.Wait()
-	for i, r := range results {
-		if r == nil {
-			results[i] = &scenarios.Result{Scenario: scs[i].ID, Title: scs[i].Title, Spec: scs[i].Spec, Labels: scs[i].Labels,
-				Played: scenarios.SideCore, Verdict: scenarios.HarnessError, Seed: o.Seed,
-				Failure: &scenarios.Failure{Message: "harness error: the run was interrupted before this scenario ran"}}
-		}
-	}
-	return results
 }
 
-func runOne(ctx context.Context, sc *scenarios.Scenario, i int, l Launcher, o Options) *scenarios.Result {
+// PlayRuntime plays one scenario, the i-th of a run (its device ID), against a fresh Runtime from
+// t, with a fault relay between them when the scenario arms faults or o.Faults is set. What each
+// launched daemon left behind (its exit, the tail of its output) is kept in the result.
+func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o Options) *scenarios.Result {
+	o.defaults(t)
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	cfg := scriptedcore.Config{
@@ -116,22 +101,11 @@ func runOne(ctx context.Context, sc *scenarios.Scenario, i int, l Launcher, o Op
 		Credential:   o.Credential,
 		Timeout:      o.Step,
 		Seed:         o.Seed + "/" + sc.ID,
-		ShiftVersion: true,
+		ShiftVersion: true, // a launched Runtime presents proto.Version; mismatches are the scripted Core's to make
 	}
-	launch := func(ctx context.Context, c scriptedcore.Connect, _ scriptedcore.View) (scriptedcore.Runtime, error) {
-		return l.Launch(ctx, c)
-	}
-	var relay *Relay
-	if sc.HasFaults() || o.Faults != nil {
-		relay = &Relay{Schedule: o.Faults, Seed: cfg.Seed}
-		defer relay.Close()
-		cfg.Faults = relay
-		launch = Relayed(relay, launch)
-	}
-	r := scriptedcore.Play(ctx, sc, cfg, launch)
-	if relay != nil {
-		r.Transcript = append(r.Transcript, relay.Events()...)
-	}
+	var launched launches
+	r := playScriptedCore(ctx, sc, cfg, launched.track(scripted(t)), o.Faults)
+	r.Daemons = launched.reports()
 	if ctx.Err() != nil && r.Verdict == scenarios.Fail {
 		// The scenario's own bound expired: a deadline is the harness's, not the Runtime's, fault
 		// unless a step had already failed on its own.
@@ -139,6 +113,55 @@ func runOne(ctx context.Context, sc *scenarios.Scenario, i int, l Launcher, o Op
 		r.Failure.Message = "harness error: " + ctx.Err().Error() + ": " + r.Failure.Message
 	}
 	return r
+}
+
+// playScriptedCore is the one way a scripted Core plays against a launched Runtime: with a fault
+// relay between them when the scenario arms faults or a schedule applies to every scenario, its
+// events appended to the transcript.
+func playScriptedCore(ctx context.Context, sc *scenarios.Scenario, cfg scriptedcore.Config, launch scriptedcore.Launch, schedule *fault.Schedule) *scenarios.Result {
+	if !sc.HasFaults() && schedule == nil {
+		return scriptedcore.Play(ctx, sc, cfg, launch)
+	}
+	relay := &Relay{Schedule: schedule, Seed: cfg.Seed}
+	defer relay.Close()
+	if cfg.Clock != nil {
+		relay.Follow(cfg.Clock) // the self-check's virtual clock; a launched Runtime's own clock wins
+	}
+	cfg.Faults = relay
+	r := scriptedcore.Play(ctx, sc, cfg, relayed(relay, launch))
+	r.Transcript = append(r.Transcript, relay.Events()...)
+	return r
+}
+
+// launches keeps every Runtime a scenario launched, to collect their reports once Play (which
+// stops them) returns.
+type launches struct {
+	mu  sync.Mutex
+	rts []scriptedcore.Runtime
+}
+
+func (l *launches) track(launch scriptedcore.Launch) scriptedcore.Launch {
+	return func(ctx context.Context, c scriptedcore.Connect, v scriptedcore.View) (scriptedcore.Runtime, error) {
+		rt, err := launch(ctx, c, v)
+		if err == nil {
+			l.mu.Lock()
+			l.rts = append(l.rts, rt)
+			l.mu.Unlock()
+		}
+		return rt, err
+	}
+}
+
+func (l *launches) reports() []scenarios.Daemon {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []scenarios.Daemon
+	for _, rt := range l.rts {
+		if r, ok := rt.(Reporter); ok {
+			out = append(out, r.Report())
+		}
+	}
+	return out
 }
 
 // NewCredential returns a fresh daemon credential for a run. It reaches the daemon by environment

@@ -33,17 +33,8 @@ func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, 
 	}
 	// The scripted Runtime keeps no timers: advance steps move a virtual clock that only the fault
 	// relay (when the scenario arms faults) reads.
-	fake := clock.NewFake()
-	cfg := scriptedcore.Config{Seed: seed, Clock: fake, Gate: gate}
-	if sc.HasFaults() {
-		relay := &Relay{Seed: seed}
-		defer relay.Close()
-		relay.Follow(fake)
-		cfg.Faults = relay
-		launch = Relayed(relay, launch)
-		defer func() { core.Transcript = append(core.Transcript, relay.Events()...) }()
-	}
-	core = scriptedcore.Play(ctx, sc, cfg, launch)
+	cfg := scriptedcore.Config{Seed: seed, Clock: clock.NewFake(), Gate: gate}
+	core = playScriptedCore(ctx, sc, cfg, launch, nil)
 	return core, rtResult
 }
 

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/wirecheck/wirecheck/agentruntime"
-	"github.com/wirecheck/wirecheck/scriptedcore"
+	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // Units launches the Runtime under test through the AgentRuntime port: a local process
@@ -25,6 +28,88 @@ type Units struct {
 	Credential    string   // this run's credential; reaches the daemon through CredentialEnv only
 	Grace         time.Duration
 	What          string // Describe
+
+	close func() error
+}
+
+// DaemonOptions say how Command and Image launch a daemon.
+type DaemonOptions struct {
+	// CredentialEnv is the variable the daemon reads its credential from; WIRECHECK_CREDENTIAL by
+	// default.
+	CredentialEnv string
+	// Credential is the run's daemon credential (default: a fresh one). It reaches the daemon
+	// through CredentialEnv only, never argv or a URL.
+	Credential string
+	Grace      time.Duration // how long a daemon has to stop after SIGTERM; 5 s by default
+	RunID      string        // labels what this run started (containers, state files)
+	Engine     string        // Image only: podman or docker; found on PATH by default
+}
+
+func (o *DaemonOptions) defaults() {
+	if o.CredentialEnv == "" {
+		o.CredentialEnv = "WIRECHECK_CREDENTIAL"
+	}
+	if o.Credential == "" {
+		o.Credential = NewCredential()
+	}
+	if o.Grace <= 0 {
+		o.Grace = 5 * time.Second
+	}
+}
+
+// Command is a Target that runs cmdline (split like a shell's simple words; {core_url} and
+// {device_id} are filled in) as a local process per scenario, in its own process group, with an
+// environment built from the allowlist only. Close releases what it started.
+func Command(cmdline string, o DaemonOptions) (*Units, error) {
+	o.defaults()
+	argv, err := SplitCommand(cmdline)
+	if err != nil {
+		return nil, err
+	}
+	u := &Units{Command: argv[0], Args: argv[1:], CredentialEnv: o.CredentialEnv, Credential: o.Credential,
+		Grace: o.Grace, What: "command: " + cmdline}
+	if path, err := filepath.Abs(u.Command); err == nil {
+		if _, err := os.Stat(path); err == nil {
+			u.Command = path // a file where certify was started, not a name to look up on PATH
+		}
+	}
+	l := agentruntime.NewLocal(agentruntime.LocalOptions{Allowlist: agentruntime.AllowEnv(o.CredentialEnv),
+		LookupEnv: u.Lookup, RunID: o.RunID})
+	u.RT, u.close = l, l.Close
+	return u, nil
+}
+
+// Image is a Target that runs a container image per scenario through podman or docker, hardened
+// (read-only root file system, every capability dropped, --network host so it reaches the
+// scripted Core on loopback); cmdline, if not empty, is the command inside the container.
+func Image(ctx context.Context, image, cmdline string, o DaemonOptions) (*Units, error) {
+	o.defaults()
+	u := &Units{Image: image, CredentialEnv: o.CredentialEnv, Credential: o.Credential, Grace: o.Grace, What: "image: " + image}
+	if cmdline != "" {
+		argv, err := SplitCommand(cmdline)
+		if err != nil {
+			return nil, err
+		}
+		u.Command, u.Args = argv[0], argv[1:]
+	}
+	c, err := agentruntime.NewContainer(ctx, agentruntime.ContainerOptions{Engine: o.Engine, RunID: o.RunID,
+		Allowlist: agentruntime.AllowEnv(o.CredentialEnv), LookupEnv: u.Lookup})
+	if err != nil {
+		return nil, err
+	}
+	u.RT, u.close = c, c.Close
+	return u, nil
+}
+
+// RunCredential is the credential every daemon of this target gets.
+func (u *Units) RunCredential() string { return u.Credential }
+
+// Close stops and forgets every daemon the target still runs.
+func (u *Units) Close() error {
+	if u.close == nil {
+		return nil
+	}
+	return u.close()
 }
 
 func (u *Units) Describe() string { return u.What }
@@ -39,7 +124,7 @@ func (u *Units) Lookup(name string) (string, bool) {
 	return "", false
 }
 
-func (u *Units) Launch(ctx context.Context, c scriptedcore.Connect) (scriptedcore.Runtime, error) {
+func (u *Units) Launch(ctx context.Context, c Connect) (Runtime, error) {
 	if c.Credential != u.Credential {
 		// A handshake scenario launches the daemon with another credential: give that one.
 		return u.launchWith(ctx, c, c.Credential)
@@ -47,7 +132,7 @@ func (u *Units) Launch(ctx context.Context, c scriptedcore.Connect) (scriptedcor
 	return u.launchWith(ctx, c, u.Credential)
 }
 
-func (u *Units) launchWith(ctx context.Context, c scriptedcore.Connect, credential string) (scriptedcore.Runtime, error) {
+func (u *Units) launchWith(ctx context.Context, c Connect, credential string) (Runtime, error) {
 	spec := agentruntime.UnitSpec{
 		ID: agentruntime.UnitID(c.DeviceID), Command: u.Command, Args: u.Args, Image: u.Image,
 		CoreURL: c.ServerURL, DeviceID: c.DeviceID,
@@ -80,9 +165,11 @@ type unit struct {
 	id    agentruntime.UnitID
 	grace time.Duration
 	done  chan struct{}
-	mu    sync.Mutex
-	exit  *agentruntime.Exit
-	once  sync.Once
+	mu     sync.Mutex
+	exit   *agentruntime.Exit
+	killed bool     // Stop had to kill it: it did not end on SIGTERM within the grace
+	tail   []string // its last output, kept by Stop before the unit is removed
+	once   sync.Once
 }
 
 func (u *unit) wait() {
@@ -106,10 +193,42 @@ func (u *unit) ExitReason() string {
 		return ""
 	}
 	why := e.String()
-	if lines, err := u.rt.Logs(context.Background(), u.id, 5); err == nil && len(lines) > 0 {
+	if lines := u.output(exitReasonLines); len(lines) > 0 {
 		why += "; last output: " + strings.Join(lines, " | ")
 	}
 	return why
+}
+
+// exitReasonLines is how much of a daemon's last output a failure message quotes; reportLines how
+// much a scenario's result keeps.
+const (
+	exitReasonLines = 5
+	reportLines     = 200
+)
+
+func (u *unit) output(lines int) []string {
+	out, err := u.rt.Logs(context.Background(), u.id, lines)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// Report is how the daemon ran: read once Stop returned, before the unit is forgotten.
+func (u *unit) Report() scenarios.Daemon {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	d := scenarios.Daemon{Code: -1, Killed: u.killed, Output: u.tail}
+	if e := u.exit; e != nil {
+		d.Exit, d.Code = e.String(), e.Code
+		if e.Signal != 0 {
+			d.Code = -1
+		}
+		if len(e.LeftBehind) > 0 {
+			d.LeftBehind = fmt.Sprintf("pids %v", e.LeftBehind)
+		}
+	}
+	return d
 }
 
 // Stop stops the daemon (SIGTERM, then SIGKILL after the grace) and forgets it.
@@ -120,11 +239,20 @@ func (u *unit) Stop(ctx context.Context) error {
 		if grace <= 0 {
 			grace = 5 * time.Second
 		}
-		err = u.rt.Stop(ctx, u.id, grace)
 		select {
-		case <-u.done:
-		case <-ctx.Done():
+		case <-u.done: // it ended on its own
+		default:
+			err = u.rt.Stop(ctx, u.id, grace)
+			select {
+			case <-u.done:
+			case <-ctx.Done():
+			}
 		}
+		tail := u.output(reportLines)
+		u.mu.Lock()
+		u.tail = tail
+		u.killed = u.exit != nil && u.exit.Signal == syscall.SIGKILL
+		u.mu.Unlock()
 		if rerr := u.rt.Remove(context.WithoutCancel(ctx), u.id); rerr != nil && !errors.Is(rerr, agentruntime.ErrNotFound) {
 			err = errors.Join(err, rerr)
 		}

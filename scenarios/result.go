@@ -38,6 +38,20 @@ type Result struct {
 	// Profile is what the Runtime declared for the scenarios' kind in its latest valid heartbeat
 	// (nil if it never sent one): the capability profile a certification reports.
 	Profile *proto.SupportedAgentKind
+	// Daemons are the Runtime processes the scenario launched, in order (none in process).
+	Daemons []Daemon
+}
+
+// Daemon is what one Runtime process launched for a scenario left behind.
+type Daemon struct {
+	Exit string // how it ended ("exit code 0", "killed by signal 9 (killed)"); "" if it did not
+	// Code is its exit code; -1 when a signal ended it or it did not end.
+	Code int
+	// Killed: it did not end on its own or on SIGTERM within the grace period.
+	Killed bool
+	// LeftBehind names processes of its group that outlived it and were killed ("" if none).
+	LeftBehind string
+	Output     []string // the last lines of its stdout and stderr
 }
 
 // Failure pinpoints why a scenario did not pass.

@@ -390,11 +390,13 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		if st.Advance > 0 {
 			p.Rec.Event("advance", st.Advance.String())
 			r.cfg.Clock.Advance(st.Advance)
+			p.Advanced()
 		}
 		return nil, nil
 	case scenarios.StepAdvance:
 		p.Rec.Event("advance", st.Advance.String())
 		r.cfg.Clock.Advance(st.Advance)
+		p.Advanced()
 		return nil, nil
 	case scenarios.StepDisconnect:
 		return r.disconnect(st), nil

@@ -269,6 +269,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		if d != nil {
 			d.Advance(st.Advance)
 		}
+		p.Advanced()
 		return nil, nil
 	case scenarios.StepDisconnect:
 		return r.disconnect(ctx, st)

@@ -7,16 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wirecheck/wirecheck/agentruntime"
+	"github.com/wirecheck/wirecheck/certify"
 	"github.com/wirecheck/wirecheck/fault"
-	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -61,7 +58,7 @@ interrupted.`,
   wirecheck certify --runtime-image localhost/mydaemon:dev --known-failing known-failing.txt --junit junit.xml
   wirecheck certify --reference --run admission,cancellation`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return certify(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCertify(cmd, &f) },
 	}
 	f.sel.flags(cmd)
 	fl := cmd.Flags()
@@ -85,7 +82,7 @@ interrupted.`,
 	root.AddCommand(cmd)
 }
 
-func certify(cmd *cobra.Command, f *certifyFlags) error {
+func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	targets := 0
@@ -101,68 +98,53 @@ func certify(cmd *cobra.Command, f *certifyFlags) error {
 	if err != nil {
 		return err
 	}
-	opts, err := f.sel.options()
-	if err != nil {
-		return err
+	cfg := certify.Config{Catalog: cat, Run: f.sel.run, Skip: f.sel.skip, LabelFilter: f.sel.labelFilter,
+		Parallel: f.parallel, Timeout: f.timeout, Step: f.step, Seed: f.seed}
+	if f.seed == "" {
+		cfg.Seed = runner.NewSeed()
 	}
-	var known *runner.KnownFailing
 	if f.knownFailing != "" {
 		file, err := os.Open(f.knownFailing)
 		if err != nil {
 			return err
 		}
-		known, err = runner.ParseKnownFailing(file)
+		cfg.KnownFailing, err = runner.ParseKnownFailing(file)
 		file.Close()
 		if err != nil {
 			return err
 		}
+		cfg.KnownFailingFiles = []string{f.knownFailing}
 	}
-	if f.seed == "" {
-		f.seed = runner.NewSeed()
-	}
-	opts.Seed, opts.Parallel, opts.Timeout, opts.Step = f.seed, f.parallel, f.timeout, f.step
-	opts.Credential = runner.NewCredential()
 	if f.faults != "" {
-		sched, err := fault.LoadFile(f.faults)
-		if err != nil {
+		if cfg.Faults, err = fault.LoadFile(f.faults); err != nil {
 			return err
 		}
-		opts.Faults = sched
 	}
-
-	launcher, closeLauncher, err := f.launcher(ctx, opts.Credential)
+	target, err := f.target(ctx, cfg.Seed)
 	if err != nil {
 		return err
 	}
-	defer closeLauncher()
+	defer target.Close()
+	cfg.Target = target
+	sel, err := certify.Select(cfg)
+	if err != nil {
+		return err
+	}
 
 	errOut := cmd.ErrOrStderr()
-	progress := !f.quiet && os.Getenv("CI") == "" && isTerminal(os.Stderr)
-	scs := runner.Select(cat, opts)
-	fmt.Fprintf(errOut, "wirecheck certify: %d scenarios against %s (seed %s)\n", len(scs), launcher.Describe(), f.seed)
+	fmt.Fprintf(errOut, "wirecheck certify: %s\n", sel.Describe(target))
 	if f.faults != "" {
-		fmt.Fprintf(errOut, "faults: %s applied to every scenario through a relay (seeded from %s)\n", f.faults, f.seed)
+		fmt.Fprintf(errOut, "faults: %s applied to every scenario through a relay (seeded from %s)\n", f.faults, cfg.Seed)
 	}
-	if progress {
-		opts.Progress = func(r *scenarios.Result) {
+	if !f.quiet && os.Getenv("CI") == "" && isTerminal(os.Stderr) {
+		cfg.Progress = func(r *scenarios.Result) {
 			fmt.Fprintf(errOut, "  %-14s %s (%v)\n", r.Verdict, r.Scenario, r.Duration.Round(time.Millisecond))
 		}
 	}
-	started := time.Now()
-	results := runner.RunRuntime(ctx, scs, launcher, opts)
-	run := &reports.Run{
-		Tool: toolVersion(), WireVersion: proto.Version, Target: launcher.Describe(), Seed: f.seed,
-		Started: started, Finished: time.Now(),
-		Selection: reports.Selection{Run: f.sel.run, Skip: f.sel.skip, Labels: f.sel.labelFilter},
-		Redact:    []string{opts.Credential},
+	run, err := certify.Run(ctx, cfg)
+	if err != nil {
+		return err
 	}
-	if f.knownFailing != "" {
-		run.Selection.KnownFailing = []string{f.knownFailing}
-	}
-	for _, r := range results {
-		run.Cases = append(run.Cases, reports.Case{Result: r, KnownFailing: known.Has(r.Scenario)})
-	}
-	run.Profile = reports.DetectProfile(run.Cases)
 	if err := f.write(cmd.OutOrStdout(), run); err != nil {
 		return err
 	}
@@ -176,39 +158,28 @@ func certify(cmd *cobra.Command, f *certifyFlags) error {
 	return nil
 }
 
-// launcher builds the target and a function that releases what it holds.
-func (f *certifyFlags) launcher(ctx context.Context, credential string) (runner.Launcher, func(), error) {
-	if f.reference {
-		return runner.ReferenceRuntime{}, func() {}, nil
-	}
-	units := &runner.Units{CredentialEnv: f.credentialEnv, Credential: credential, Grace: 5 * time.Second}
-	if f.runtimeCmd != "" {
-		argv, err := runner.SplitCommand(f.runtimeCmd)
-		if err != nil {
-			return nil, nil, err
-		}
-		units.Command, units.Args = argv[0], argv[1:]
-	}
-	allow := agentruntime.AllowEnv(f.credentialEnv)
-	if f.runtimeImage != "" {
-		c, err := agentruntime.NewContainer(ctx, agentruntime.ContainerOptions{Engine: f.engine, RunID: f.seed,
-			Allowlist: allow, LookupEnv: units.Lookup})
-		if err != nil {
-			return nil, nil, err
-		}
-		units.RT, units.Image, units.What = c, f.runtimeImage, "image: "+f.runtimeImage
-		return units, func() { _ = c.Close() }, nil
-	}
-	path, err := filepath.Abs(units.Command)
-	if err == nil {
-		if _, statErr := os.Stat(path); statErr == nil {
-			units.Command = path
-		}
-	}
-	l := agentruntime.NewLocal(agentruntime.LocalOptions{Allowlist: allow, LookupEnv: units.Lookup, RunID: f.seed})
-	units.RT, units.What = l, "command: "+f.runtimeCmd
-	return units, func() { _ = l.Close() }, nil
+// closingTarget is a Target and what releases it.
+type closingTarget interface {
+	runner.Target
+	Close() error
 }
+
+// target builds the Runtime under test from the flags.
+func (f *certifyFlags) target(ctx context.Context, runID string) (closingTarget, error) {
+	if f.reference {
+		return inProcess{}, nil
+	}
+	opts := runner.DaemonOptions{CredentialEnv: f.credentialEnv, RunID: runID, Engine: f.engine}
+	if f.runtimeImage != "" {
+		return runner.Image(ctx, f.runtimeImage, f.runtimeCmd, opts)
+	}
+	return runner.Command(f.runtimeCmd, opts)
+}
+
+// inProcess is the reference Runtime in process, which holds nothing to release.
+type inProcess struct{ runner.ReferenceRuntime }
+
+func (inProcess) Close() error { return nil }
 
 func (f *certifyFlags) write(stdout io.Writer, run *reports.Run) error {
 	outputs := []struct {
@@ -241,13 +212,6 @@ func (f *certifyFlags) write(stdout io.Writer, run *reports.Run) error {
 		return reports.WriteBundle(f.bundle, run)
 	}
 	return nil
-}
-
-func toolVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return "wirecheck " + info.Main.Version
-	}
-	return "wirecheck (devel)"
 }
 
 func isTerminal(f *os.File) bool {

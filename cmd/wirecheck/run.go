@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,11 +21,14 @@ func init() {
 	var seed string
 	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "Play the catalog with both reference sides: what the regression gate runs",
-		Long: `run plays every selected scenario twice: the scripted Core against the scripted Runtime (the
-self-check: a scenario the two scripts disagree on is broken) and the scripted Core against the
-reference Runtime in process on a virtual clock. It prints one line per scenario and pairing and
-exits non-zero if anything did not pass.`,
+		Short: "Play the catalog in every pairing the regression gate plays",
+		Long: `run plays every selected scenario in each pairing of the gate (make check-runtime-contract):
+the scripted Core against the scripted Runtime (the self-check: a scenario the two scripts disagree
+on is broken), the scripted Core against the reference Runtime in process on a virtual clock and as
+a child process (this binary's runtime command) in real time, and the scripted Runtime against the
+reference Core. --label-filter sees the pairing's labels (self-check, runtime, process, core) beside
+the scenario's. It prints one line per scenario and pairing and exits non-zero if anything did not
+pass.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
@@ -35,45 +41,60 @@ exits non-zero if anything did not pass.`,
 			if err != nil {
 				return err
 			}
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
 			if seed == "" {
 				seed = runner.NewSeed()
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "seed %s\n", seed)
-			bad := 0
-			report := func(pairing string, r *scenarios.Result) {
-				if r == nil {
-					bad++
-					fmt.Fprintf(out, "%-13s %-16s (no result)\n", "harness_error", pairing)
-					return
+			pairings := runner.Pairings(self)
+			for _, p := range pairings {
+				if p.Close != nil {
+					defer p.Close()
 				}
-				fmt.Fprintf(out, "%-13s %-16s %-72s %v\n", r.Verdict, pairing, r.Scenario, r.Duration.Round(time.Millisecond))
+			}
+			var jobs []runner.Job
+			var names []string
+			skipped := 0
+			for _, p := range pairings {
+				for _, sc := range cat.Select(opts.Run, opts.Skip) {
+					if !p.Covers(sc) || !opts.Labels.Match(append(append([]string{}, p.Labels...), sc.Labels...)) {
+						continue
+					}
+					if p.Skip(sc) != "" {
+						skipped++
+						continue
+					}
+					jobs = append(jobs, runner.Job{Key: p.Name + "\x00" + sc.ID, Play: func(ctx context.Context) *scenarios.Result {
+						ctx, cancel := context.WithTimeout(ctx, time.Minute)
+						defer cancel()
+						return p.Play(ctx, sc, seed)
+					}})
+					names = append(names, p.Name)
+				}
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "seed %s: %d plays in %d pairings, %d at once\n", seed, len(jobs), len(pairings), parallel)
+			var mu sync.Mutex
+			bad := 0
+			start := time.Now()
+			results := runner.StartBatch(ctx, jobs, parallel, func(i int, r *scenarios.Result) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintf(out, "%-13s %-40s %-72s %v\n", r.Verdict, names[i], r.Scenario, r.Duration.Round(time.Millisecond))
 				if r.Verdict != scenarios.Pass {
 					bad++
 					fmt.Fprintln(out, indent(r.String()))
 				}
-			}
-			start := time.Now()
-			var all []*scenarios.Scenario
-			for _, sc := range cat.Select(opts.Run, opts.Skip) {
-				if opts.Labels.Match(sc.Labels) {
-					all = append(all, sc)
+			}).Results()
+			for i, r := range results {
+				if r == nil {
+					bad++
+					fmt.Fprintf(out, "%-13s %-40s %s (interrupted before it ran)\n", scenarios.HarnessError, names[i], strings.SplitN(jobs[i].Key, "\x00", 2)[1])
 				}
 			}
-			for _, sc := range all {
-				c, r := runner.SelfCheck(ctx, sc, seed)
-				report("self-check/core", c)
-				if runner.OnlyTurnChecksNotApplicable(sc, r) {
-					// Turn checks ask Core for its records; the scripted Core keeps none, and every wire
-					// step was still played by both scripts.
-					r.Verdict = scenarios.Pass
-				}
-				report("self-check/rt", r)
-			}
-			opts.Seed, opts.Parallel = seed, parallel
-			opts.Progress = func(r *scenarios.Result) { report("reference/rt", r) }
-			runner.RunRuntime(ctx, runner.Select(cat, opts), runner.ReferenceRuntime{}, opts)
-			fmt.Fprintf(out, "%d scenarios in %v; %d not passed\n", len(all), time.Since(start).Round(time.Millisecond), bad)
+			fmt.Fprintf(out, "%d plays (%d left to the in-process run) in %v; %d not passed\n", len(jobs), skipped, time.Since(start).Round(time.Millisecond), bad)
 			if bad > 0 || ctx.Err() != nil {
 				return &exitError{code: 1, err: fmt.Errorf("%d results did not pass", bad)}
 			}
@@ -81,18 +102,11 @@ exits non-zero if anything did not pass.`,
 		},
 	}
 	sel.flags(cmd)
-	cmd.Flags().IntVar(&parallel, "parallel", 4, "scenarios at once against the reference Runtime")
+	cmd.Flags().IntVar(&parallel, "parallel", 8, "scenario plays at once")
 	cmd.Flags().StringVar(&seed, "seed", "", "seed for generated values (printed; give it back to reproduce a run)")
 	root.AddCommand(cmd)
 }
 
 func indent(s string) string {
-	out := "    "
-	for _, c := range s {
-		out += string(c)
-		if c == '\n' {
-			out += "    "
-		}
-	}
-	return out
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }

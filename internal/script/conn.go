@@ -52,6 +52,11 @@ type Conn struct {
 	wmu    sync.Mutex
 	once   sync.Once
 	cancel context.CancelFunc
+
+	// Read only by the peer's own goroutine (the one walking the steps).
+	unread []Inbound // frames put back by Unread, returned before the channel's
+	mu     sync.Mutex
+	mark   time.Time // the latest wire event the peer took part in: a write, or a frame it consumed
 }
 
 // NewConn starts reading ws. inDir is the direction of frames read from it.
@@ -86,6 +91,12 @@ func (c *Conn) read(ctx context.Context) {
 // Next returns the next frame within timeout. After the transport closed it returns a
 // *ClosedError once the buffered frames are drained.
 func (c *Conn) Next(timeout time.Duration) (Inbound, error) {
+	if len(c.unread) > 0 {
+		in := c.unread[0]
+		c.unread = c.unread[1:]
+		c.setMark(in.At)
+		return in, nil
+	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
@@ -93,10 +104,31 @@ func (c *Conn) Next(timeout time.Duration) (Inbound, error) {
 		if !ok {
 			return Inbound{}, c.closed
 		}
+		c.setMark(in.At)
 		return in, nil
 	case <-t.C:
 		return Inbound{}, ErrTimeout
 	}
+}
+
+// Unread puts a frame back: the next Next returns it, before anything newer.
+func (c *Conn) Unread(in Inbound) { c.unread = append([]Inbound{in}, c.unread...) }
+
+// Mark is the moment of the latest wire event the peer took part in: when its last frame was
+// written, or when the last frame it consumed was read off the socket, whichever came later.
+// A silence window opens there, not whenever the harness gets round to watching.
+func (c *Conn) Mark() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mark
+}
+
+func (c *Conn) setMark(at time.Time) {
+	c.mu.Lock()
+	if at.After(c.mark) {
+		c.mark = at
+	}
+	c.mu.Unlock()
 }
 
 // Frames exposes the frame channel for selects that also wait on other events.
@@ -124,6 +156,7 @@ func (c *Conn) Write(ctx context.Context, data []byte) error {
 	if err := c.ws.Write(ctx, websocket.MessageText, data); err != nil {
 		return err
 	}
+	c.setMark(time.Now())
 	c.rec.Frame(c.inDir.Reverse(), data)
 	return nil
 }

@@ -78,9 +78,6 @@ func main() {
 			fmt.Printf("touched %s\n", p)
 		}
 	}
-	if *exitCode >= 0 {
-		os.Exit(*exitCode)
-	}
 	if *child {
 		// The child writes nothing: an orphan writing to the output pipe of a dead supervisor
 		// would die of SIGPIPE, and the tests need it to outlive its parent.
@@ -90,6 +87,9 @@ func main() {
 			os.Exit(3)
 		}
 		fmt.Printf("child=%d\n", cmd.Process.Pid)
+	}
+	if *exitCode >= 0 {
+		os.Exit(*exitCode)
 	}
 
 	sigs := make(chan os.Signal, 1)

@@ -1,4 +1,4 @@
-package conformance
+package runner
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/wirecheck/wirecheck/scriptedruntime"
 )
 
-// RefCoreDriver is the CoreDriver of the reference Core in process. A core step's frame (resolved
+// refCoreDriver is the CoreDriver of the reference Core in process. A core step's frame (resolved
 // against the bindings so far) says what Core must do:
 //
 //	execution_prepare    start a Turn with that configuration, unless a Turn is still in flight
@@ -34,7 +34,7 @@ import (
 // it; no code means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
 // read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
 // advance moves the Core's virtual clock.
-type RefCoreDriver struct {
+type refCoreDriver struct {
 	Core     *core.Core
 	Clock    *clock.Fake
 	DeviceID string
@@ -44,14 +44,14 @@ type RefCoreDriver struct {
 }
 
 // Begin keeps the scenario so later triggers can look ahead.
-func (d *RefCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
+func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 	d.sc, d.turnID = sc, ""
 	return nil
 }
 
 // Advance moves the Core's clock, once Core has handled everything already routed to its Turns
 // (so the clock never overtakes a timer Core is about to arm).
-func (d *RefCoreDriver) Advance(dur time.Duration) {
+func (d *refCoreDriver) Advance(dur time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = d.Core.Quiesce(ctx)
@@ -59,7 +59,7 @@ func (d *RefCoreDriver) Advance(dur time.Duration) {
 }
 
 // Trigger makes the reference Core send the frames of a core step.
-func (d *RefCoreDriver) Trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+func (d *refCoreDriver) Trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
 	for _, f := range st.Frames() {
 		if err := d.trigger(ctx, f, b); err != nil {
 			return err
@@ -68,7 +68,7 @@ func (d *RefCoreDriver) Trigger(ctx context.Context, st *scenarios.Step, b *scen
 	return nil
 }
 
-func (d *RefCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
 	switch st.Frame.Type {
 	case proto.TypeExecutionPrepare:
 		if d.turnID != "" {
@@ -108,7 +108,7 @@ func (d *RefCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scen
 	return fmt.Errorf("the reference Core does not send %s yet (a later issue adds that family): %w", st.Frame.Type, scriptedruntime.ErrNotApplicable)
 }
 
-func (d *RefCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+func (d *refCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
 	var p struct {
 		Configuration json.RawMessage `json:"configuration"`
 	}
@@ -139,7 +139,7 @@ func (d *RefCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *sc
 }
 
 // lookaheadInput takes the input of the first execution_start after st, or a default text.
-func (d *RefCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings) (proto.MessageInput, error) {
+func (d *refCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings) (proto.MessageInput, error) {
 	for _, later := range d.sc.Steps {
 		if later.Index <= st.Index {
 			continue
@@ -162,7 +162,7 @@ func (d *RefCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings
 
 // awaitCapabilities waits until the device is connected and has heartbeated: device selection
 // needs a snapshot, and nothing may be inferred before one.
-func (d *RefCoreDriver) awaitCapabilities(ctx context.Context) error {
+func (d *refCoreDriver) awaitCapabilities(ctx context.Context) error {
 	for {
 		changed := d.Core.Changed()
 		if _, known := d.Core.Capabilities(d.DeviceID); known {
@@ -177,7 +177,7 @@ func (d *RefCoreDriver) awaitCapabilities(ctx context.Context) error {
 }
 
 // Disconnect makes the reference Core close the Runtime's transport.
-func (d *RefCoreDriver) Disconnect(_ context.Context, c *scenarios.CloseSpec) error {
+func (d *refCoreDriver) Disconnect(_ context.Context, c *scenarios.CloseSpec) error {
 	switch c.Code {
 	case 0:
 		return nil // Core closes on its own; the scripted Runtime checks that it did
@@ -189,7 +189,7 @@ func (d *RefCoreDriver) Disconnect(_ context.Context, c *scenarios.CloseSpec) er
 }
 
 // Check answers a Core-side check from the reference Core's records.
-func (d *RefCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenarios.Bindings) error {
+func (d *refCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenarios.Bindings) error {
 	for {
 		changed := d.Core.Changed()
 		ok, state, err := d.holds(c, b)
@@ -205,7 +205,7 @@ func (d *RefCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenar
 }
 
 // holds reports whether a check holds now; err is set when it can no longer hold.
-func (d *RefCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, string, error) {
+func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, string, error) {
 	switch {
 	case c.Capabilities != nil:
 		got := "none"

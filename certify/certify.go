@@ -1,0 +1,119 @@
+// Package certify certifies a Runtime daemon against the wire contract: it launches the daemon
+// once per scenario, plays Core against it with the catalog, and returns the results model that
+// every report is written from. `wirecheck certify` is this function behind flags; Test is the
+// same run as a Go test, one subtest per scenario, for a Runtime author's own `go test`.
+package certify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/wirecheck/wirecheck/fault"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reports"
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// Config says what to certify and how. Only Target is required.
+type Config struct {
+	// Target launches the Runtime under test: runner.Command (a local process), runner.Image (a
+	// container), runner.ReferenceRuntime{} (in process), or any runner.Target of your own.
+	Target runner.Target
+	// Catalog is the scenarios to choose from; the embedded catalog when nil.
+	Catalog *scenarios.Catalog
+	// Run and Skip are scenario id patterns (`admission`, `cancellation/*`); empty Run: all.
+	Run, Skip []string
+	// LabelFilter is a Ginkgo label expression over scenario labels (`preparation && !long-timer`).
+	LabelFilter string
+	// KnownFailing lists scenarios expected to fail: they still run, and an unexpected pass fails
+	// the run. KnownFailingFiles names where the list came from, for the report.
+	KnownFailing      *runner.KnownFailing
+	KnownFailingFiles []string
+	Parallel          int           // scenarios at once, each with its own daemon; 1 by default
+	Timeout           time.Duration // bound on one scenario; 60 s by default
+	Step              time.Duration // bound on every read and wait inside a scenario; 3 s by default
+	Seed              string        // reproduces generated values and fault choices; random by default
+	// Faults is a fault schedule applied through a relay to every scenario.
+	Faults *fault.Schedule
+	// Progress, if set, sees each result as it completes (from several goroutines).
+	Progress func(*scenarios.Result)
+}
+
+// Selection is the scenarios a Config selects, in catalog order, with the parsed options runner
+// plays them with.
+type Selection struct {
+	Scenarios []*scenarios.Scenario
+	Options   runner.Options
+}
+
+// Select resolves the catalog and the selection of cfg, without playing anything.
+func Select(cfg Config) (Selection, error) {
+	if cfg.Target == nil {
+		return Selection{}, errors.New("certify: no target: give a runner.Target (runner.Command, runner.Image, runner.ReferenceRuntime{})")
+	}
+	cat := cfg.Catalog
+	if cat == nil {
+		var err error
+		if cat, err = scenarios.Embedded(); err != nil {
+			return Selection{}, err
+		}
+	}
+	labels, err := runner.ParseLabelFilter(cfg.LabelFilter)
+	if err != nil {
+		return Selection{}, err
+	}
+	o := runner.Options{Run: cfg.Run, Skip: cfg.Skip, Labels: labels, Parallel: cfg.Parallel, Timeout: cfg.Timeout,
+		Step: cfg.Step, Seed: cfg.Seed, Faults: cfg.Faults, Progress: cfg.Progress}
+	if o.Seed == "" {
+		o.Seed = runner.NewSeed()
+	}
+	return Selection{Scenarios: runner.Select(cat, o), Options: o}, nil
+}
+
+// Run certifies cfg.Target: it plays every selected scenario and returns the run, whose
+// ProfileLine and ExitCode give the verdict. If ctx ends, scenarios not finished are harness
+// errors and the run is still returned. The error is for a configuration that cannot run.
+func Run(ctx context.Context, cfg Config) (*reports.Run, error) {
+	sel, err := Select(cfg)
+	if err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	results := runner.RunRuntime(ctx, sel.Scenarios, cfg.Target, sel.Options)
+	return newRun(cfg, sel, started, results), nil
+}
+
+// newRun is the results model of a run: the cases in selection order and the declared profile.
+func newRun(cfg Config, sel Selection, started time.Time, results []*scenarios.Result) *reports.Run {
+	run := &reports.Run{
+		Tool: toolVersion(), WireVersion: proto.Version, Target: cfg.Target.Describe(), Seed: sel.Options.Seed,
+		Started: started, Finished: time.Now(),
+		Selection: reports.Selection{Run: cfg.Run, Skip: cfg.Skip, Labels: cfg.LabelFilter, KnownFailing: cfg.KnownFailingFiles},
+	}
+	if c, ok := cfg.Target.(runner.Credentialed); ok {
+		run.Redact = []string{c.RunCredential()}
+	}
+	for _, r := range results {
+		if r != nil {
+			run.Cases = append(run.Cases, reports.Case{Result: r, KnownFailing: cfg.KnownFailing.Has(r.Scenario)})
+		}
+	}
+	run.Profile = reports.DetectProfile(run.Cases)
+	return run
+}
+
+func toolVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return "wirecheck " + info.Main.Version
+	}
+	return "wirecheck (devel)"
+}
+
+// Describe is a one-line account of a selection, as `wirecheck certify` prints it first.
+func (s Selection) Describe(t runner.Target) string {
+	return fmt.Sprintf("%d scenarios against %s (seed %s)", len(s.Scenarios), t.Describe(), s.Options.Seed)
+}

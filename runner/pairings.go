@@ -1,0 +1,202 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// A Pairing is one way the gate plays the catalog: a scripted peer against an implementation, or
+// against the other scripted peer. The gate (package conformance) and `wirecheck run` play the
+// same pairings through this one path.
+type Pairing struct {
+	Name   string   // how the gate's Describe and `wirecheck run` name it
+	Labels []string // the gate labels its specs with these, beside the scenario's own
+	// Covers reports whether the pairing tests what the scenario tests (a Runtime, a Core).
+	Covers func(*scenarios.Scenario) bool
+	// Skip says why a covered scenario is nevertheless left out ("": it is played).
+	Skip func(*scenarios.Scenario) string
+	// Play plays one scenario; a result that does not pass says why.
+	Play func(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result
+	// Close releases what the pairing started (nil: nothing to release).
+	Close func() error
+}
+
+// Pairings are the gate's pairings, in the order it plays them; binary is the wirecheck binary
+// whose `runtime` command the child-process pairing runs (it need exist only once that pairing
+// plays). Close each pairing that has a Close.
+func Pairings(binary string) []Pairing {
+	return []Pairing{SelfCheckPairing(), InProcessPairing(), ChildProcessPairing(binary), ReferenceCorePairing()}
+}
+
+// RealTimeBudget is the most virtual time a scenario may advance and still be played in real time
+// against a daemon in another process; longer ones are left to the in-process run on the virtual
+// clock.
+const RealTimeBudget = time.Second
+
+// SelfCheckPairing plays the scripted Core against the scripted Runtime: a scenario the two
+// scripts disagree on is a broken scenario, found before any implementation is blamed.
+func SelfCheckPairing() Pairing {
+	return Pairing{
+		Name: "self-check: scriptedcore ↔ scriptedruntime", Labels: []string{"self-check"},
+		Covers: func(*scenarios.Scenario) bool { return true },
+		Skip:   func(*scenarios.Scenario) string { return "" },
+		Play: func(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
+			core, rt := SelfCheck(ctx, sc, seed)
+			switch {
+			case core.Verdict != scenarios.Pass:
+				return core
+			case rt == nil:
+				return harnessError(sc, scenarios.SideRuntime, seed, "the scripted Runtime never ran")
+			case rt.Verdict != scenarios.Pass && !OnlyTurnChecksNotApplicable(sc, rt):
+				// Turn checks ask for Core's records, which the scripted Core does not keep; every wire
+				// step was still played by both scripts, which is what the self-check proves.
+				return rt
+			}
+			return core
+		},
+	}
+}
+
+// InProcessPairing plays the scripted Core against the reference Runtime in process, on a
+// virtual clock: the whole Runtime side of the catalog, long timers included, in seconds.
+func InProcessPairing() Pairing {
+	return Pairing{
+		Name: "runtime: reference", Labels: []string{"runtime"},
+		Covers: coversRuntime,
+		Skip:   func(*scenarios.Scenario) string { return "" },
+		Play: func(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
+			return PlayRuntime(ctx, sc, 0, ReferenceRuntime{}, Options{Seed: seed})
+		},
+	}
+}
+
+// ChildProcessName names the child-process pairing.
+const ChildProcessName = "runtime: reference as a child process"
+
+// ChildProcessPairing plays the scripted Core against `binary runtime` as a local process per
+// scenario, in real time, through the same Target that `wirecheck certify --runtime-cmd` uses;
+// beyond the scenario, the daemon must end the way the reference daemon promises (its exit
+// code) and leave no process behind.
+func ChildProcessPairing(binary string) Pairing {
+	var (
+		once   sync.Once
+		target *Units
+		err    error
+		plays  atomic.Int64 // numbers each play's device: the units of one target need distinct IDs
+	)
+	launcher := func() (*Units, error) {
+		once.Do(func() {
+			target, err = Command(binary+" runtime --server {core_url} --device {device_id}", DaemonOptions{Grace: 2 * time.Second})
+			if err == nil {
+				target.What = "reference Runtime as a child process (" + binary + ")"
+			}
+		})
+		return target, err
+	}
+	return Pairing{
+		Name: ChildProcessName, Labels: []string{"runtime", "process"},
+		Covers: coversRuntime,
+		Skip: func(sc *scenarios.Scenario) string {
+			if total := TotalAdvance(sc); total > RealTimeBudget {
+				return fmt.Sprintf("left to the in-process run: its steps advance the clock %v in total, more than the %v of real time a child-process run may take", total, RealTimeBudget)
+			}
+			return ""
+		},
+		Play: func(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
+			target, err := launcher()
+			if err != nil {
+				return harnessError(sc, scenarios.SideCore, seed, err.Error())
+			}
+			r := PlayRuntime(ctx, sc, int(plays.Add(1)), target, Options{Seed: seed})
+			if r.Verdict == scenarios.Pass {
+				checkReferenceExit(sc, r)
+			}
+			return r
+		},
+		Close: func() error {
+			if t, err := launcher(); err == nil {
+				return t.Close()
+			}
+			return nil
+		},
+	}
+}
+
+// ReferenceCorePairing plays the scripted Runtime against the reference Core in process.
+func ReferenceCorePairing() Pairing {
+	return Pairing{
+		Name: "core: reference", Labels: []string{"core"},
+		Covers: func(sc *scenarios.Scenario) bool { return sc.Tests.Covers(scenarios.SideCore) },
+		Skip:   func(*scenarios.Scenario) string { return "" },
+		Play:   PlayReferenceCore,
+	}
+}
+
+func coversRuntime(sc *scenarios.Scenario) bool { return sc.Tests.Covers(scenarios.SideRuntime) }
+
+// TotalAdvance is how far a scenario moves the clock: its advance steps and its settle steps'
+// advance, includes expanded.
+func TotalAdvance(sc *scenarios.Scenario) time.Duration {
+	var total time.Duration
+	for _, st := range sc.Steps {
+		if st.Kind == scenarios.StepAdvance || st.Kind == scenarios.StepSettle {
+			total += st.Advance
+		}
+	}
+	return total
+}
+
+// checkReferenceExit fails a passing result unless every daemon the scenario launched ended on
+// its own or on SIGTERM, with the exit code `wirecheck runtime` promises, and left nothing behind.
+func checkReferenceExit(sc *scenarios.Scenario, r *scenarios.Result) {
+	want, why := referenceExit(sc)
+	for _, d := range r.Daemons {
+		var msg string
+		switch {
+		case d.LeftBehind != "":
+			msg = "processes of the Runtime's process group outlived it and were killed: " + d.LeftBehind
+		case d.Killed || d.Exit == "":
+			msg = fmt.Sprintf("the daemon did not exit on its own or on SIGTERM (%s)", orStill(d.Exit))
+		case d.Code != want:
+			msg = fmt.Sprintf("wirecheck runtime must exit %d: %s; it ended with %s", want, why, d.Exit)
+		default:
+			continue
+		}
+		r.Verdict = scenarios.Fail
+		r.Failure = &scenarios.Failure{Message: msg + "\n  its last output:\n    " + strings.Join(d.Output, "\n    ")}
+		return
+	}
+}
+
+func orStill(exit string) string {
+	if exit == "" {
+		return "still running"
+	}
+	return exit
+}
+
+// referenceExit is the exit code of `wirecheck runtime` at the end of a scenario, and why.
+func referenceExit(sc *scenarios.Scenario) (int, string) {
+	if h := sc.Handshake; h != nil && h.Expect != nil {
+		if h.Expect.Status == http.StatusUpgradeRequired {
+			return 3, "Core refused the wire version"
+		}
+		if proto.PermanentHTTPStatus(h.Expect.Status) {
+			return 2, "Core refused the connection for good"
+		}
+	}
+	for _, st := range sc.Steps {
+		if st.Kind == scenarios.StepDisconnect && st.Close.By == proto.Core && st.Close.Code == proto.CloseRuntimeDeleted {
+			return 2, "Core retired the runtime with a 4001 close"
+		}
+	}
+	return 0, "SIGTERM stops it gracefully"
+}

@@ -1,0 +1,97 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core"
+	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/scriptedruntime"
+)
+
+// referenceCoreDevice is the device the in-process reference Core knows the scripted Runtime as.
+const referenceCoreDevice = "runtime"
+
+// PlayReferenceCore plays sc with the scripted Runtime against a fresh reference Core in process:
+// a new bbolt file, a virtual clock, one registered device, served on loopback. Core steps are
+// cued through the Core's own API (see refCoreDriver); a scenario that arms faults gets a relay
+// between the scripted Runtime and Core, on Core's clock.
+func PlayReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
+	rc, err := startReferenceCore()
+	if err != nil {
+		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())
+	}
+	defer rc.close()
+	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed,
+		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, DeviceID: referenceCoreDevice}}
+	if sc.HasFaults() {
+		relay := &Relay{Seed: seed}
+		defer relay.Close()
+		base, err := relay.Start(ctx, rc.url)
+		if err != nil {
+			return harnessError(sc, scenarios.SideRuntime, seed, "starting the fault relay: "+err.Error())
+		}
+		relay.Follow(rc.clock)
+		cfg.ServerURL, cfg.Faults = base, relay
+	}
+	return scriptedruntime.Play(ctx, sc, cfg)
+}
+
+// referenceCore is one in-process reference Core served on loopback.
+type referenceCore struct {
+	core  *core.Core
+	clock *clock.Fake
+	url   string // the API base
+	dir   string
+	srv   *http.Server
+	done  chan struct{}
+}
+
+func startReferenceCore() (*referenceCore, error) {
+	dir, err := os.MkdirTemp("", "wirecheck-core-")
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	rc := &referenceCore{clock: clock.NewFake(), dir: dir, done: make(chan struct{})}
+	base := "http://" + ln.Addr().String()
+	rc.core, err = core.Open(core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: rc.clock})
+	if err == nil {
+		err = rc.core.AddDevice(referenceCoreDevice, "synthetic-contract-credential")
+	}
+	if err != nil {
+		ln.Close()
+		if rc.core != nil {
+			rc.core.Close()
+		}
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	rc.url = base + proto.APIPrefix
+	rc.srv = &http.Server{Handler: rc.core.Handler()}
+	go func() { defer close(rc.done); _ = rc.srv.Serve(ln) }()
+	return rc, nil
+}
+
+func (rc *referenceCore) close() {
+	_ = rc.core.Close()
+	_ = rc.srv.Close()
+	<-rc.done
+	_ = os.RemoveAll(rc.dir)
+}
+
+// harnessError is the result of a scenario the harness could not play.
+func harnessError(sc *scenarios.Scenario, played scenarios.Side, seed, why string) *scenarios.Result {
+	return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Spec: sc.Spec, Labels: sc.Labels, Played: played,
+		Verdict: scenarios.HarnessError, Seed: seed, Failure: &scenarios.Failure{Message: fmt.Sprintf("harness error: %s", why)}}
+}
