@@ -49,7 +49,7 @@ func SelfCheckPairing() Pairing {
 		Covers: func(*scenarios.Scenario) bool { return true },
 		Skip:   func(*scenarios.Scenario) string { return "" },
 		Play: func(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
-			core, rt := SelfCheck(ctx, sc, seed)
+			core, rt := SelfCheck(ctx, sc, Options{Seed: seed})
 			switch {
 			case core.Verdict != scenarios.Pass:
 				return core

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 type Relay struct {
 	Schedule *fault.Schedule // rules armed from the start (certify --faults); may be nil
 	Seed     string
+	Logger   *slog.Logger // receives the relay's log; discarded if nil
 
 	mu     sync.Mutex
 	relay  *fault.Relay
@@ -30,7 +32,7 @@ type Relay struct {
 
 // Start listens in front of upstream (a Core base URL) and returns the URL the Runtime must use.
 func (r *Relay) Start(ctx context.Context, upstream string) (string, error) {
-	rl, err := fault.New(upstream, r.Schedule, fault.Options{Clock: &r.clock, Seed: seedOf(r.Seed)})
+	rl, err := fault.New(upstream, r.Schedule, fault.Options{Clock: &r.clock, Seed: seedOf(r.Seed), Logger: r.Logger})
 	if err != nil {
 		return "", err
 	}

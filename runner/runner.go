@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"log/slog"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -25,8 +26,11 @@ type Options struct {
 	// daemon by environment only and never appears in a report.
 	Credential string
 	// Faults is a schedule applied to every scenario through a relay (certify --faults); scenarios
-	// with fault steps get a relay anyway.
+	// with fault steps get a relay anyway. An empty schedule puts a relay that does nothing between
+	// the peers.
 	Faults *fault.Schedule
+	// RelayLog receives what the relay logs (its seed, connections, faults applied); discarded if nil.
+	RelayLog *slog.Logger
 	// Progress, if set, sees every result as it completes (from several goroutines when Parallel > 1).
 	Progress func(*scenarios.Result)
 }
@@ -104,7 +108,7 @@ func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		ShiftVersion: true, // a launched Runtime presents proto.Version; mismatches are the scripted Core's to make
 	}
 	var launched launches
-	r := playScriptedCore(ctx, sc, cfg, launched.track(scripted(t)), o.Faults)
+	r := playScriptedCore(ctx, sc, cfg, launched.track(scripted(t)), o)
 	r.Daemons = launched.reports()
 	if ctx.Err() != nil && r.Verdict == scenarios.Fail {
 		// The scenario's own bound expired: a deadline is the harness's, not the Runtime's, fault
@@ -118,11 +122,11 @@ func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 // playScriptedCore is the one way a scripted Core plays against a launched Runtime: with a fault
 // relay between them when the scenario arms faults or a schedule applies to every scenario, its
 // events appended to the transcript.
-func playScriptedCore(ctx context.Context, sc *scenarios.Scenario, cfg scriptedcore.Config, launch scriptedcore.Launch, schedule *fault.Schedule) *scenarios.Result {
-	if !sc.HasFaults() && schedule == nil {
+func playScriptedCore(ctx context.Context, sc *scenarios.Scenario, cfg scriptedcore.Config, launch scriptedcore.Launch, o Options) *scenarios.Result {
+	if !sc.HasFaults() && o.Faults == nil {
 		return scriptedcore.Play(ctx, sc, cfg, launch)
 	}
-	relay := &Relay{Schedule: schedule, Seed: cfg.Seed}
+	relay := &Relay{Schedule: o.Faults, Seed: cfg.Seed, Logger: o.RelayLog}
 	defer relay.Close()
 	if cfg.Clock != nil {
 		relay.Follow(cfg.Clock) // the self-check's virtual clock; a launched Runtime's own clock wins

@@ -14,8 +14,9 @@ import (
 )
 
 // SelfCheck plays sc with scriptedcore against scriptedruntime over a real WebSocket on loopback
-// and returns both peers' results.
-func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, runtime *scenarios.Result) {
+// and returns both peers' results. Of o, only Seed, Faults and RelayLog apply.
+func SelfCheck(ctx context.Context, sc *scenarios.Scenario, o Options) (core, runtime *scenarios.Result) {
+	seed := o.Seed
 	var rtResult *scenarios.Result
 	gate := script.NewGate()
 	launch := func(ctx context.Context, c scriptedcore.Connect, view scriptedcore.View) (scriptedcore.Runtime, error) {
@@ -34,7 +35,7 @@ func SelfCheck(ctx context.Context, sc *scenarios.Scenario, seed string) (core, 
 	// The scripted Runtime keeps no timers: advance steps move a virtual clock that only the fault
 	// relay (when the scenario arms faults) reads.
 	cfg := scriptedcore.Config{Seed: seed, Clock: clock.NewFake(), Gate: gate}
-	core = playScriptedCore(ctx, sc, cfg, launch, nil)
+	core = playScriptedCore(ctx, sc, cfg, launch, o)
 	return core, rtResult
 }
 
