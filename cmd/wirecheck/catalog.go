@@ -22,7 +22,7 @@ func (s *selection) flags(cmd *cobra.Command) {
 	f.StringVar(&s.catalogDir, "catalog", "", "load scenarios from this directory instead of the embedded catalog")
 	f.StringSliceVar(&s.run, "run", nil, "scenario id patterns to run (e.g. admission, execution/*, cancellation/**)")
 	f.StringSliceVar(&s.skip, "skip", nil, "scenario id patterns to skip")
-	f.StringVar(&s.labelFilter, "label-filter", "", "label expression, e.g. 'preparation && !long-timer'")
+	f.StringVar(&s.labelFilter, "label-filter", "", "Ginkgo label expression over scenario labels, e.g. 'preparation && !long-timer', 'cancellation, shutdown', '/^admission/'")
 }
 
 func (s *selection) catalog() (*scenarios.Catalog, error) {
