@@ -44,6 +44,14 @@ func (rules Rules) version() string {
 	return rules.Version
 }
 
+// compatible is the exact-match rule: proto.VersionCompatible, or equality with a shifted Version.
+func (rules Rules) compatible(v string) bool {
+	if rules.Version == "" {
+		return proto.VersionCompatible(v)
+	}
+	return v == rules.Version
+}
+
 // CheckBootstrap applies the rules of POST /agent-daemon/bootstrap.
 func (rules Rules) CheckBootstrap(r *http.Request) (Device, *Rejection) {
 	if r.Method != http.MethodPost {
@@ -88,8 +96,8 @@ func (rules Rules) CheckUpgrade(r *http.Request) (Device, *Rejection) {
 		return Device{}, Reject(CheckBearer, proto.HTTPMissingParams, missing)
 	}
 	// Before authentication and before anything is registered (protocol-facts.md §1.4).
-	if want := rules.version(); q.Get(proto.QueryVersion) != want {
-		return Device{}, Reject(CheckVersionMatch, proto.HTTPIncompatibleVersion, "this Core speaks wire version "+want+" only")
+	if !rules.compatible(q.Get(proto.QueryVersion)) {
+		return Device{}, Reject(CheckVersionMatch, proto.HTTPIncompatibleVersion, "this Core speaks wire version "+rules.version()+" only")
 	}
 	return rules.authenticate(r, deviceID)
 }
