@@ -22,6 +22,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // Options configure a relay.
@@ -316,11 +317,5 @@ func (r *Relay) modifyResponse(resp *http.Response) error {
 
 func (r *Relay) proxyError(w http.ResponseWriter, req *http.Request, err error) {
 	r.log.Warn("fault relay: Core did not answer", "method", req.Method, "path", req.URL.Path, "error", err.Error())
-	writeHTTPError(w, http.StatusBadGateway, proto.HTTPInternal, "fault relay: Core did not answer")
-}
-
-func writeHTTPError(w http.ResponseWriter, status int, code, detail string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(proto.HTTPError{Error: code, Detail: detail})
+	transport.WriteError(w, http.StatusBadGateway, proto.HTTPInternal, "fault relay: Core did not answer")
 }

@@ -1,10 +1,8 @@
 package fault
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // readLimit bounds what the relay reads per frame. It is above the protocol's limit so that an
@@ -43,7 +42,7 @@ func (r *Relay) upgrade(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		writeHTTPError(w, http.StatusServiceUnavailable, proto.HTTPInternal, "fault relay: closed")
+		transport.WriteError(w, http.StatusServiceUnavailable, proto.HTTPInternal, "fault relay: closed")
 		return
 	}
 	r.attempts++
@@ -57,7 +56,7 @@ func (r *Relay) upgrade(w http.ResponseWriter, req *http.Request) {
 		r.record(Event{Conn: attempt, Rule: f.rule, Action: ActRefuseReconnect,
 			Detail: fmt.Sprintf("upgrade refused with %d %s (%d of %d)", f.status, f.code, f.total-f.left, f.total)})
 		r.mu.Unlock()
-		writeHTTPError(w, f.status, f.code, "refused by fault rule "+f.rule)
+		transport.WriteError(w, f.status, f.code, "refused by fault rule "+f.rule)
 		return
 	}
 	coreWS := r.coreWS
@@ -80,36 +79,26 @@ func (r *Relay) upgrade(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	target := r.wsTarget(req.URL, coreWS)
-	ctx, cancel := context.WithTimeout(r.ctx, proto.HandshakeTimeout)
-	core, resp, err := websocket.Dial(ctx, target, &websocket.DialOptions{
+	core, err := transport.Upgrade(r.ctx, target, &websocket.DialOptions{
 		HTTPClient: &http.Client{Transport: r.transport}, HTTPHeader: header, Subprotocols: subprotocols})
-	cancel()
-	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			// Core refused: hand its answer back as it is.
-			var body []byte
-			if resp.Body != nil {
-				body, _ = io.ReadAll(resp.Body)
-			}
-			r.log.Info("fault relay: Core refused the upgrade", "attempt", attempt, "status", resp.StatusCode)
-			if ct := resp.Header.Get("Content-Type"); ct != "" {
-				w.Header().Set("Content-Type", ct)
-			}
-			w.WriteHeader(resp.StatusCode)
-			_, _ = w.Write(body)
-			return
-		}
+	var refused *transport.Refusal
+	switch {
+	case errors.As(err, &refused):
+		// Core refused: hand its answer back as it is.
+		r.log.Info("fault relay: Core refused the upgrade", "attempt", attempt, "status", refused.Status)
+		refused.Forward(w)
+		return
+	case err != nil:
 		r.log.Warn("fault relay: cannot reach Core's WebSocket", "attempt", attempt, "error", redact(err))
-		writeHTTPError(w, http.StatusBadGateway, proto.HTTPInternal, "fault relay: Core's WebSocket did not answer")
+		transport.WriteError(w, http.StatusBadGateway, proto.HTTPInternal, "fault relay: Core's WebSocket did not answer")
 		return
 	}
 	core.SetReadLimit(readLimit)
-	var accept websocket.AcceptOptions
-	accept.InsecureSkipVerify = true // Core does no Origin check either
+	var chosen []string
 	if p := core.Subprotocol(); p != "" {
-		accept.Subprotocols = []string{p}
+		chosen = []string{p}
 	}
-	rt, err := websocket.Accept(w, req, &accept)
+	rt, err := transport.Accept(w, req, chosen...) // as Core accepts: no Origin check
 	if err != nil {
 		r.log.Warn("fault relay: accepting the Runtime's upgrade failed", "attempt", attempt, "error", err.Error())
 		_ = core.CloseNow()

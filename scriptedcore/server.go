@@ -1,27 +1,25 @@
 package scriptedcore
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
-
-	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
-// server serves bootstrap, device-status and the WebSocket exactly as protocol-facts.md §1 says,
-// for one device. Every request is reported on attempts; accepted connections on conns.
+// server serves bootstrap, device-status and the WebSocket for one device, by the rules every Core
+// applies (transport.Rules, protocol-facts.md §1). Every request is reported on attempts;
+// accepted connections on conns.
 type server struct {
-	deviceID, credential, workspaceID string
-	requiredVersion                   string
-	heartbeatSeconds                  int
-	rec                               *script.Recorder
+	// rules.Version is what a handshake scenario may shift (Config.ShiftVersion) so that a Runtime
+	// presenting proto.Version is refused; bootstrap announces it as protocol_version.
+	rules            transport.Rules
+	heartbeatSeconds int
+	rec              *script.Recorder
 
 	ln       net.Listener
 	http     *http.Server
@@ -44,7 +42,8 @@ func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds in
 	if err != nil {
 		return nil, err
 	}
-	s := &server{deviceID: deviceID, credential: credential, workspaceID: "wirecheck", requiredVersion: requiredVersion,
+	s := &server{rules: transport.Rules{Version: requiredVersion,
+		Auth: transport.OneDevice{DeviceID: deviceID, Credential: credential, WorkspaceID: "wirecheck"}},
 		heartbeatSeconds: heartbeatSeconds, rec: rec, ln: ln,
 		attempts: make(chan string, 64), conns: make(chan *script.Conn, 8), rejects: make(chan rejection, 64)}
 	mux := http.NewServeMux()
@@ -84,118 +83,62 @@ func (s *server) attempt(what string) {
 	}
 }
 
-func (s *server) reject(w http.ResponseWriter, code, detail string) {
-	status := proto.HTTPStatusFor(code)
-	s.rec.Event("reject", fmt.Sprintf("%d %s: %s", status, code, detail))
+// reject records a rejection, for the run to match against the scenario, and answers it.
+func (s *server) reject(w http.ResponseWriter, rej *transport.Rejection) {
+	s.rec.Event("reject", fmt.Sprintf("%d %s: %s", rej.Status, rej.Code, rej.Detail))
 	select {
-	case s.rejects <- rejection{status, code}:
+	case s.rejects <- rejection{rej.Status, rej.Code}:
 	default:
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(proto.HTTPError{Error: code, Detail: detail})
-}
-
-// authenticate applies the credential rules. The credential is accepted from the Bearer header
-// only; one that appears anywhere in the URL is refused.
-func (s *server) authenticate(w http.ResponseWriter, r *http.Request, deviceID string) bool {
-	for key, vals := range r.URL.Query() {
-		for _, v := range vals {
-			if key == "token" || key == "credential" || (s.credential != "" && v == s.credential) {
-				s.reject(w, proto.HTTPBadCredential, "a credential must never appear in the URL")
-				return false
-			}
-		}
-	}
-	auth := r.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || token == "" {
-		s.reject(w, proto.HTTPMissingBearer, "Authorization: Bearer <credential> is required")
-		return false
-	}
-	if deviceID != s.deviceID {
-		s.reject(w, proto.HTTPUnknownDevice, "unknown device")
-		return false
-	}
-	if token != s.credential {
-		s.reject(w, proto.HTTPBadCredential, "the credential does not match the device")
-		return false
-	}
-	return true
+	rej.Write(w)
 }
 
 func (s *server) bootstrap(w http.ResponseWriter, r *http.Request) {
 	s.attempt("bootstrap")
-	if r.Method != http.MethodPost {
-		s.reject(w, proto.HTTPMethodNotAllowed, "bootstrap is POST")
+	dev, rej := s.rules.CheckBootstrap(r)
+	if rej != nil {
+		s.reject(w, rej)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
-	var req proto.BootstrapRequest
-	if err != nil || json.Unmarshal(body, &req) != nil {
-		s.reject(w, proto.HTTPBadJSON, "the body must be {\"device_id\": ...}")
-		return
-	}
-	if req.DeviceID == "" {
-		s.reject(w, proto.HTTPMissingDeviceID, "device_id is required")
-		return
-	}
-	if !s.authenticate(w, r, req.DeviceID) {
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(proto.BootstrapResponse{
-		DeviceID: s.deviceID, WorkspaceID: s.workspaceID,
+	transport.WriteJSON(w, proto.BootstrapResponse{
+		DeviceID: dev.ID, WorkspaceID: dev.WorkspaceID,
 		WSURL:            "ws://" + s.ln.Addr().String() + proto.RouteWebSocket,
-		HeartbeatSeconds: s.heartbeatSeconds, ProtocolVersion: s.requiredVersion,
+		HeartbeatSeconds: s.heartbeatSeconds, ProtocolVersion: s.rules.Version,
 	})
 }
 
 func (s *server) deviceStatus(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get(proto.QueryDeviceID)
-	if id == "" {
-		s.reject(w, proto.HTTPMissingDeviceID, "device_id is required")
-		return
-	}
-	if !s.authenticate(w, r, id) {
+	dev, rej := s.rules.CheckDeviceStatus(r)
+	if rej != nil {
+		s.reject(w, rej)
 		return
 	}
 	s.mu.Lock()
 	online := s.online
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(proto.DeviceStatusResponse{DeviceID: id, Online: online})
+	transport.WriteJSON(w, proto.DeviceStatusResponse{DeviceID: dev.ID, Online: online})
 }
 
 func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	s.attempt("dial")
-	q := r.URL.Query()
-	deviceID, version := q.Get(proto.QueryDeviceID), q.Get(proto.QueryVersion)
-	if deviceID == "" || !q.Has(proto.QueryVersion) || r.Header.Get("Authorization") == "" {
-		s.reject(w, proto.HTTPMissingParams, "device_id, version and the Bearer header are required")
-		return
-	}
-	// The version is checked before authentication and before anything is registered.
-	if version != s.requiredVersion {
-		s.reject(w, proto.HTTPIncompatibleVersion, "this Core speaks wire version "+s.requiredVersion)
-		return
-	}
-	if !s.authenticate(w, r, deviceID) {
+	dev, rej := s.rules.CheckUpgrade(r)
+	if rej != nil {
+		s.reject(w, rej)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		s.reject(w, proto.HTTPInternal, "the scenario is over")
+		s.reject(w, transport.Reject(transport.CheckInternal, proto.HTTPInternal, "the scenario is over"))
 		return
 	}
-	ws, err := websocket.Accept(w, r, nil)
+	ws, err := transport.Accept(w, r)
 	if err != nil {
 		s.rec.Event("accept-failed", err.Error())
 		return
 	}
 	s.online = true
-	s.rec.Event("connected", "device "+deviceID)
+	s.rec.Event("connected", "device "+dev.ID)
 	select {
 	case s.conns <- script.NewConn(ws, s.rec, script.From(proto.Runtime)):
 	default:

@@ -1,117 +1,71 @@
 package scriptedruntime
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
-// identity is what the scripted Runtime presents.
-type identity struct {
-	deviceID, credential, version string
-	credentialInQuery             bool
-}
-
-// httpRefusal is a non-2xx answer to bootstrap or the upgrade.
-type httpRefusal struct {
-	stage  string // "bootstrap" or "dial"
-	status int
-	code   string // the error body's code
-	detail string
-}
-
-func (r *httpRefusal) Error() string {
-	return fmt.Sprintf("%s refused with %d %s (%s)", r.stage, r.status, r.code, r.detail)
-}
-
-func refusal(stage string, status int, body []byte) *httpRefusal {
-	var e proto.HTTPError
-	_ = json.Unmarshal(body, &e)
-	return &httpRefusal{stage: stage, status: status, code: e.Error, detail: e.Detail}
-}
-
-func bearer(h http.Header, credential string) {
-	if credential != "" {
-		h.Set("Authorization", "Bearer "+credential)
-	}
-}
-
 // client makes one request per connection attempt; no idle keep-alive connection outlives a run.
-var client = func() *http.Client {
+var client = func() transport.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableKeepAlives = true
-	return &http.Client{Transport: t}
+	return transport.Client{HTTP: &http.Client{Transport: t}, UserAgent: "wirecheck-scriptedruntime"}
 }()
 
-// bootstrap calls POST {server}/agent-daemon/bootstrap and returns the connection parameters.
-func bootstrap(ctx context.Context, serverURL string, id identity) (*proto.BootstrapResponse, error) {
-	body, _ := json.Marshal(proto.BootstrapRequest{DeviceID: id.deviceID})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(serverURL, "/")+"/agent-daemon/bootstrap", bytes.NewReader(body))
+// bootstrapAndDial connects as id; a refusal comes back as a *refused.
+func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identity) (*websocket.Conn, error) {
+	boot, err := client.Bootstrap(ctx, serverURL, id)
 	if err != nil {
-		return nil, err
+		return nil, explain(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "wirecheck-scriptedruntime")
-	bearer(req.Header, id.credential)
-	resp, err := client.Do(req)
+	ws, err := client.Dial(ctx, boot.WSURL, id)
 	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, proto.BootstrapResponseMaxBytes))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, refusal("bootstrap", resp.StatusCode, data)
-	}
-	var out proto.BootstrapResponse
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("bootstrap response: %w", err)
-	}
-	if err := out.Validate(); err != nil {
-		return nil, fmt.Errorf("bootstrap response: %w", err)
-	}
-	return &out, nil
-}
-
-// dial opens the WebSocket with device_id and version in the query and the credential only in the
-// header (unless a scenario puts it in the query on purpose).
-func dial(ctx context.Context, wsURL string, id identity) (*websocket.Conn, error) {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return nil, err
-	}
-	q := u.Query()
-	q.Set(proto.QueryDeviceID, id.deviceID)
-	q.Set(proto.QueryVersion, id.version)
-	if id.credentialInQuery {
-		q.Set("token", id.credential)
-	}
-	u.RawQuery = q.Encode()
-	h := http.Header{}
-	bearer(h, id.credential)
-	ctx, cancel := context.WithTimeout(ctx, proto.HandshakeTimeout)
-	defer cancel()
-	ws, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPHeader: h, HTTPClient: client})
-	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			var body []byte
-			if resp.Body != nil {
-				body, _ = io.ReadAll(resp.Body)
-			}
-			return nil, refusal("dial", resp.StatusCode, body)
-		}
-		return nil, err
+		return nil, explain(err)
 	}
 	return ws, nil
+}
+
+// refused is a Core's refusal in the words of the scripted Runtime's reports.
+type refused struct{ *transport.Refusal }
+
+func (r *refused) Error() string {
+	return fmt.Sprintf("%s refused with %d %s (%s)", r.Stage, r.Status, r.Code, r.Detail)
+}
+
+func (r *refused) Unwrap() error { return r.Refusal }
+
+func explain(err error) error {
+	var ref *transport.Refusal
+	if errors.As(err, &ref) {
+		return &refused{ref}
+	}
+	return err
+}
+
+// identity is who the scripted Runtime presents: its configuration, then a handshake scenario's
+// overrides.
+func identity(cfg Config, h *scenarios.Handshake) transport.Identity {
+	id := transport.Identity{DeviceID: cfg.DeviceID, Credential: cfg.Credential, Version: proto.Version}
+	if h == nil {
+		return id
+	}
+	if h.DeviceID != nil {
+		id.DeviceID = *h.DeviceID
+	}
+	if h.Credential != nil {
+		id.Credential = *h.Credential
+	}
+	if h.Version != nil {
+		id.Version = *h.Version
+	}
+	id.CredentialInQuery = h.CredentialInQuery
+	return id
 }

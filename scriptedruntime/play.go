@@ -12,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // CoreDriver makes a Core do what a scenario's Core steps say. The reference Core implements it
@@ -89,19 +90,7 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 	rec := script.NewRecorder()
 	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate}
 	r := &run{cfg: cfg, p: p}
-	r.id = identity{deviceID: cfg.DeviceID, credential: cfg.Credential, version: proto.Version}
-	if h := sc.Handshake; h != nil {
-		if h.DeviceID != nil {
-			r.id.deviceID = *h.DeviceID
-		}
-		if h.Credential != nil {
-			r.id.credential = *h.Credential
-		}
-		if h.Version != nil {
-			r.id.version = *h.Version
-		}
-		r.id.credentialInQuery = h.CredentialInQuery
-	}
+	r.id = identity(cfg, sc.Handshake)
 	verdict, failure, err := r.play(ctx)
 	if err != nil {
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
@@ -124,7 +113,7 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 type run struct {
 	cfg Config
 	p   *script.Player
-	id  identity
+	id  transport.Identity
 }
 
 func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, error) {
@@ -136,13 +125,13 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 	}
 	err := r.connect(ctx)
 	if want := expected(sc); want != nil {
-		var ref *httpRefusal
+		var ref *refused
 		switch {
-		case errors.As(err, &ref) && ref.status == want.Status && ref.code == want.Error:
+		case errors.As(err, &ref) && ref.Status == want.Status && ref.Code == want.Error:
 			p.Rec.Event("rejected", ref.Error())
 			return scenarios.Pass, nil, nil
 		case errors.As(err, &ref):
-			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %d %s", ref.status, ref.code, ref.stage, want.Status, want.Error), nil
+			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %d %s", ref.Status, ref.Code, ref.Stage, want.Status, want.Error), nil
 		case err == nil:
 			return scenarios.Fail, p.Failf(nil, "Core accepted the connection; the protocol requires %d %s", want.Status, want.Error), nil
 		default:
@@ -150,7 +139,7 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 		}
 	}
 	if err != nil {
-		var ref *httpRefusal
+		var ref *refused
 		if errors.As(err, &ref) {
 			return scenarios.Fail, p.Failf(nil, "Core refused the connection: %v", ref), nil
 		}
@@ -194,16 +183,12 @@ func expected(sc *scenarios.Scenario) *scenarios.HTTPExpect {
 
 // connect bootstraps, dials and, in auto mode, heartbeats at once.
 func (r *run) connect(ctx context.Context) error {
-	boot, err := bootstrap(ctx, r.cfg.ServerURL, r.id)
-	if err != nil {
-		return err
-	}
-	ws, err := dial(ctx, boot.WSURL, r.id)
+	ws, err := bootstrapAndDial(ctx, r.cfg.ServerURL, r.id)
 	if err != nil {
 		return err
 	}
 	r.p.Conn = script.NewConn(ws, r.p.Rec, script.From(proto.Core))
-	r.p.Rec.Event("connected", "device "+r.id.deviceID)
+	r.p.Rec.Event("connected", "device "+r.id.DeviceID)
 	if r.p.Scenario.Heartbeat == scenarios.HeartbeatAuto {
 		return r.heartbeat(ctx)
 	}

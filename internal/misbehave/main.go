@@ -12,23 +12,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 func main() {
@@ -72,27 +67,15 @@ func run(ctx context.Context, mode, server, device, cred string) error {
 	return fmt.Errorf("unknown mode %q", mode)
 }
 
+// connect bootstraps and dials as every Runtime does; only the version it presents may be wrong.
 func connect(ctx context.Context, server, device, cred, version string) (*websocket.Conn, error) {
-	body, _ := json.Marshal(proto.BootstrapRequest{DeviceID: device})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(server, "/")+"/agent-daemon/bootstrap", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+cred)
-	resp, err := http.DefaultClient.Do(req)
+	var c transport.Client
+	id := transport.Identity{DeviceID: device, Credential: cred, Version: version}
+	boot, err := c.Bootstrap(ctx, server, id)
 	if err != nil {
 		return nil, err
 	}
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	var boot proto.BootstrapResponse
-	if err := json.Unmarshal(data, &boot); err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("bootstrap: %d", resp.StatusCode)
-	}
-	u, _ := url.Parse(boot.WSURL)
-	q := u.Query()
-	q.Set(proto.QueryDeviceID, device)
-	q.Set(proto.QueryVersion, version)
-	u.RawQuery = q.Encode()
-	ws, _, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + cred}}})
-	return ws, err
+	return c.Dial(ctx, boot.WSURL, id)
 }
 
 func send(ctx context.Context, ws *websocket.Conn, env proto.Envelope) error {

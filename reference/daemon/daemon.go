@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // Daemon is the reference Runtime daemon.
@@ -88,13 +89,9 @@ func (d *Daemon) session(ctx context.Context) (connected bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	interval := time.Duration(boot.HeartbeatSeconds) * time.Second
-	if interval <= 0 {
-		interval = proto.DefaultHeartbeatInterval
-	}
 	d.log.Info("connected", "device", d.cfg.DeviceID)
 	r := newRouter(d, ws)
-	err = r.serve(ctx, interval)
+	err = r.serve(ctx, transport.HeartbeatInterval(boot))
 	return true, err
 }
 

@@ -17,20 +17,19 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // Authentication errors an Authenticator returns; each maps to one error code of §1.2.
 var (
-	ErrUnknownDevice = errors.New(proto.HTTPUnknownDevice)
-	ErrBadCredential = errors.New(proto.HTTPBadCredential)
-	ErrWrongRuntime  = errors.New(proto.HTTPWrongRuntimeType)
+	ErrUnknownDevice = transport.ErrUnknownDevice
+	ErrBadCredential = transport.ErrBadCredential
+	ErrWrongRuntime  = transport.ErrWrongRuntime
 )
 
 // Authenticator checks a Bearer credential for a device and returns its workspace. It must compare
 // in constant time and must never log the credential.
-type Authenticator interface {
-	Authenticate(deviceID, credential string) (workspaceID string, err error)
-}
+type Authenticator = transport.Authenticator
 
 // Config configures a Gateway.
 type Config struct {
@@ -52,6 +51,7 @@ type Config struct {
 // Gateway serves the daemon routes and owns every connection.
 type Gateway struct {
 	cfg      Config
+	rules    transport.Rules // what bootstrap, device-status and the upgrade check first
 	wsURL    string
 	log      *slog.Logger
 	registry *registry
@@ -95,7 +95,7 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + proto.RouteWebSocket
 	u.RawQuery, u.Fragment = "", ""
-	return &Gateway{cfg: cfg, wsURL: u.String(), log: cfg.Logger, registry: newRegistry(),
+	return &Gateway{cfg: cfg, rules: transport.Rules{Auth: cfg.Auth}, wsURL: u.String(), log: cfg.Logger, registry: newRegistry(),
 		sessions: map[*Session]struct{}{}, changed: make(chan struct{})}, nil
 }
 
