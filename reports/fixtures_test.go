@@ -129,7 +129,7 @@ var realResults = sync.OnceValue(func() []reports.Case {
 	// both sides.
 	for _, id := range []string{"connection/credential/missing", "connection/heartbeat/no-capabilities-before-the-first-heartbeat"} {
 		sc, _ := cat.Get(id)
-		core, runtime := runner.SelfCheck(ctx, sc, "42")
+		core, runtime := runner.SelfCheck(ctx, sc, runner.Options{Seed: "42"})
 		out = append(out, reports.Case{Result: core}, reports.Case{Result: runtime})
 	}
 	pairs, err := scenarios.LoadDir("../scriptedcore/testdata")
