@@ -23,13 +23,7 @@ func (e *LoadError) Error() string { return e.Pos.String() + ": " + e.Msg }
 // LoadErrors collects every problem found; Error lists them one per line.
 type LoadErrors []*LoadError
 
-func (es LoadErrors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
+func (es LoadErrors) Error() string { return yamlstrict.Lines(es) }
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
 

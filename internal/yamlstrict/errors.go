@@ -19,7 +19,10 @@ func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line,
 // Errors is every problem found in a file, one per line.
 type Errors []*Error
 
-func (es Errors) Error() string {
+func (es Errors) Error() string { return Lines(es) }
+
+// Lines lists errors one per line: a loader's own error list reads as Errors does.
+func Lines[E error](es []E) string {
 	lines := make([]string, len(es))
 	for i, e := range es {
 		lines[i] = e.Error()
