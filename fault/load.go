@@ -1,38 +1,30 @@
 package fault
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/wirecheck/wirecheck/internal/yamlstrict"
 )
 
 // LoadError is one problem in a schedule file, at file:line.
-type LoadError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *LoadError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+type LoadError = yamlstrict.Error
 
 // LoadErrors is every problem found in one file, one per line.
-type LoadErrors []*LoadError
+type LoadErrors = yamlstrict.Errors
 
-func (es LoadErrors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
+// scheduleLang is how the walker words what it refuses in schedules.
+var scheduleLang = yamlstrict.Lang{Files: "fault schedules", DurationExamples: "500ms, 31s or 5m"}
+
+// scheduleValues: payload values compare as JSON decoding gives them, so numbers are float64.
+var scheduleValues = yamlstrict.Values{Number: func(lit string) any {
+	f, _ := strconv.ParseFloat(lit, 64) // the walker checked it is a JSON number
+	return f
+}}
 
 // LoadFile reads a schedule file (see LoadSchedule).
 func LoadFile(path string) (*Schedule, error) {
@@ -54,30 +46,27 @@ func LoadFile(path string) (*Schedule, error) {
 // The loader is strict: an unknown key, a wrong type or a value out of range is an error naming
 // file:line, and every error in the file is reported, not only the first.
 func LoadSchedule(file string, data []byte) (*Schedule, error) {
-	p := &loader{file: file}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			p.errorf(1, "the file is empty; a schedule needs rules")
-			return nil, p.errs
+	p := &loader{yamlstrict.New(file, scheduleLang)}
+	var root *yaml.Node
+	docs := 0
+	for doc := range p.Documents(data) {
+		if docs++; docs > 1 {
+			p.Errorf(doc.Line, "a schedule file holds one YAML document")
+			break
 		}
-		p.yamlError(err)
-		return nil, p.errs
+		if !doc.Refused {
+			root = doc.Root
+		}
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		p.errorf(extra.Line, "a schedule file holds one YAML document")
-	} else if !errors.Is(err, io.EOF) {
-		p.yamlError(err)
+	if docs == 0 && len(p.Errs) == 0 {
+		p.Errorf(1, "the file is empty; a schedule needs rules")
 	}
-	if len(doc.Content) == 0 {
-		p.errorf(doc.Line, "the document is empty; a schedule needs rules")
-		return nil, p.errs
+	if root == nil {
+		return nil, p.Err()
 	}
-	s := p.schedule(doc.Content[0])
-	if len(p.errs) > 0 {
-		return nil, p.errs
+	s := p.schedule(root)
+	if err := p.Err(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -85,64 +74,24 @@ func LoadSchedule(file string, data []byte) (*Schedule, error) {
 // ParseRule decodes one rule from a YAML node: the body of a scenario's `fault:` step, or one
 // entry of a schedule's rules. Errors carry file and the node's lines.
 func ParseRule(file string, n *yaml.Node) (Rule, error) {
-	p := &loader{file: file}
+	p := &loader{yamlstrict.New(file, scheduleLang)}
+	if !p.Check(n) {
+		return Rule{}, p.Errs
+	}
 	r := p.rule(n)
-	if len(p.errs) > 0 {
-		return Rule{}, p.errs
+	if err := p.Err(); err != nil {
+		return Rule{}, err
 	}
 	return *r, nil
 }
 
+// loader reads a schedule with the strict walker, which holds the file and its errors.
 type loader struct {
-	file string
-	errs LoadErrors
-}
-
-func (p *loader) errorf(line int, format string, args ...any) {
-	p.errs = append(p.errs, &LoadError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
-}
-
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
-
-func (p *loader) yamlError(err error) {
-	msg, line := err.Error(), 1
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = msg[len(m[0]):]
-	}
-	p.errorf(line, "%s", strings.TrimPrefix(msg, "yaml: "))
-}
-
-// fields checks a mapping's keys against the allowed ones and returns key → value; the key nodes
-// are returned too, for the lines of errors about them.
-func (p *loader) fields(n *yaml.Node, what string, allowed ...string) (map[string]*yaml.Node, map[string]*yaml.Node) {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return map[string]*yaml.Node{}, map[string]*yaml.Node{}
-	}
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n.Line, "%s must be a mapping", what)
-		return nil, nil
-	}
-	vals, keys := map[string]*yaml.Node{}, map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if !contains(allowed, k.Value) {
-			p.errorf(k.Line, "%s: unknown key %q (allowed: %s)", what, k.Value, strings.Join(allowed, ", "))
-			continue
-		}
-		if _, dup := vals[k.Value]; dup {
-			p.errorf(k.Line, "%s: duplicate key %q", what, k.Value)
-		}
-		vals[k.Value], keys[k.Value] = v, k
-	}
-	return vals, keys
+	*yamlstrict.Walker
 }
 
 func (p *loader) schedule(n *yaml.Node) *Schedule {
-	f, _ := p.fields(n, "schedule", "seed", "rules")
+	f, _ := p.Fields(n, "schedule", "seed", "rules")
 	if f == nil {
 		return nil
 	}
@@ -150,17 +99,17 @@ func (p *loader) schedule(n *yaml.Node) *Schedule {
 	if v := f["seed"]; v != nil {
 		seed, err := strconv.ParseUint(v.Value, 10, 64)
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil {
-			p.errorf(v.Line, "seed must be an unsigned 64-bit integer, got %q", v.Value)
+			p.Errorf(v.Line, "seed must be an unsigned 64-bit integer, got %q", v.Value)
 		}
 		s.Seed = seed
 	}
 	rules := f["rules"]
 	if rules == nil {
-		p.errorf(n.Line, "schedule: rules is required")
+		p.Errorf(n.Line, "schedule: rules is required")
 		return s
 	}
 	if rules.Kind != yaml.SequenceNode {
-		p.errorf(rules.Line, "rules must be a list of rules")
+		p.Errorf(rules.Line, "rules must be a list of rules")
 		return s
 	}
 	seen := map[string]int{}
@@ -170,13 +119,13 @@ func (p *loader) schedule(n *yaml.Node) *Schedule {
 			continue
 		}
 		if first, dup := seen[r.Name]; dup && r.Name != "" {
-			p.errorf(rn.Line, "rule %q: the name is already used by the rule at line %d; names are unique", r.Name, first)
+			p.Errorf(rn.Line, "rule %q: the name is already used by the rule at line %d; names are unique", r.Name, first)
 		}
 		seen[r.Name] = rn.Line
 		s.Rules = append(s.Rules, *r)
 	}
 	if len(rules.Content) == 0 {
-		p.errorf(rules.Line, "rules is empty; a schedule needs at least one rule")
+		p.Errorf(rules.Line, "rules is empty; a schedule needs at least one rule")
 	}
 	return s
 }
@@ -187,15 +136,15 @@ func (p *loader) rule(n *yaml.Node) *Rule {
 	for _, k := range ActionKinds {
 		allowed = append(allowed, string(k))
 	}
-	f, keys := p.fields(n, "rule", allowed...)
+	f, keys := p.Fields(n, "rule", allowed...)
 	if f == nil {
 		return nil
 	}
-	before := len(p.errs)
+	before := len(p.Errs)
 	r := &Rule{}
 	lines := map[string]int{"": n.Line, "name": n.Line}
 	if v := f["name"]; v != nil {
-		r.Name = p.str(v, "name")
+		r.Name = p.String(v, "name")
 		lines["name"] = v.Line
 	}
 	if v := f["match"]; v != nil {
@@ -209,7 +158,7 @@ func (p *loader) rule(n *yaml.Node) *Rule {
 			continue
 		}
 		if action != nil {
-			p.errorf(keys[string(k)].Line, "rule %q: one action per rule; %s and %s are both given", r.Name, r.Action.Kind, k)
+			p.Errorf(keys[string(k)].Line, "rule %q: one action per rule; %s and %s are both given", r.Name, r.Action.Kind, k)
 			continue
 		}
 		action = v
@@ -217,10 +166,10 @@ func (p *loader) rule(n *yaml.Node) *Rule {
 		r.Action = p.action(k, v, lines)
 	}
 	if action == nil {
-		p.errorf(n.Line, "rule %q: an action is required: one of %s", r.Name, kindList())
+		p.Errorf(n.Line, "rule %q: an action is required: one of %s", r.Name, kindList())
 		return r
 	}
-	if len(p.errs) > before {
+	if len(p.Errs) > before {
 		return r
 	}
 	if err := r.Validate(); err != nil {
@@ -230,30 +179,30 @@ func (p *loader) rule(n *yaml.Node) *Rule {
 			if !ok {
 				line = lines[strings.SplitN(re.Member, ".", 2)[0]]
 			}
-			p.errorf(line, "%v", re)
+			p.Errorf(line, "%v", re)
 		} else {
-			p.errorf(n.Line, "%v", err)
+			p.Errorf(n.Line, "%v", err)
 		}
 	}
 	return r
 }
 
 func (p *loader) match(n *yaml.Node, lines map[string]int) Match {
-	f, _ := p.fields(n, "match", "direction", "type", "id", "id_from", "payload", "undecodable", "nth", "probability")
+	f, _ := p.Options(n, "match", "direction", "type", "id", "id_from", "payload", "undecodable", "nth", "probability")
 	var m Match
 	for k, v := range f {
 		lines["match."+k] = v.Line
 	}
 	if v := f["direction"]; v != nil {
-		d, err := ParseDirection(p.str(v, "match.direction"))
+		d, err := ParseDirection(p.String(v, "match.direction"))
 		if err != nil {
-			p.errorf(v.Line, "match.direction: %v", err)
+			p.Errorf(v.Line, "match.direction: %v", err)
 		}
 		m.Direction = d
 	}
-	m.Type = p.str(f["type"], "match.type")
+	m.Type = p.String(f["type"], "match.type")
 	if v := f["id"]; v != nil {
-		id := p.str(v, "match.id")
+		id := p.String(v, "match.id")
 		// ${name} is a placeholder, as in scenarios: the same as id_from: name.
 		if name, ok := strings.CutPrefix(id, "${"); ok && strings.HasSuffix(name, "}") {
 			m.IDFrom = strings.TrimSuffix(name, "}")
@@ -264,30 +213,23 @@ func (p *loader) match(n *yaml.Node, lines map[string]int) Match {
 	}
 	if v := f["id_from"]; v != nil {
 		if m.IDFrom != "" {
-			p.errorf(v.Line, "match: give id or id_from, not both")
+			p.Errorf(v.Line, "match: give id or id_from, not both")
 		}
-		m.IDFrom = p.str(v, "match.id_from")
+		m.IDFrom = p.String(v, "match.id_from")
 	}
 	if v := f["payload"]; v != nil {
 		if v.Kind != yaml.MappingNode {
-			p.errorf(v.Line, "match.payload must be a mapping of top-level payload members to values")
+			p.Errorf(v.Line, "match.payload must be a mapping of top-level payload members to values")
 		} else {
-			m.Payload = map[string]any{}
-			for i := 0; i+1 < len(v.Content); i += 2 {
-				k := v.Content[i]
-				if _, dup := m.Payload[k.Value]; dup {
-					p.errorf(k.Line, "match.payload: duplicate key %q", k.Value)
-				}
-				m.Payload[k.Value] = p.value(v.Content[i+1])
-			}
+			m.Payload = p.Value(v, "match.payload", scheduleValues).(map[string]any)
 		}
 	}
-	m.Undecodable = p.boolean(f["undecodable"], "match.undecodable")
+	m.Undecodable = p.Bool(f["undecodable"], "match.undecodable")
 	m.Nth = p.integer(f["nth"], "match.nth")
 	if v := f["probability"]; v != nil {
 		prob, err := strconv.ParseFloat(v.Value, 64)
 		if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") || err != nil {
-			p.errorf(v.Line, "match.probability must be a number between 0 and 1, got %q", v.Value)
+			p.Errorf(v.Line, "match.probability must be a number between 0 and 1, got %q", v.Value)
 		}
 		m.Probability = prob
 	}
@@ -308,7 +250,7 @@ var actionKeys = map[ActionKind][]string{
 
 func (p *loader) action(kind ActionKind, n *yaml.Node, lines map[string]int) Action {
 	what := string(kind)
-	f, _ := p.fields(n, what, actionKeys[kind]...)
+	f, _ := p.Options(n, what, actionKeys[kind]...)
 	a := Action{Kind: kind}
 	if f == nil {
 		return a
@@ -320,36 +262,36 @@ func (p *loader) action(kind ActionKind, n *yaml.Node, lines map[string]int) Act
 	switch kind {
 	case ActDelay:
 		if opt("for") == nil {
-			p.errorf(n.Line, "delay.for is required (e.g. 31s)")
+			p.Errorf(n.Line, "delay.for is required (e.g. 31s)")
 		}
-		a.For = p.duration(opt("for"), "delay.for")
-		a.Block = p.boolean(opt("block"), "delay.block")
+		a.For = p.Duration(opt("for"), "delay.for")
+		a.Block = p.Bool(opt("block"), "delay.block")
 	case ActDuplicate:
 		a.Count = p.integer(opt("count"), "duplicate.count")
 		if opt("count") != nil && a.Count == 0 {
-			p.errorf(opt("count").Line, "duplicate.count must be 1 or more")
+			p.Errorf(opt("count").Line, "duplicate.count must be 1 or more")
 		}
 	case ActCorrupt:
 		if opt("kind") == nil {
-			p.errorf(n.Line, "corrupt.kind is required: invalid_json, oversize or invalid_frame")
+			p.Errorf(n.Line, "corrupt.kind is required: invalid_json, oversize or invalid_frame")
 		}
-		a.Corruption = Corruption(p.str(opt("kind"), "corrupt.kind"))
+		a.Corruption = Corruption(p.String(opt("kind"), "corrupt.kind"))
 	case ActRefuseReconnect:
 		a.Count = p.integer(opt("count"), "refuse_reconnect.count")
 		if opt("count") != nil && a.Count == 0 {
-			p.errorf(opt("count").Line, "refuse_reconnect.count must be 1 or more")
+			p.Errorf(opt("count").Line, "refuse_reconnect.count must be 1 or more")
 		}
 		a.Status = p.integer(opt("status"), "refuse_reconnect.status")
-		a.Error = p.str(opt("error"), "refuse_reconnect.error")
+		a.Error = p.String(opt("error"), "refuse_reconnect.error")
 	case ActClose:
 		a.Code = p.integer(opt("code"), "close.code")
-		a.Reason = p.str(opt("reason"), "close.reason")
-		a.After = p.duration(opt("after"), "close.after")
-		a.HalfOpen = p.boolean(opt("half_open"), "close.half_open")
+		a.Reason = p.String(opt("reason"), "close.reason")
+		a.After = p.Duration(opt("after"), "close.after")
+		a.HalfOpen = p.Bool(opt("half_open"), "close.half_open")
 		if v := opt("stop"); v != nil {
-			d, err := ParseDirection(p.str(v, "close.stop"))
+			d, err := ParseDirection(p.String(v, "close.stop"))
 			if err != nil {
-				p.errorf(v.Line, "close.stop: %v", err)
+				p.Errorf(v.Line, "close.stop: %v", err)
 			}
 			a.Stop = d
 		}
@@ -357,93 +299,15 @@ func (p *loader) action(kind ActionKind, n *yaml.Node, lines map[string]int) Act
 	return a
 }
 
-func (p *loader) str(n *yaml.Node, what string) string {
-	if n == nil {
-		return ""
-	}
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || n.Tag == "!!map" || n.Tag == "!!seq" {
-		p.errorf(n.Line, "%s must be a string", what)
-		return ""
-	}
-	return n.Value
-}
-
+// integer reads a count, a status or a code: a non-negative decimal integer.
 func (p *loader) integer(n *yaml.Node, what string) int {
 	if n == nil {
 		return 0
 	}
-	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil || v < 0 {
-		p.errorf(n.Line, "%s must be a non-negative integer, got %q", what, n.Value)
+	v, ok := yamlstrict.Int(n)
+	if !ok || v < 0 {
+		p.Errorf(n.Line, "%s must be a non-negative integer, got %q", what, n.Value)
 		return 0
 	}
 	return v
-}
-
-func (p *loader) boolean(n *yaml.Node, what string) bool {
-	if n == nil {
-		return false
-	}
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		p.errorf(n.Line, "%s must be true or false, got %q", what, n.Value)
-		return false
-	}
-	return n.Value == "true"
-}
-
-func (p *loader) duration(n *yaml.Node, what string) time.Duration {
-	if n == nil {
-		return 0
-	}
-	s := p.str(n, what)
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		p.errorf(n.Line, "%s must be a duration such as 500ms, 31s or 5m, got %q", what, s)
-		return 0
-	}
-	return d
-}
-
-// value converts a YAML node to the JSON value it stands for.
-func (p *loader) value(n *yaml.Node) any {
-	switch n.Kind {
-	case yaml.AliasNode:
-		// An alias re-expands its anchor at every use: a few lines can stand for millions of nodes.
-		p.errorf(n.Line, "YAML aliases (*%s) are not supported in fault schedules", n.Value)
-		return nil
-	case yaml.MappingNode:
-		out := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			out[n.Content[i].Value] = p.value(n.Content[i+1])
-		}
-		return out
-	case yaml.SequenceNode:
-		out := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			out = append(out, p.value(c))
-		}
-		return out
-	}
-	switch n.Tag {
-	case "!!null":
-		return nil
-	case "!!bool":
-		return n.Value == "true"
-	case "!!int", "!!float":
-		f, err := strconv.ParseFloat(n.Value, 64)
-		if err != nil {
-			p.errorf(n.Line, "%q is not a JSON number", n.Value)
-		}
-		return f
-	}
-	return n.Value
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -95,6 +95,14 @@ func TestLoaderErrors(t *testing.T) {
 		{"empty file", "", []string{`x.yaml:1: the file is empty; a schedule needs rules`}},
 		{"two documents", "rules:\n  - {name: a, drop: {}}\n---\nrules: []\n", []string{`x.yaml:3: a schedule file holds one YAML document`}},
 		{"broken YAML", "rules:\n  - name: a\n\tdrop: {}\n", []string{`x.yaml:2: found a tab character that violates indentation`}},
+		// The strict walker (internal/yamlstrict), shared with scenarios.
+		{"merge key", "rules:\n  - <<: {name: a}\n    drop: {}\n", []string{`x.yaml:2: YAML merge keys (<<) are not supported in fault schedules`}},
+		{"tag", "rules:\n  - {name: !!str a, drop: {}}\n", []string{`x.yaml:2: YAML tags (!!str) are not supported in fault schedules`}},
+		{"a name that is a boolean", "rules:\n  - {name: true, drop: {}}\n", []string{`x.yaml:2: name must be a string`}},
+		{"a null schedule", "~\n", []string{`x.yaml:1: schedule must be a mapping`}},
+		{"a null rule", "rules:\n  - ~\n", []string{`x.yaml:2: rule must be a mapping`}},
+		{"not a JSON number", "rules:\n  - name: a\n    match: {payload: {x: .5}}\n    drop: {}\n", []string{`x.yaml:3: ".5" is not a JSON number`}},
+		{"nested duplicate key", "rules:\n  - name: a\n    match: {payload: {x: {y: 1, y: 2}}}\n    drop: {}\n", []string{`x.yaml:3: match.payload.x: duplicate key "y"`}},
 		{"every error, not only the first", "rules:\n  - name: a\n    match: {typ: delta}\n    drop: {}\n  - name: b\n    delay: {for: x}\n",
 			[]string{`x.yaml:3: match: unknown key "typ"`, `x.yaml:6: delay.for must be a duration`}},
 	} {
@@ -173,10 +181,36 @@ func TestGoAPIValidation(t *testing.T) {
 	}
 }
 
-// An alias stands for what it names: the second rule repeats the first, name included.
-func TestAliasesResolve(t *testing.T) {
+// Aliases are refused everywhere, as in scenarios, with the anchor they name: an alias
+// re-expands its anchor at every use, and a rule spelled out is one a reader can see.
+func TestAliasesAreRefused(t *testing.T) {
 	_, err := fault.LoadSchedule("x.yaml", []byte("rules:\n  - &r {name: a, drop: {}}\n  - *r\n"))
-	if err == nil || !strings.Contains(err.Error(), `x.yaml:3: rule "a": the name is already used by the rule at line 2`) {
+	want := "x.yaml:2: YAML anchors (&r) are not supported in fault schedules\n" +
+		"x.yaml:3: YAML aliases (*r) are not supported in fault schedules"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+// YAML spells true as true, True or TRUE; all three are true (the old check took only "true").
+func TestTrueIsTrueInEverySpelling(t *testing.T) {
+	s, err := fault.LoadSchedule("x.yaml", []byte("rules:\n  - {name: a, match: {payload: {ok: True}}, close: {half_open: TRUE}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Rules[0]; !r.Action.HalfOpen || r.Match.Payload["ok"] != true {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+// ParseRule checks the node it is given as LoadSchedule checks a file.
+func TestParseRuleRefusesAliases(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("a: &m {type: done}\nrule: {name: a, match: *m, drop: {}}\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	_, err := fault.ParseRule("sc.yaml", doc.Content[0].Content[3])
+	if err == nil || err.Error() != "sc.yaml:2: YAML aliases (*m) are not supported in fault schedules" {
 		t.Fatalf("got %v", err)
 	}
 }

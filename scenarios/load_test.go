@@ -43,6 +43,25 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:6: any_order frames must all come from one peer`},
 		{"yaml syntax", "id: a\ntitle: [t\n",
 			`f.yaml:1: did not find expected ',' or ']'`},
+		// The strict walker (internal/yamlstrict), shared with fault schedules.
+		{"anchor", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, payload: {delivery_id: &d c}}\n",
+			`f.yaml:4: YAML anchors (&d) are not supported in scenarios: use include or vars`},
+		{"merge key", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, payload: {<<: {delivery_id: c}}}\n",
+			`f.yaml:4: YAML merge keys (<<) are not supported in scenarios: use include or vars`},
+		{"tag", "id: !!str a\ntitle: t\nsteps:\n  - silence: core\n",
+			`f.yaml:1: YAML tags (!!str) are not supported in scenarios`},
+		{"duplicate payload member", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, payload: {delivery_id: a, delivery_id: b}}\n",
+			`f.yaml:4: payload: duplicate key "delivery_id"`},
+		{"duplicate var", "id: a\ntitle: t\nvars: {x: 1, x: 2}\nsteps:\n  - silence: core\n",
+			`f.yaml:3: vars: duplicate key "x"`},
+		{"not a JSON number", "id: a\ntitle: t\nsteps:\n  - runtime: {type: usage, id: r, payload: {input_tokens: +1}}\n",
+			`f.yaml:4: "+1" is not a JSON number`},
+		{"quoted status", "id: a\ntitle: t\nhandshake:\n  version: x\n  expect: {status: \"400\"}\n",
+			`f.yaml:5: handshake.expect.status must be an HTTP status`},
+		{"lost is a boolean", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, lost: yes}\n",
+			`f.yaml:4: lost must be true or false, got "yes"`},
+		{"silence without a peer", "id: a\ntitle: t\nsteps:\n  - silence: {window: 1s}\n",
+			`f.yaml:4: silence.from: a peer (core or runtime) is required`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,10 +23,10 @@ func tmpl(t *testing.T, yamlText string) Value {
 	if err := yaml.Unmarshal([]byte(yamlText), &doc); err != nil {
 		t.Fatal(err)
 	}
-	p := &parser{file: "inline.yaml"}
-	v := p.value(doc.Content[0])
-	if len(p.errs) > 0 {
-		t.Fatal(p.errs)
+	p := newParser("inline.yaml")
+	v := p.value(doc.Content[0], "value")
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return v
 }
