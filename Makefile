@@ -9,10 +9,10 @@ PKGS      := ./...
 test:
 	$(GO) test -count=1 $(PKGS)
 
-## check-runtime-contract: the regression gate: wire validators, then the scenario suite on both sides
+## check-runtime-contract: the regression gate: wire validators and handshake rules, then the scenario suite on both sides
 ## (self-check, reference Runtime in process and as a child process, reference Core).
 check-runtime-contract:
-	$(GO) test -count=1 ./proto/... ./scenarios/... ./conformance/...
+	$(GO) test -count=1 ./proto/... ./transport/... ./scenarios/... ./conformance/...
 
 ## build: the wirecheck binary in bin/.
 build:
