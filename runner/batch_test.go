@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// A batch runs at most `parallel` jobs at once, starts them in order, and hands each result to
+// whoever asks for it by key.
+func TestBatchBoundsParallelismAndHandsOutResults(t *testing.T) {
+	const n, parallel = 12, 3
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	var jobs []Job
+	for i := range n {
+		jobs = append(jobs, Job{Key: fmt.Sprint(i), Play: func(context.Context) *scenarios.Result {
+			now := running.Add(1)
+			for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+			}
+			<-release
+			running.Add(-1)
+			return &scenarios.Result{Scenario: fmt.Sprint(i), Verdict: scenarios.Pass}
+		}})
+	}
+	b := StartBatch(context.Background(), jobs, parallel, nil)
+	close(release)
+	for i := n - 1; i >= 0; i-- { // asked for out of order
+		if r := b.Result(context.Background(), fmt.Sprint(i)); r == nil || r.Scenario != fmt.Sprint(i) {
+			t.Fatalf("result %d: %v", i, r)
+		}
+	}
+	if m := most.Load(); m > parallel {
+		t.Fatalf("%d jobs ran at once, want at most %d", m, parallel)
+	}
+	if r := b.Result(context.Background(), "no such job"); r != nil {
+		t.Fatalf("a key never added has a result: %v", r)
+	}
+	if got := len(b.Results()); got != n {
+		t.Fatalf("%d results, want %d", got, n)
+	}
+}
+
+// Stop cancels what runs and skips what has not started: those jobs have no result, and every
+// job that ran has returned when Stop does.
+func TestBatchStopSkipsWhatHasNotStarted(t *testing.T) {
+	started := make(chan struct{})
+	var jobs []Job
+	for i := range 5 {
+		jobs = append(jobs, Job{Key: fmt.Sprint(i), Play: func(ctx context.Context) *scenarios.Result {
+			if i == 0 {
+				close(started)
+			}
+			<-ctx.Done()
+			return &scenarios.Result{Verdict: scenarios.HarnessError}
+		}})
+	}
+	b := StartBatch(context.Background(), jobs, 1, nil)
+	<-started
+	b.Stop()
+	results := b.Results()
+	if results[0] == nil {
+		t.Fatal("the running job has no result")
+	}
+	for i, r := range results[1:] {
+		if r != nil {
+			t.Fatalf("job %d never started but has a result", i+1)
+		}
+	}
+}
