@@ -9,6 +9,6 @@
 // settles native work and closes its Executors before it reconnects, and it replays nothing.
 //
 // Every admission transition is decided by package admission, a pure state machine; the router
-// only carries out the effects it returns. Native agents plug in through package harness; package contract is the controlled Harness that
-// scenarios script through agent_options.contract.
+// only carries out the effects it returns. Native agents plug in through package harness; package
+// contract is the controlled Harness that scenarios script through agent_options.contract.
 package daemon

@@ -20,6 +20,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 //	reset                     a fresh record (state none)
 //	given state=<s> [reused]  a fresh record driven into state s by ordinary events
 //	invalid                   each input line is an event the record must refuse, unchanged
+//	table                     the transition table, one row per line
 //	<event kind> [args]       prepare-accepted now= expiry= handle= executor= hash= [reused] [read-only]
 //	                          prepare-repeated hash=
 //	                          start-requested now= executor= run= hash= [run-active]
@@ -46,6 +47,8 @@ func TestAdmission(t *testing.T) {
 				return rec.String()
 			case "invalid":
 				return refuseEach(t, rec, td.Input)
+			case "table":
+				return renderTable()
 			}
 			ev, err := parseEvent(td.Cmd, td.CmdArgs)
 			if err != nil {
@@ -167,4 +170,17 @@ func given(t *testing.T, s State, reused bool) Record {
 		t.Fatalf("given %s: the path led to %s", s, rec.State)
 	}
 	return rec
+}
+
+// renderTable prints every row as "from on -> to", so a change of the table shows in a diff.
+func renderTable() string {
+	var b strings.Builder
+	for _, tr := range transitions {
+		to := make([]string, len(tr.to))
+		for i, s := range tr.to {
+			to[i] = s.String()
+		}
+		fmt.Fprintf(&b, "%-10s %-23s -> %s\n", tr.from, tr.on, strings.Join(to, " | "))
+	}
+	return b.String()
 }
