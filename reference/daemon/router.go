@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
@@ -27,9 +28,9 @@ type router struct {
 
 	mu        sync.Mutex
 	closing   bool
-	records   map[string]*admission // by preparation request ID
-	byHandle  map[string]*admission
-	order     []*admission // creation order, for pruning
+	records   map[string]*grant // by preparation request ID
+	byHandle  map[string]*grant
+	order     []*grant // creation order, for pruning
 	executors map[string]*executor
 	runs      map[string]*run // active Runs by Run ID
 }
@@ -37,7 +38,7 @@ type router struct {
 func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
-		records: map[string]*admission{}, byHandle: map[string]*admission{}, executors: map[string]*executor{}, runs: map[string]*run{}}
+		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}}
 }
 
 // serve heartbeats and dispatches frames until the transport ends, then settles everything the
@@ -161,10 +162,14 @@ func (r *router) shutdown() {
 	for _, rn := range r.runs {
 		runs = append(runs, rn)
 	}
-	for _, a := range r.records {
-		a.abandon()
+	var afters []followUp
+	for _, g := range r.records {
+		afters = append(afters, r.applyLocked(g, admission.ConnectionClosed{}))
 	}
 	r.mu.Unlock()
+	for _, after := range afters {
+		r.goAfter(after)
+	}
 	for _, rn := range runs {
 		rn.cancelNative(r.ctx)
 	}

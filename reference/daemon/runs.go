@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
@@ -45,7 +46,7 @@ func (r *router) start(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionStartPayload](env)
 	if err != nil {
 		r.d.log.Info("execution_start rejected", "err", err)
-		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart, nil)
+		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart)
 		return
 	}
 	hash := payloadHash(env.Payload)
@@ -54,56 +55,17 @@ func (r *router) start(env proto.Envelope) {
 	if r.closing {
 		return
 	}
-	a := r.byHandle[p.Handle]
-	switch {
-	case a == nil || a.reqID != env.ID:
-		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation, nil)
-		return
-	case a.cfg.WorkspaceReadOnly:
-		r.reject(env.ID, proto.OperationStart, proto.CodeReadOnlyPreparation, a)
-		return
-	case a.exec == nil || p.ExecutorID != a.exec.id:
-		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownExecutor, a)
-		return
-	case a.state == proto.StateStarting || a.state == proto.StateStarted:
-		if a.startHash == hash {
-			res := r.publishLocked(a)
-			r.goOwned(func() { r.awaitStatus(a, res) })
-		} else {
-			r.reject(env.ID, proto.OperationStart, proto.CodeStartConflict, a)
-		}
-		return
-	case a.state == proto.StateReady && !r.d.cfg.Clock.Now().Before(a.expiresAt):
-		// The deadline passed before its timer was observed: the admission is expired.
-		a.advanceLocked(proto.StateExpired, "")
-		r.idleLocked(a.exec)
-		res := r.publishLocked(a)
-		r.goOwned(func() { r.awaitStatus(a, res) })
-		return
-	case a.state != proto.StateReady:
-		r.reject(env.ID, proto.OperationStart, proto.CodePreparationNotReady, a)
-		return
-	case r.runs[p.RunID] != nil:
-		r.reject(env.ID, proto.OperationStart, proto.CodeRunConflict, a)
+	g := r.byHandle[p.Handle]
+	if g == nil || g.reqID != env.ID {
+		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
 		return
 	}
-	// The Run exists, with a consumer for its output, before starting is published.
-	rn := newRun(p.RunID, a.exec)
-	rn.releaseFirst = a.cfg.ReleaseOnCompletion
-	r.runs[rn.id] = rn
-	a.exec.state = execRunning
-	a.runID, a.startHash = p.RunID, hash
-	a.advanceLocked(proto.StateStarting, "")
-	res := r.publishLocked(a)
-	input := p.Input
-	r.goOwned(func() {
-		r.awaitStatus(a, res)
-		r.runPrepared(a, rn, input)
-	})
+	r.goAfter(r.applyLocked(g, admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
+		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}))
 }
 
 // runPrepared starts the native Turn of a prepared Run and streams it.
-func (r *router) runPrepared(a *admission, rn *run, input proto.MessageInput) {
+func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 	turn, err := rn.exec.native.Start(r.ctx, rn.id, input)
 	if err != nil {
 		// No Turn exists and no input was submitted: the Executor is closed, and Core may retry
@@ -112,16 +74,14 @@ func (r *router) runPrepared(a *admission, rn *run, input proto.MessageInput) {
 		r.mu.Lock()
 		delete(r.runs, rn.id)
 		r.mu.Unlock()
-		code := proto.CodeExecutorUnavailable
-		if errors.Is(err, context.Canceled) {
-			code = proto.CodeStartCancelled
-		} else if cerr := r.closeExecutor(rn.exec); cerr != nil {
-			code = proto.CodeExecutorCleanupUnconfirmed
+		failure := admission.NativeStartFailed{Cancelled: errors.Is(err, context.Canceled)}
+		if !failure.Cancelled {
+			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil
 		}
 		r.mu.Lock()
-		a.state, a.errCode = proto.StateFailed, code // the rejection below answers the start
-		r.reject(a.reqID, proto.OperationStart, code, a)
+		after := r.applyLocked(g, failure)
 		r.mu.Unlock()
+		after.run()
 		rn.once.Do(func() { close(rn.finished) })
 		return
 	}
@@ -134,14 +94,9 @@ func (r *router) runPrepared(a *admission, rn *run, input proto.MessageInput) {
 		r.pump(rn)
 	})
 	r.mu.Lock()
-	if a.state == proto.StateStarting {
-		a.advanceLocked(proto.StateStarted, "")
-		res := r.publishLocked(a)
-		r.mu.Unlock()
-		r.awaitStatus(a, res)
-	} else {
-		r.mu.Unlock()
-	}
+	after := r.applyLocked(g, admission.TurnStarted{})
+	r.mu.Unlock()
+	after.run()
 	<-pumped
 }
 
@@ -322,21 +277,18 @@ func (r *router) ack(id string, receipt *proto.InteractionDecisionAckPayload) {
 }
 
 // deviceShutdown cancels every Run and closes pending preparations and idle Executors. No reply.
+// The connection goes on.
 func (r *router) deviceShutdown() {
 	r.mu.Lock()
 	var runs []*run
 	for _, rn := range r.runs {
 		runs = append(runs, rn)
 	}
-	var idle []*executor
-	for _, a := range r.records {
-		if a.state == proto.StatePreparing || a.state == proto.StateReady {
-			a.abandon()
-			if a.exec != nil && a.exec.state == execAdmitted {
-				idle = append(idle, a.exec)
-			}
-		}
+	var afters []followUp
+	for _, g := range r.records {
+		afters = append(afters, r.applyLocked(g, admission.DeviceShutdown{}))
 	}
+	var idle []*executor
 	for _, e := range r.executors {
 		if e.state == execIdle {
 			idle = append(idle, e)
@@ -348,5 +300,8 @@ func (r *router) deviceShutdown() {
 	}
 	for _, e := range idle {
 		r.goOwned(func() { r.closeExecutor(e) })
+	}
+	for _, after := range afters {
+		r.goAfter(after) // closes the Executors that ready admissions held
 	}
 }

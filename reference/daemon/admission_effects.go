@@ -1,0 +1,161 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/admission"
+)
+
+// followUp is what a transition leaves for after the router lock: waiting for its status writes,
+// then its native work. nil when there is nothing.
+type followUp func()
+
+func (f followUp) run() {
+	if f != nil {
+		f()
+	}
+}
+
+// goAfter runs a follow-up in a goroutine the router owns, so the receive loop never waits on a
+// write or on native work.
+func (r *router) goAfter(f followUp) {
+	if f != nil {
+		r.goOwned(f)
+	}
+}
+
+// applyLocked feeds one event to a grant's record and carries out the effects package admission
+// decided. The daemon never changes a record itself. A refused transition is a daemon bug: it is
+// logged as an error and changes nothing.
+func (r *router) applyLocked(g *grant, ev admission.Event) followUp {
+	rec, effects, err := admission.Apply(g.rec, ev)
+	if err != nil {
+		r.d.log.Error("admission transition refused", "request", g.reqID, "handle", g.rec.Handle, "err", err)
+		return nil
+	}
+	g.rec = rec
+	return r.carryOutLocked(g, effects)
+}
+
+// carryOutLocked performs the effects in order under the router lock: timers, Executor
+// bookkeeping and queued frames (queuing under the lock keeps revisions in order on the wire).
+// The status writes are awaited, and native work runs, in the returned follow-up.
+func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
+	var writes []<-chan error
+	var native []func()
+	for _, eff := range effects {
+		switch eff := eff.(type) {
+		case admission.ArmExpiry:
+			if g.stopExpiry != nil {
+				g.stopExpiry()
+			}
+			g.stopExpiry = r.afterFunc(eff.At.Sub(r.d.cfg.Clock.Now()), func() { r.expire(g) })
+		case admission.StopExpiry:
+			if g.stopExpiry != nil {
+				g.stopExpiry()
+			}
+		case admission.BeginSetup:
+			ctx, cancel := context.WithCancel(r.ctx)
+			g.cancelSetup = cancel
+			e := g.exec
+			native = append(native, func() { r.setup(ctx, g, e) })
+		case admission.CancelSetup:
+			if g.cancelSetup != nil {
+				g.cancelSetup() // setup closes the Executor when it returns
+			}
+		case admission.HoldExecutor:
+			g.exec.stopIdleLocked()
+			g.exec.state = execAdmitted
+		case admission.IdleExecutor:
+			if g.exec != nil && g.exec.state == execAdmitted {
+				r.idleLocked(g.exec)
+			}
+		case admission.CloseExecutor:
+			e, report := g.exec, eff.ReportFailure
+			native = append(native, func() { r.closeForAdmission(g, e, report) })
+		case admission.OpenRun:
+			rn := newRun(eff.RunID, g.exec)
+			rn.releaseFirst = g.cfg.ReleaseOnCompletion
+			r.runs[rn.id] = rn
+			g.exec.state = execRunning
+		case admission.StartTurn:
+			rn, input := r.runs[eff.RunID], eff.Input
+			native = append(native, func() { r.runPrepared(g, rn, input) })
+		case admission.Publish:
+			writes = append(writes, r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
+		case admission.Reject:
+			r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status))
+		case admission.Forget:
+			r.forgetLocked(g)
+		default:
+			r.d.log.Error("admission effect not carried out", "request", g.reqID, "effect", eff.String())
+		}
+	}
+	if len(writes) == 0 && len(native) == 0 {
+		return nil
+	}
+	return func() {
+		for _, res := range writes {
+			r.awaitStatus(g, res)
+		}
+		for _, f := range native {
+			f()
+		}
+	}
+}
+
+// awaitStatus waits for a status write. A status that cannot be delivered is an event of its own:
+// it abandons an owned admission (failed/status_delivery_failed, local: it may never reach Core).
+func (r *router) awaitStatus(g *grant, res <-chan error) {
+	if err := <-res; err == nil {
+		return
+	}
+	r.mu.Lock()
+	after := r.applyLocked(g, admission.StatusDeliveryFailed{})
+	r.mu.Unlock()
+	after.run()
+}
+
+// closeForAdmission closes a grant's Executor; a failed close the record asked about comes back as
+// SetupCleanupFailed.
+func (r *router) closeForAdmission(g *grant, e *executor, report bool) {
+	if err := r.closeExecutor(e); err == nil || !report {
+		return
+	}
+	r.mu.Lock()
+	after := r.applyLocked(g, admission.SetupCleanupFailed{})
+	r.mu.Unlock()
+	after.run()
+}
+
+// reject answers a control operation that names no admission (undecodable, an unknown handle, or
+// refused by an admission rule); it carries revision 0 and touches no record.
+func (r *router) reject(reqID, operation, code string) {
+	s := &proto.PreparationStatusPayload{State: proto.StateRejected, Operation: operation, ErrorCode: code}
+	r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, reqID, s))
+}
+
+// payloadHash fingerprints a request payload independently of member order and spacing: an
+// identical duplicate re-publishes, a different one conflicts.
+func payloadHash(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		buf.Reset()
+		buf.Write(raw)
+	}
+	// Canonical member order: decode and re-encode (maps marshal sorted).
+	var v any
+	if json.Unmarshal(buf.Bytes(), &v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			buf.Reset()
+			buf.Write(b)
+		}
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:])
+}
