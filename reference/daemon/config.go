@@ -47,8 +47,8 @@ func (c *Config) defaults() {
 	if c.DaemonVersion == "" {
 		c.DaemonVersion = "wirecheck-reference"
 	}
-	if c.AdmissionExpiry <= 0 || c.AdmissionExpiry > 5*time.Minute {
-		c.AdmissionExpiry = 5 * time.Minute
+	if c.AdmissionExpiry <= 0 || c.AdmissionExpiry > proto.AdmissionExpiry {
+		c.AdmissionExpiry = proto.AdmissionExpiry
 	}
 	if c.MaxBackoff <= 0 {
 		c.MaxBackoff = 30 * time.Second

@@ -9,13 +9,10 @@ import (
 )
 
 // TestAdmissionCyclesDoNotAccumulateGoroutines: preparing and releasing the same Session's Executor
-// over and over on one connection must not grow the daemon's goroutines. Today every cycle leaves
-// two goroutines parked until the connection ends: expireWhenDue (admission.go) waits on the
-// admission's expiry timer, which release stops (advanceLocked → expiry.Stop) without waking it, and
-// the goroutine idleLocked (executors.go) starts waits on the idle timer, which the next prepare
-// stops (byStateKeyLocked path: e.idleTimer.Stop()) without waking it. A stopped clock.Timer never
-// fires, so both select on t.C() until r.ctx is cancelled: on a long-lived connection the daemon
-// grows by two goroutines (and two timers' worth of memory) per admission, without bound.
+// over and over on one connection must not grow the daemon's goroutines. A stopped clock.Timer
+// never fires, so a goroutine that waits on an admission's expiry timer or an idle Executor's
+// timer must be woken when the timer is stopped; otherwise a long-lived connection grows by a
+// goroutine (and a timer's worth of memory) per admission, without bound.
 func TestAdmissionCyclesDoNotAccumulateGoroutines(t *testing.T) {
 	verifyNoLeaks(t)
 	s := startDaemon(t)
