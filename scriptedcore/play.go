@@ -329,11 +329,12 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	p := r.p
 	t := time.NewTimer(r.cfg.Timeout)
 	defer t.Stop()
+	var rej rejection
 	select {
 	case c := <-r.srv.conns:
 		p.Conn = c
 		return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %d %s", want.Status, want.Error)
-	case rej := <-r.srv.rejects:
+	case rej = <-r.srv.rejects:
 		if rej.status != want.Status || rej.code != want.Error {
 			return scenarios.Fail, p.Failf(nil, "Core answered %d %s; the scenario expects %d %s (did the Runtime present the identity it was launched with?)",
 				rej.status, rej.code, want.Status, want.Error)
@@ -341,22 +342,33 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	case <-t.C:
 		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v", r.cfg.Timeout)
 	}
-	r.drainAttempts()
-	// A permanent rejection: the Runtime must stop after exactly one attempt.
+	// A permanent rejection: the Runtime must stop after exactly one attempt. Attempts are judged
+	// by their order, not by when this goroutine looks: one made right after the rejection, before
+	// anything here ran, is still a retry.
+	retried := func() *scenarios.Failure {
+		if what, ok := r.srv.attemptAfter(rej.after); ok {
+			return p.Failf(nil, "after a permanent %d %s the Runtime tried again (%s); it must stop after exactly one attempt", want.Status, want.Error, what)
+		}
+		return nil
+	}
 	window := time.NewTimer(r.cfg.RetryWindow)
 	defer window.Stop()
-	select {
-	case what := <-r.srv.attempts:
-		return scenarios.Fail, p.Failf(nil, "after a permanent %d %s the Runtime tried again (%s); it must stop after exactly one attempt", want.Status, want.Error, what)
-	case <-r.rt.Done():
-		select {
-		case what := <-r.srv.attempts:
-			return scenarios.Fail, p.Failf(nil, "after a permanent %d %s the Runtime tried again (%s)", want.Status, want.Error, what)
-		default:
+	for {
+		r.drainAttempts()
+		if f := retried(); f != nil {
+			return scenarios.Fail, f
 		}
-	case <-window.C:
+		select {
+		case <-r.srv.attempts:
+			continue // a new attempt: judged above
+		case <-r.rt.Done():
+		case <-window.C:
+		}
+		if f := retried(); f != nil {
+			return scenarios.Fail, f
+		}
+		return scenarios.Pass, nil
 	}
-	return scenarios.Pass, nil
 }
 
 func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {

@@ -27,14 +27,16 @@ type server struct {
 	conns    chan *script.Conn // accepted WebSocket connections
 	rejects  chan rejection    // every rejection answered
 
-	mu     sync.Mutex
-	online bool
-	closed bool
+	mu      sync.Mutex
+	online  bool
+	closed  bool
+	history []string // every attempt, in order: what the attempt channel may have dropped or been drained of
 }
 
 type rejection struct {
 	status int
 	code   string
+	after  int // how many attempts had been made when it was answered
 }
 
 func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds int, rec *script.Recorder) (*server, error) {
@@ -53,6 +55,16 @@ func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds in
 	s.http = &http.Server{Handler: mux}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
+}
+
+// attemptAfter returns the first attempt made after the n-th, if there is one.
+func (s *server) attemptAfter(n int) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.history) > n {
+		return s.history[n], true
+	}
+	return "", false
 }
 
 // baseURL is the server URL a daemon is configured with; it already ends in /api/v1.
@@ -76,6 +88,9 @@ func (s *server) close() {
 }
 
 func (s *server) attempt(what string) {
+	s.mu.Lock()
+	s.history = append(s.history, what)
+	s.mu.Unlock()
 	s.rec.Event("attempt", what)
 	select {
 	case s.attempts <- what:
@@ -86,8 +101,11 @@ func (s *server) attempt(what string) {
 // reject records a rejection, for the run to match against the scenario, and answers it.
 func (s *server) reject(w http.ResponseWriter, rej *transport.Rejection) {
 	s.rec.Event("reject", fmt.Sprintf("%d %s: %s", rej.Status, rej.Code, rej.Detail))
+	s.mu.Lock()
+	after := len(s.history)
+	s.mu.Unlock()
 	select {
-	case s.rejects <- rejection{rej.Status, rej.Code}:
+	case s.rejects <- rejection{rej.Status, rej.Code, after}:
 	default:
 	}
 	rej.Write(w)
