@@ -2,10 +2,10 @@ package runner
 
 import (
 	"context"
-	"log/slog"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 

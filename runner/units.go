@@ -161,10 +161,10 @@ func (u *Units) launchWith(ctx context.Context, c Connect, credential string) (R
 
 // unit is one launched daemon.
 type unit struct {
-	rt    agentruntime.Runtime
-	id    agentruntime.UnitID
-	grace time.Duration
-	done  chan struct{}
+	rt     agentruntime.Runtime
+	id     agentruntime.UnitID
+	grace  time.Duration
+	done   chan struct{}
 	mu     sync.Mutex
 	exit   *agentruntime.Exit
 	killed bool     // Stop had to kill it: it did not end on SIGTERM within the grace
