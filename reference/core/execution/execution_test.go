@@ -2,6 +2,7 @@ package execution_test
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -100,12 +102,13 @@ func (v *env) toStarted(t *store.Turn) string {
 }
 
 var _ = Describe("the Turn state machine", Label("execution"), func() {
-	It("allows only the ordered transitions", func() {
-		Expect(execution.Transition(store.PhaseQueued, store.PhasePreparing)).To(Succeed())
-		Expect(execution.Transition(store.PhaseStarting, store.PhasePreparing)).To(Succeed(), "the executor_unavailable recovery")
+	It("allows only the ordered phase moves", func() {
+		Expect(turn.CheckMove(store.PhaseQueued, store.PhasePreparing)).To(Succeed())
+		Expect(turn.CheckMove(store.PhaseStarting, store.PhasePreparing)).To(Succeed(), "the executor_unavailable recovery")
 		for _, bad := range [][2]string{{store.PhaseQueued, store.PhaseRunning}, {store.PhaseReady, store.PhaseQueued},
 			{store.PhaseRunning, store.PhasePreparing}, {store.PhaseDone, store.PhaseRunning}, {store.PhaseCancelling, store.PhaseRunning}} {
-			Expect(execution.Transition(bad[0], bad[1])).To(MatchError(ContainSubstring("invalid Turn transition")), "%v", bad)
+			var invalid *turn.InvalidMove
+			Expect(errors.As(turn.CheckMove(bad[0], bad[1]), &invalid)).To(BeTrue(), "%v", bad)
 		}
 	})
 
