@@ -175,7 +175,7 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	if err := e.cfg.Store.CreateTurn(sess, t); err != nil {
 		return nil, err
 	}
-	r := newRunner(e, t, &turn.Spec{TurnID: t.ID, SessionID: sessionID, RunID: t.RunID, Configuration: cfg,
+	r := newRunner(e, t, &turn.Spec{SessionID: sessionID, RunID: t.RunID, Configuration: cfg,
 		Environment: req.Environment, Input: req.Input, Policy: e.cfg.Policy,
 		RetryBackoff: e.cfg.RetryBackoff, MaxRetryBackoff: e.cfg.MaxRetryBackoff})
 	e.mu.Lock()

@@ -204,6 +204,21 @@ var _ = Describe("a Turn", Label("execution"), func() {
 		Expect(o).To(And(HaveField("Reason", proto.ReasonDeliveryUnknown), HaveField("EffectUnknown", true)))
 	})
 
+	It("ends the step at a failed send and records the outcome from the committed phase", func() {
+		v.conn.sendFail[proto.TypeExecutionPrepare] = errSend
+		t := v.start()
+		o := v.outcome(t.ID)
+		Expect(o).To(And(HaveField("Reason", proto.ReasonDeliveryUnknown), HaveField("EffectUnknown", true)))
+		j, err := v.st.Journal(t.ID)
+		Expect(err).NotTo(HaveOccurred())
+		var lines []string
+		for _, ev := range j {
+			lines = append(lines, strings.Join(strings.Fields(ev.Kind+" "+ev.Type+" "+ev.Note), " "))
+		}
+		Expect(lines).To(Equal([]string{"transition →queued", "admission ALLOW (allowed)", "transition queued→preparing",
+			"note execution_prepare send failed: send failed", "transition preparing→done failed delivery_unknown"}))
+	})
+
 	It("records device_disconnected when the Run cannot be subscribed", func() {
 		t := v.start()
 		prep := v.next()

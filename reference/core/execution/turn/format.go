@@ -173,8 +173,8 @@ func (s State) String() string {
 
 func (o Observation) String() string {
 	var f []string
-	if len(o.Deltas) > 0 {
-		f = append(f, "deltas="+text(string(o.Deltas)))
+	if o.Deltas.Len() > 0 {
+		f = append(f, "deltas="+text(o.Deltas.String()))
 	}
 	if o.LastMessage != "" {
 		f = append(f, "message="+text(o.LastMessage))

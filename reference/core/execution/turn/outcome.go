@@ -61,7 +61,7 @@ func (s *State) merge(d *proto.DonePayload) *store.Outcome {
 	}
 	o.Content, o.Transcript, o.SourceCompletedAtMS = d.Content, d.Transcript, d.SourceCompletedAtMS
 	if o.Content == "" {
-		o.Content = string(s.Seen.Deltas)
+		o.Content = s.Seen.Deltas.String()
 	}
 	if o.Content == "" {
 		o.Content = s.Seen.LastMessage

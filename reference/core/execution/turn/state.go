@@ -10,7 +10,6 @@ import (
 
 // Spec is what a Turn was started with; it never changes.
 type Spec struct {
-	TurnID    string
 	SessionID string
 	RunID     string
 	// Configuration is what execution_prepare carries. In memory only: it may hold MCP bearer
@@ -52,12 +51,6 @@ type Record struct {
 	Admitted *proto.AgentKindCapabilities
 }
 
-// RecordOf reads the machine's part of a stored Turn.
-func RecordOf(t *store.Turn) Record {
-	return Record{Phase: t.Phase, PrepareID: t.PrepareID, Handle: t.Handle, ExecutorID: t.ExecutorID,
-		Claims: t.Claims, Recovered: t.Recovered, CancelRequested: t.CancelRequested, Admitted: t.Admitted}
-}
-
 // ApplyTo writes the record into a stored Turn.
 func (r Record) ApplyTo(t *store.Turn) {
 	t.Phase, t.PrepareID, t.Handle, t.ExecutorID = r.Phase, r.PrepareID, r.Handle, r.ExecutorID
@@ -66,7 +59,7 @@ func (r Record) ApplyTo(t *store.Turn) {
 
 // Observation is what Core has seen of the Run so far: the outcome is merged from it.
 type Observation struct {
-	Deltas      []byte // every delta, in order
+	Deltas      Text   // every delta, in order
 	LastMessage string // the text of the last completed output_message
 	Usage       *proto.Usage
 	Error       *proto.ErrorPayload // the last error frame
@@ -83,8 +76,8 @@ const (
 	AskedPrepareID Query = "prepare-id"
 )
 
-// State is one Turn as the machine knows it. Step never changes what a State it was given shows;
-// the new State may share the Observation's backing arrays with it, so step a State once.
+// State is one Turn as the machine knows it: a value that Step never changes (the executor keeps
+// the one from before a step whose effect failed).
 type State struct {
 	Spec *Spec
 	Record

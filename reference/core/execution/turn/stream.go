@@ -7,7 +7,7 @@ import (
 // Run events fold into the observation until done closes the stream or the stream is lost.
 
 func delta(s *State, ev Event) ([]Effect, error) {
-	s.Seen.Deltas = append(s.Seen.Deltas, ev.(Delta).Text...)
+	s.Seen.Deltas = s.Seen.Deltas.Append(ev.(Delta).Text)
 	return nil, nil
 }
 

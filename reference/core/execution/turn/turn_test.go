@@ -32,6 +32,7 @@ func TestTurn(t *testing.T) {
 // harness mirrors the executor: it keeps the state a step started from, so that a failed effect
 // of that step is stepped from there, as package execution does.
 type harness struct {
+	t     *testing.T
 	state turn.State
 	prev  turn.State
 	last  []turn.Effect
@@ -47,6 +48,7 @@ var namedErrors = map[string]error{
 }
 
 func (h *harness) run(t *testing.T, td *datadriven.TestData) string {
+	h.t = t
 	switch td.Cmd {
 	case "new":
 		h.state, h.last = turn.New(newSpec(t, td)), nil
@@ -100,7 +102,11 @@ func (h *harness) playTo(t *testing.T, phase string) {
 }
 
 func (h *harness) step(from turn.State, ev turn.Event) string {
+	before := from.String()
 	next, effects, err := turn.Step(from, ev)
+	if from.String() != before {
+		h.t.Errorf("%s changed the state it was stepped from", ev.Kind())
+	}
 	if err != nil {
 		var invalid *turn.InvalidTransition
 		if !errors.As(err, &invalid) {
@@ -193,7 +199,7 @@ func newSpec(t *testing.T, td *datadriven.TestData) *turn.Spec {
 	if td.HasArg("input") {
 		input = proto.MessageInput{{Content: []proto.InputContent{{Type: "input_audio"}}}}
 	}
-	return &turn.Spec{TurnID: "turn-1", SessionID: "session-1", RunID: "run-1", Configuration: cfg,
+	return &turn.Spec{SessionID: "session-1", RunID: "run-1", Configuration: cfg,
 		Environment: store.EnvironmentNone, Input: input, Policy: policy.New(),
 		RetryBackoff: time.Second, MaxRetryBackoff: 4 * time.Second}
 }
