@@ -7,9 +7,12 @@
 // preparation_interrupted, preparation_start_failed, executor_recovery_failed, engine_failed with
 // the engine classification of §6.1, cancel_unconfirmed, cancel_outcome_unavailable, ...
 //
-// A Turn's phases form a strict, ordered state machine (Transition rejects every other move);
-// each phase is committed before Core sends the frame it leads to, every received frame is
-// journalled before Core acts on it, and an outcome is written once. Reconcile settles, after a
-// restart, the Turns a previous process left in flight, from their committed phase only: they
-// become failed with execution_interrupted, never completed and never dispatched again.
+// What a Turn does is decided by the pure state machine of package turn (turn.Step, with its
+// explicit transition table). This package is its executor: one runner per Turn owns the
+// connection, the subscriptions, the timers and the store writes, turns every input (a frame, an
+// API call, a timer that fired) into an event, and carries out the effects in order. Each phase
+// is committed before Core sends the frame it leads to, every received frame is journalled
+// before the machine sees it, and an outcome is written once. Reconcile settles, after a restart,
+// the Turns a previous process left in flight, from their committed phase only: they become
+// failed with execution_interrupted, never completed and never dispatched again.
 package execution

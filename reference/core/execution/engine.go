@@ -12,6 +12,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 	"github.com/wirecheck/wirecheck/reference/core/store"
@@ -174,7 +175,9 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	if err := e.cfg.Store.CreateTurn(sess, t); err != nil {
 		return nil, err
 	}
-	r := newRunner(e, t, cfg, req)
+	r := newRunner(e, t, &turn.Spec{SessionID: sessionID, RunID: t.RunID, Configuration: cfg,
+		Environment: req.Environment, Input: req.Input, Policy: e.cfg.Policy,
+		RetryBackoff: e.cfg.RetryBackoff, MaxRetryBackoff: e.cfg.MaxRetryBackoff})
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()

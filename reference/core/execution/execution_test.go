@@ -2,6 +2,7 @@ package execution_test
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -100,12 +102,13 @@ func (v *env) toStarted(t *store.Turn) string {
 }
 
 var _ = Describe("the Turn state machine", Label("execution"), func() {
-	It("allows only the ordered transitions", func() {
-		Expect(execution.Transition(store.PhaseQueued, store.PhasePreparing)).To(Succeed())
-		Expect(execution.Transition(store.PhaseStarting, store.PhasePreparing)).To(Succeed(), "the executor_unavailable recovery")
+	It("allows only the ordered phase moves", func() {
+		Expect(turn.CheckMove(store.PhaseQueued, store.PhasePreparing)).To(Succeed())
+		Expect(turn.CheckMove(store.PhaseStarting, store.PhasePreparing)).To(Succeed(), "the executor_unavailable recovery")
 		for _, bad := range [][2]string{{store.PhaseQueued, store.PhaseRunning}, {store.PhaseReady, store.PhaseQueued},
 			{store.PhaseRunning, store.PhasePreparing}, {store.PhaseDone, store.PhaseRunning}, {store.PhaseCancelling, store.PhaseRunning}} {
-			Expect(execution.Transition(bad[0], bad[1])).To(MatchError(ContainSubstring("invalid Turn transition")), "%v", bad)
+			var invalid *turn.InvalidMove
+			Expect(errors.As(turn.CheckMove(bad[0], bad[1]), &invalid)).To(BeTrue(), "%v", bad)
 		}
 	})
 
@@ -199,6 +202,21 @@ var _ = Describe("a Turn", Label("execution"), func() {
 		v.conn.stream(v.conn.preps, prep.ID).push(proto.TypePreparationStatus, prep.ID, status("h", 1, proto.StateReady, ""))
 		o := v.outcome(t.ID)
 		Expect(o).To(And(HaveField("Reason", proto.ReasonDeliveryUnknown), HaveField("EffectUnknown", true)))
+	})
+
+	It("ends the step at a failed send and records the outcome from the committed phase", func() {
+		v.conn.sendFail[proto.TypeExecutionPrepare] = errSend
+		t := v.start()
+		o := v.outcome(t.ID)
+		Expect(o).To(And(HaveField("Reason", proto.ReasonDeliveryUnknown), HaveField("EffectUnknown", true)))
+		j, err := v.st.Journal(t.ID)
+		Expect(err).NotTo(HaveOccurred())
+		var lines []string
+		for _, ev := range j {
+			lines = append(lines, strings.Join(strings.Fields(ev.Kind+" "+ev.Type+" "+ev.Note), " "))
+		}
+		Expect(lines).To(Equal([]string{"transition →queued", "admission ALLOW (allowed)", "transition queued→preparing",
+			"note execution_prepare send failed: send failed", "transition preparing→done failed delivery_unknown"}))
 	})
 
 	It("records device_disconnected when the Run cannot be subscribed", func() {

@@ -3,6 +3,8 @@ package execution
 import (
 	"crypto/rand"
 	"fmt"
+
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 )
 
 // NewID returns a random canonical (lowercase, version 4) UUID: Session, Turn, Run and preparation
@@ -18,4 +20,4 @@ func NewID() string {
 }
 
 // CancelDeliveryID is the delivery ID of a Run's cancellation.
-func CancelDeliveryID(runID string) string { return "cancel:" + runID }
+func CancelDeliveryID(runID string) string { return turn.CancelDeliveryID(runID) }

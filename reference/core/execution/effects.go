@@ -1,0 +1,158 @@
+package execution
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// apply carries out one effect. It returns the answer to a query, or the failure that ends the
+// step (stepped next, with the phase the durable record is in).
+func (r *runner) apply(eff turn.Effect) (answer, failure turn.Event) {
+	switch e := eff.(type) {
+	case turn.CheckDevice:
+		return r.checkDevice(), nil
+	case turn.NewPrepareID:
+		return turn.PrepareIDIssued{ID: NewID()}, nil
+	case turn.Subscribe:
+		return nil, r.subscribe(e)
+	case turn.Close:
+		r.closeStream(e.Stream)
+	case turn.Commit:
+		return nil, r.commit(e)
+	case turn.Journal:
+		return nil, r.journal(e.Event)
+	case turn.Send:
+		return nil, r.send(e)
+	case turn.Arm:
+		r.setTimer(e.Timer, r.e.cfg.Clock.NewTimer(e.After))
+	case turn.Finish:
+		r.finish(e)
+	default:
+		r.log.Error("an effect the runner does not know", "effect", eff.String())
+	}
+	return nil, nil
+}
+
+// checkDevice reads what the final admission check needs: the device's live connection (kept for
+// the claim) and its capability snapshot.
+func (r *runner) checkDevice() turn.Event {
+	conn, ok := r.e.cfg.Conns.Conn(r.rec.DeviceID)
+	if !ok {
+		return turn.DeviceChecked{}
+	}
+	r.conn = conn
+	hb, known := conn.Capabilities()
+	return turn.DeviceChecked{Online: true, Heartbeat: hb, Known: known, PrepareID: NewID()}
+}
+
+func (r *runner) subscribe(e turn.Subscribe) turn.Event {
+	var s Stream
+	var err error
+	switch e.Stream {
+	case turn.StreamPreparation:
+		s, err = r.conn.SubscribePreparation(e.ID)
+	case turn.StreamRun:
+		s, err = r.conn.SubscribeDurable(e.ID)
+	case turn.StreamReceipt:
+		s, err = r.conn.AwaitAck(e.ID)
+	}
+	if err != nil {
+		return turn.SubscribeFailed{Stream: e.Stream, ID: e.ID, Err: err, Committed: r.rec.Phase}
+	}
+	r.setStream(e.Stream, s)
+	return nil
+}
+
+// commit writes the record; a phase move is journalled and announced before anything that
+// depends on it.
+func (r *runner) commit(c turn.Commit) turn.Event {
+	t, err := r.e.cfg.Store.UpdateTurn(r.rec.ID, func(t *store.Turn) error { c.Record.ApplyTo(t); return nil })
+	if err != nil {
+		r.log.Error("committing the Turn failed", "error", err)
+		return turn.PersistFailed{Err: err, Committed: r.rec.Phase}
+	}
+	r.rec = t
+	if !c.Moves() {
+		return nil
+	}
+	if failure := r.journal(c.Transition()); failure != nil {
+		return failure
+	}
+	r.e.cfg.OnChange(r.rec.ID)
+	return nil
+}
+
+// journal appends an event; Core failing to keep what it observed fails the Turn.
+func (r *runner) journal(ev store.Event) turn.Event {
+	if _, err := r.e.cfg.Store.Append(r.rec.ID, ev); err != nil {
+		r.log.Error("journal append failed", "error", err)
+		return turn.PersistFailed{Err: err, Committed: r.rec.Phase}
+	}
+	return nil
+}
+
+// send queues a frame within Core's per-send timeout and journals it, or that it failed.
+func (r *runner) send(s turn.Send) turn.Event {
+	env := s.Envelope
+	if err := r.queue(env); err != nil {
+		if failure := r.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()}); failure != nil {
+			return failure
+		}
+		if s.BestEffort {
+			return nil
+		}
+		return turn.SendFailed{Type: env.Type, ID: env.ID, Err: err, Committed: r.rec.Phase}
+	}
+	payload := env.Payload
+	if env.Type == proto.TypeExecutionPrepare {
+		payload = redactPrepare(payload)
+	}
+	return r.journal(store.Event{Kind: store.EventSent, Type: env.Type, ID: env.ID, Payload: payload})
+}
+
+// queue hands the frame to the connection, bounded by Core's send timeout on the injected clock.
+func (r *runner) queue(env proto.Envelope) error {
+	ctx, cancel := context.WithCancel(r.e.ctx)
+	defer cancel()
+	t := r.e.cfg.Clock.NewTimer(proto.CoreSendTimeout)
+	defer t.Stop()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-t.C():
+			cancel()
+		case <-stop:
+		}
+	}()
+	return r.conn.Send(ctx, env)
+}
+
+// redactPrepare removes MCP bearer tokens from a journalled execution_prepare.
+func redactPrepare(raw json.RawMessage) json.RawMessage {
+	var p proto.ExecutionPreparePayload
+	if json.Unmarshal(raw, &p) != nil {
+		return nil
+	}
+	p.Configuration = store.RedactConfiguration(p.Configuration)
+	out, _ := json.Marshal(p)
+	return out
+}
+
+// finish records the outcome once and stops the runner; if the store refuses it, the committed
+// phase stays for the next Reconcile.
+func (r *runner) finish(f turn.Finish) {
+	r.finished = true
+	t, err := r.e.cfg.Store.Finish(r.rec.ID, f.Outcome, f.Transition())
+	if err != nil {
+		r.log.Error("recording the outcome failed", "error", err)
+		return
+	}
+	r.rec = t
+	r.log.Info("turn finished", "status", f.Outcome.Status, "reason", f.Outcome.Reason)
+	r.e.cfg.OnChange(r.rec.ID)
+}

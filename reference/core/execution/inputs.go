@@ -1,0 +1,92 @@
+package execution
+
+import (
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
+	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// Every frame received for the Turn is journalled (committed) before the machine sees it, and
+// in-process observers see it only then.
+func (r *runner) received(ev gateway.Event) bool {
+	rec := store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload}
+	if failure := r.journal(rec); failure != nil {
+		r.feed(failure)
+		return false
+	}
+	if r.e.cfg.OnEvent != nil {
+		r.e.cfg.OnEvent(r.rec.ID, rec)
+	}
+	return true
+}
+
+// onStatus handles a preparation status that passed the subscription's revision rules.
+func (r *runner) onStatus(ev gateway.Event) {
+	if !r.received(ev) {
+		return
+	}
+	st, ok := ev.Frame.Payload.(*proto.PreparationStatusPayload)
+	if !ok {
+		r.log.Error("a preparation subscription delivered another frame", "type", ev.Envelope.Type)
+		return
+	}
+	r.feed(turn.StatusEvent(st))
+}
+
+func (r *runner) onRunEvent(ev gateway.Event) {
+	if !r.received(ev) {
+		return
+	}
+	var payload any
+	if ev.Frame != nil {
+		payload = ev.Frame.Payload
+	}
+	r.feed(turn.RunEvent(ev.Envelope.Type, payload, ev.Invalid))
+}
+
+func (r *runner) onReceipt(ev gateway.Event) {
+	if !r.received(ev) {
+		return
+	}
+	ack, ok := ev.Frame.Payload.(*proto.InteractionDecisionAckPayload)
+	if !ok {
+		r.log.Error("a receipt waiter delivered another frame", "type", ev.Envelope.Type)
+		return
+	}
+	r.feed(turn.Receipt{Ack: ack})
+}
+
+// drainRun applies the Run frames already routed to the subscription, without waiting.
+func (r *runner) drainRun() {
+	for r.run != nil && !r.finished {
+		select {
+		case ev, ok := <-r.run.Events():
+			if !ok {
+				r.runClosed()
+				continue
+			}
+			r.onRunEvent(ev)
+		default:
+			return
+		}
+	}
+}
+
+func (r *runner) prepClosed() {
+	err := r.prep.Err()
+	r.setStream(turn.StreamPreparation, nil)
+	r.feed(turn.PreparationClosed{Err: err})
+}
+
+func (r *runner) runClosed() {
+	err := r.run.Err()
+	r.setStream(turn.StreamRun, nil)
+	r.feed(turn.RunClosed{Err: err})
+}
+
+func (r *runner) ackClosed() {
+	err := r.ack.Err()
+	r.setStream(turn.StreamReceipt, nil)
+	r.feed(turn.ReceiptWaitClosed{Err: err})
+}

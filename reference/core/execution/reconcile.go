@@ -1,0 +1,28 @@
+package execution
+
+import (
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// restartSpec is all a restart knows of a Turn: its committed phase decides.
+var restartSpec = &turn.Spec{}
+
+// ReconcileOutcome is what a restarted Core records for a Turn it finds in flight: the machine's
+// answer to a restart in the committed phase (failed with execution_interrupted, its effect
+// unknown if input may have been dispatched). It never completes a Turn and never dispatches one
+// again.
+func ReconcileOutcome(f store.InFlight) *store.Outcome {
+	_, effects, err := turn.Step(turn.Restore(restartSpec, turn.Record{Phase: f.Phase}), turn.Restarted{})
+	if err == nil {
+		for _, e := range effects {
+			if fin, ok := e.(turn.Finish); ok {
+				return fin.Outcome
+			}
+		}
+	}
+	// A phase the machine does not know is still settled: nothing stays in flight.
+	return &store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutionInterrupted,
+		EffectUnknown: store.Dispatched(f.Phase), Error: turn.InterruptedError(f.Phase)}
+}

@@ -1,0 +1,103 @@
+package turn
+
+import (
+	"context"
+	"errors"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// CancelDeliveryID is the delivery ID of a Run's cancellation.
+func CancelDeliveryID(runID string) string { return "cancel:" + runID }
+
+// requestCancel commits the request once; a repeated request changes nothing.
+func (s *State) requestCancel() []Effect {
+	if s.CancelRequested {
+		return nil
+	}
+	s.CancelRequested = true
+	return []Effect{s.commit(), note("cancellation requested in phase " + s.Phase)}
+}
+
+// cancelQueued: nothing was sent, so the Turn is cancelled at once.
+func cancelQueued(s *State, _ Event) ([]Effect, error) {
+	effects := s.requestCancel()
+	if effects == nil {
+		return nil, nil
+	}
+	return append(effects, s.cancelled()), nil
+}
+
+// cancelBeforeStart releases the admission; without a handle yet, it waits for a status that
+// names one, never longer than the confirmation timeout.
+func cancelBeforeStart(s *State, _ Event) ([]Effect, error) {
+	effects := s.requestCancel()
+	if effects == nil {
+		return nil, nil
+	}
+	if s.LearnedHandle != "" {
+		return append(effects, s.release()...), nil
+	}
+	return append(effects, s.arm(TimerCancelConfirmation, proto.CancellationConfirmationTimeout)), nil
+}
+
+// cancelRun sends prompt_cancel once the Run may own the admission. The receipt waiter and the
+// 15-second confirmation timer exist before the frame is queued.
+func cancelRun(s *State, _ Event) ([]Effect, error) {
+	effects := s.requestCancel()
+	if effects == nil {
+		return nil, nil
+	}
+	delivery := CancelDeliveryID(s.Spec.RunID)
+	effects = append(effects, Subscribe{Stream: StreamReceipt, ID: delivery},
+		s.arm(TimerCancelConfirmation, proto.CancellationConfirmationTimeout), s.moveTo(store.PhaseCancelling))
+	env, err := proto.NewEnvelope(proto.TypePromptCancel, s.Spec.RunID, &proto.PromptCancelPayload{DeliveryID: delivery})
+	if err != nil {
+		return append(effects, s.fail(proto.ReasonCancelUnconfirmed, "prompt_cancel could not be confirmed as sent: "+err.Error())), nil
+	}
+	return append(effects, Send{Envelope: env}), nil
+}
+
+// cancelledUnreleased: no status named the handle in time; no input was submitted.
+func cancelledUnreleased(s *State, _ Event) ([]Effect, error) {
+	return []Effect{s.cancelled()}, nil
+}
+
+func cancelTimedOut(s *State, _ Event) ([]Effect, error) {
+	return []Effect{s.fail(proto.ReasonCancelUnconfirmed, "no cancellation confirmation within 15s")}, nil
+}
+
+// receipt decides the cancellation: applied with a snapshot is cancelled; applied without one is
+// cancel_outcome_unavailable; run_inactive after done keeps done's outcome; anything else is
+// cancel_unconfirmed. The receipt is kept in every case.
+func receipt(s *State, ev Event) ([]Effect, error) {
+	ack := ev.(Receipt).Ack
+	var o *store.Outcome
+	switch {
+	case ack.Applied && ack.Outcome != nil:
+		o = s.merge(ack.Outcome)
+		o.Status, o.DoneObserved = proto.TurnCancelled, s.Seen.Done != nil
+	case ack.Applied:
+		o = s.merge(s.Seen.Done)
+		o.Status, o.Reason = proto.TurnFailed, proto.ReasonCancelOutcomeUnavailable
+		o.Error = "the cancellation was applied without an outcome snapshot"
+	case ack.ErrorCode == proto.CodeRunInactive && s.Seen.Done != nil:
+		o = s.fromDone()
+	default:
+		o = s.merge(s.Seen.Done)
+		o.Status, o.Reason = proto.TurnFailed, proto.ReasonCancelUnconfirmed
+		o.Error = "the cancellation was not applied: " + ack.ErrorCode
+	}
+	o.CancelReceipt = ack
+	return []Effect{s.finish(o)}, nil
+}
+
+// receiptWaitClosed: the receipt can no longer arrive, unless Core itself stopped waiting.
+func receiptWaitClosed(s *State, ev Event) ([]Effect, error) {
+	err := ev.(ReceiptWaitClosed).Err
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil, nil
+	}
+	return []Effect{s.fail(proto.ReasonCancelUnconfirmed, "the cancellation receipt can no longer arrive: "+err.Error())}, nil
+}

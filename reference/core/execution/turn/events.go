@@ -1,0 +1,215 @@
+package turn
+
+import (
+	"github.com/wirecheck/wirecheck/proto"
+)
+
+// Event is something that happened to a Turn.
+type Event interface {
+	Kind() Kind
+}
+
+// Kind names an event as the transition table keys it.
+type Kind string
+
+// Event kinds. Statuses, timers and failures carry their variant in the kind, so the table says
+// exactly which of them a phase accepts.
+const (
+	KindClaim         Kind = "claim"
+	KindDeviceChecked Kind = "device-checked"
+	KindPrepareID     Kind = "prepare-id"
+
+	KindPreparing       Kind = "status:" + proto.StatePreparing
+	KindReady           Kind = "status:" + proto.StateReady
+	KindStarting        Kind = "status:" + proto.StateStarting
+	KindStarted         Kind = "status:" + proto.StateStarted
+	KindFailed          Kind = "status:" + proto.StateFailed
+	KindExpired         Kind = "status:" + proto.StateExpired
+	KindReleased        Kind = "status:" + proto.StateReleased
+	KindPrepareRejected Kind = "rejected:" + proto.OperationPrepare
+	KindStartRejected   Kind = "rejected:" + proto.OperationStart
+	KindReleaseRejected Kind = "rejected:" + proto.OperationRelease
+
+	KindPreparationClosed Kind = "preparation-closed"
+
+	KindDelta         Kind = proto.TypeDelta
+	KindOutputMessage Kind = proto.TypeOutputMessage
+	KindUsage         Kind = proto.TypeUsage
+	KindError         Kind = proto.TypeError
+	KindDone          Kind = proto.TypeDone
+	KindInteraction   Kind = "interaction-request"
+	KindUndecodable   Kind = "undecodable"
+	KindOtherFrame    Kind = "other-frame"
+	KindRunClosed     Kind = "run-closed"
+
+	KindCancel            Kind = "cancel"
+	KindReceipt           Kind = "receipt"
+	KindReceiptWaitClosed Kind = "receipt-wait-closed"
+
+	KindRetryTimer  Kind = "timer:retry"
+	KindCancelTimer Kind = "timer:cancel-confirmation"
+
+	KindPrepareSendFailed          Kind = "send-failed:" + proto.TypeExecutionPrepare
+	KindStartSendFailed            Kind = "send-failed:" + proto.TypeExecutionStart
+	KindCancelSendFailed           Kind = "send-failed:" + proto.TypePromptCancel
+	KindPreparationSubscribeFailed Kind = "subscribe-failed:preparation"
+	KindRunSubscribeFailed         Kind = "subscribe-failed:run"
+	KindReceiptSubscribeFailed     Kind = "subscribe-failed:receipt"
+	KindPersistFailed              Kind = "persist-failed"
+	KindRestart                    Kind = "restart"
+)
+
+// Claim: the runner picks the queued Turn up.
+type Claim struct{}
+
+// DeviceChecked answers CheckDevice: whether the device has a live connection, its capability
+// snapshot (Known is false before a valid heartbeat), and a fresh preparation request ID.
+type DeviceChecked struct {
+	Online    bool
+	Heartbeat *proto.HeartbeatPayload
+	Known     bool
+	PrepareID string
+}
+
+// PrepareIDIssued answers NewPrepareID.
+type PrepareIDIssued struct{ ID string }
+
+// Status is a preparation_status that passed the subscription's revision rules.
+type Status struct {
+	State      string
+	Operation  string // on rejected: the request it answers
+	Handle     string
+	ExecutorID string
+	ErrorCode  string
+}
+
+// PreparationClosed: the preparation status subscription ended; Err is nil after a terminal
+// status, an observation error (disconnect, replacement, overflow) otherwise.
+type PreparationClosed struct{ Err error }
+
+// Delta is a text fragment of the Run.
+type Delta struct{ Text string }
+
+// OutputMessage is an output_message observation.
+type OutputMessage struct {
+	Status string
+	Text   *string
+}
+
+// Usage is a cumulative usage snapshot: it replaces the previous one.
+type Usage struct{ Usage proto.Usage }
+
+// EngineError is an execution error frame; done follows it.
+type EngineError struct{ Error proto.ErrorPayload }
+
+// Done closes the Run's event stream.
+type Done struct{ Done *proto.DonePayload }
+
+// InteractionRequest is a permission_request or prompt_for_user_choice: this execution path has
+// no interactions.
+type InteractionRequest struct{ Type string }
+
+// Undecodable is a Run frame whose envelope routed but whose payload did not validate.
+type Undecodable struct {
+	Type string
+	Err  error
+}
+
+// OtherFrame is any other Run frame (thinking, tool_call, function_call, ...): observed, folded
+// into nothing.
+type OtherFrame struct{ Type string }
+
+// RunClosed: the Run subscription ended; Err is nil after done, an observation error otherwise.
+type RunClosed struct{ Err error }
+
+// CancelRequested: the API asked to cancel the Turn.
+type CancelRequested struct{}
+
+// Receipt is the cancellation's interaction_decision_ack.
+type Receipt struct {
+	Ack *proto.InteractionDecisionAckPayload
+}
+
+// ReceiptWaitClosed: the receipt waiter ended without a receipt.
+type ReceiptWaitClosed struct{ Err error }
+
+// TimerFired: an armed timer fired.
+type TimerFired struct{ Timer Timer }
+
+// SendFailed: a frame could not be confirmed as queued; Committed is the phase of the durable
+// record.
+type SendFailed struct {
+	Type, ID  string
+	Err       error
+	Committed string
+}
+
+// Stream names a subscription.
+type Stream string
+
+// Subscriptions a Turn holds.
+const (
+	StreamPreparation Stream = "preparation"
+	StreamRun         Stream = "run"
+	StreamReceipt     Stream = "receipt"
+)
+
+// SubscribeFailed: a subscription could not be made.
+type SubscribeFailed struct {
+	Stream    Stream
+	ID        string
+	Err       error
+	Committed string
+}
+
+// PersistFailed: the store refused a write (a commit, a journal event, a received frame).
+type PersistFailed struct {
+	Err       error
+	Committed string
+}
+
+// Restarted: Core restarted and found the Turn in flight.
+type Restarted struct{}
+
+func (Claim) Kind() Kind              { return KindClaim }
+func (DeviceChecked) Kind() Kind      { return KindDeviceChecked }
+func (PrepareIDIssued) Kind() Kind    { return KindPrepareID }
+func (PreparationClosed) Kind() Kind  { return KindPreparationClosed }
+func (Delta) Kind() Kind              { return KindDelta }
+func (OutputMessage) Kind() Kind      { return KindOutputMessage }
+func (Usage) Kind() Kind              { return KindUsage }
+func (EngineError) Kind() Kind        { return KindError }
+func (Done) Kind() Kind               { return KindDone }
+func (InteractionRequest) Kind() Kind { return KindInteraction }
+func (Undecodable) Kind() Kind        { return KindUndecodable }
+func (OtherFrame) Kind() Kind         { return KindOtherFrame }
+func (RunClosed) Kind() Kind          { return KindRunClosed }
+func (CancelRequested) Kind() Kind    { return KindCancel }
+func (Receipt) Kind() Kind            { return KindReceipt }
+func (ReceiptWaitClosed) Kind() Kind  { return KindReceiptWaitClosed }
+func (PersistFailed) Kind() Kind      { return KindPersistFailed }
+func (Restarted) Kind() Kind          { return KindRestart }
+
+func (e Status) Kind() Kind {
+	if e.State == proto.StateRejected {
+		return Kind("rejected:" + e.Operation)
+	}
+	return Kind("status:" + e.State)
+}
+
+func (e TimerFired) Kind() Kind      { return Kind("timer:" + e.Timer.String()) }
+func (e SendFailed) Kind() Kind      { return Kind("send-failed:" + e.Type) }
+func (e SubscribeFailed) Kind() Kind { return Kind("subscribe-failed:" + string(e.Stream)) }
+
+// Kinds lists every event kind the table knows of.
+func Kinds() []Kind {
+	return []Kind{KindClaim, KindDeviceChecked, KindPrepareID,
+		KindPreparing, KindReady, KindStarting, KindStarted, KindFailed, KindExpired, KindReleased,
+		KindPrepareRejected, KindStartRejected, KindReleaseRejected, KindPreparationClosed,
+		KindDelta, KindOutputMessage, KindUsage, KindError, KindDone, KindInteraction, KindUndecodable,
+		KindOtherFrame, KindRunClosed,
+		KindCancel, KindReceipt, KindReceiptWaitClosed, KindRetryTimer, KindCancelTimer,
+		KindPrepareSendFailed, KindStartSendFailed, KindCancelSendFailed,
+		KindPreparationSubscribeFailed, KindRunSubscribeFailed, KindReceiptSubscribeFailed,
+		KindPersistFailed, KindRestart}
+}

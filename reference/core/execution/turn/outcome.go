@@ -1,0 +1,88 @@
+package turn
+
+import (
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// effectUnknown lists the reasons after which the native effect is unknown: a failed status then
+// proves neither that the Harness failed nor that nothing happened.
+var effectUnknown = map[string]bool{
+	proto.ReasonDeliveryUnknown:         true,
+	proto.ReasonEventStreamIncomplete:   true,
+	proto.ReasonCancelUnconfirmed:       true,
+	proto.ReasonInvalidExecutorResult:   true,
+	proto.ReasonEventPersistenceFailed:  true,
+	proto.ReasonInteractionNotSupported: true,
+}
+
+// finish ends the Turn with an outcome, written once; the Turn then owns no timer.
+func (s *State) finish(o *store.Outcome) Effect {
+	if effectUnknown[o.Reason] {
+		o.EffectUnknown = true
+	}
+	if o.Status == proto.TurnFailed && o.Reason == proto.ReasonExecutionInterrupted {
+		o.EffectUnknown = store.Dispatched(s.Phase)
+	}
+	from := s.Phase
+	s.Phase, s.Timers = store.PhaseDone, 0
+	return Finish{From: from, Outcome: o}
+}
+
+func (s *State) fail(reason, msg string) Effect {
+	return s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: reason, Error: msg})
+}
+
+func (s *State) cancelled() Effect {
+	return s.finish(&store.Outcome{Status: proto.TurnCancelled})
+}
+
+// fromDone projects the stream that done closed: engine_failed after an error frame (with the
+// engine classification), completed otherwise; usage and content merged as §4.7 says.
+func (s *State) fromDone() *store.Outcome {
+	o := s.merge(s.Seen.Done)
+	o.DoneObserved = true
+	if e := s.Seen.Error; e != nil {
+		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
+		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+	} else {
+		o.Status = proto.TurnCompleted
+	}
+	return o
+}
+
+// merge builds the observed result from a done payload (or a cancellation snapshot): a missing
+// usage keeps the last usage snapshot; empty content, model or metadata are filled from earlier
+// observations.
+func (s *State) merge(d *proto.DonePayload) *store.Outcome {
+	o := &store.Outcome{}
+	if d == nil {
+		d = &proto.DonePayload{}
+	}
+	o.Content, o.Transcript, o.SourceCompletedAtMS = d.Content, d.Transcript, d.SourceCompletedAtMS
+	if o.Content == "" {
+		o.Content = s.Seen.Deltas.String()
+	}
+	if o.Content == "" {
+		o.Content = s.Seen.LastMessage
+	}
+	last := s.Seen.Usage
+	switch {
+	case d.Usage != nil && !d.Usage.IsZero():
+		u := *d.Usage
+		if u.Model == "" && last != nil {
+			u.Model = last.Model
+		}
+		o.Usage = &u
+	case last != nil:
+		u := *last
+		o.Usage = &u
+	}
+	if len(d.Metadata) > 0 {
+		o.Metadata = map[string]string{}
+		for k, v := range d.Metadata {
+			o.Metadata[k] = v
+		}
+	}
+	return o
+}

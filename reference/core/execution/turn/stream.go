@@ -1,0 +1,77 @@
+package turn
+
+import (
+	"github.com/wirecheck/wirecheck/proto"
+)
+
+// Run events fold into the observation until done closes the stream or the stream is lost.
+
+func delta(s *State, ev Event) ([]Effect, error) {
+	s.Seen.Deltas = s.Seen.Deltas.Append(ev.(Delta).Text)
+	return nil, nil
+}
+
+func outputMessage(s *State, ev Event) ([]Effect, error) {
+	if m := ev.(OutputMessage); m.Status == proto.MessageCompleted && m.Text != nil {
+		s.Seen.LastMessage = *m.Text
+	}
+	return nil, nil
+}
+
+// usage keeps the latest cumulative snapshot: it replaces, never adds.
+func usage(s *State, ev Event) ([]Effect, error) {
+	u := ev.(Usage).Usage
+	s.Seen.Usage = &u
+	return nil, nil
+}
+
+// engineError is remembered: done follows it and the Turn then fails with engine_failed.
+func engineError(s *State, ev Event) ([]Effect, error) {
+	e := ev.(EngineError).Error
+	s.Seen.Error = &e
+	return nil, nil
+}
+
+func done(s *State, ev Event) ([]Effect, error) {
+	s.Seen.Done = ev.(Done).Done
+	return []Effect{s.finish(s.fromDone())}, nil
+}
+
+// doneWhileCancelling is kept for the outcome: the cancellation receipt owns it.
+func doneWhileCancelling(s *State, ev Event) ([]Effect, error) {
+	s.Seen.Done = ev.(Done).Done
+	return nil, nil
+}
+
+func interactionRequest(s *State, ev Event) ([]Effect, error) {
+	typ := ev.(InteractionRequest).Type
+	return []Effect{s.fail(proto.ReasonInteractionNotSupported, typ+" arrived on an execution path without interactions")}, nil
+}
+
+// undecodable fails the Turn only for the frames its outcome is made of.
+func undecodable(s *State, ev Event) ([]Effect, error) {
+	u := ev.(Undecodable)
+	switch u.Type {
+	case proto.TypeError, proto.TypeUsage, proto.TypeDone, proto.TypePromptSteerAck:
+		return []Effect{s.fail(proto.ReasonInvalidExecutorResult, "undecodable "+u.Type+": "+u.Err.Error())}, nil
+	}
+	return []Effect{note("ignoring an invalid " + u.Type + ": " + u.Err.Error())}, nil
+}
+
+// runClosed without done: the outcome is unknown, and nothing is fabricated.
+func runClosed(s *State, ev Event) ([]Effect, error) {
+	err := ev.(RunClosed).Err
+	if err == nil {
+		return nil, nil // done was delivered and handled
+	}
+	return []Effect{note("run subscription closed: " + err.Error()),
+		s.fail(proto.ReasonEventStreamIncomplete, "the Run's event stream ended without done: "+err.Error())}, nil
+}
+
+// runClosedWhileCancelling: the cancellation receipt (or its absence) decides.
+func runClosedWhileCancelling(_ *State, ev Event) ([]Effect, error) {
+	if err := ev.(RunClosed).Err; err != nil {
+		return []Effect{note("run subscription closed: " + err.Error())}, nil
+	}
+	return nil, nil
+}
