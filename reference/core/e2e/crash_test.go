@@ -86,8 +86,10 @@ var _ = Describe("a Core killed mid-Turn", Label("e2e", "crash"), func() {
 			d.send(ctx, proto.TypeDelta, t2.RunID, &proto.DeltaPayload{Delta: "x", Sequence: uint64(i)})
 		}
 		Eventually(func() int { return countReceived(c.journal(t2.TurnID), proto.TypeDelta) }).Should(Equal(3))
+		// started travels on the preparation stream, the deltas on the Run's: Core may take the
+		// deltas first, so the phase is waited for rather than read at once.
+		Eventually(func() string { return c.turn(t2.TurnID).Phase }).Should(Equal(store.PhaseRunning))
 		before2, journal2 := c.turn(t2.TurnID), c.journal(t2.TurnID)
-		Expect(before2.Phase).To(Equal(store.PhaseRunning))
 		Expect(before2.Outcome).To(BeNil())
 
 		c.kill()
