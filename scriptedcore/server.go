@@ -27,10 +27,14 @@ type server struct {
 	conns    chan *script.Conn // accepted WebSocket connections
 	rejects  chan rejection    // every rejection answered
 
-	mu      sync.Mutex
-	online  bool
-	closed  bool
-	history []string // every attempt, in order: what the attempt channel may have dropped or been drained of
+	mu     sync.Mutex
+	online bool
+	closed bool
+
+	// history is every attempt, in order: what the attempt channel may have dropped or been
+	// drained of. Its own lock: reject runs both with and without mu held.
+	hmu     sync.Mutex
+	history []string
 }
 
 type rejection struct {
@@ -59,8 +63,8 @@ func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds in
 
 // attemptAfter returns the first attempt made after the n-th, if there is one.
 func (s *server) attemptAfter(n int) (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.hmu.Lock()
+	defer s.hmu.Unlock()
 	if len(s.history) > n {
 		return s.history[n], true
 	}
@@ -88,9 +92,9 @@ func (s *server) close() {
 }
 
 func (s *server) attempt(what string) {
-	s.mu.Lock()
+	s.hmu.Lock()
 	s.history = append(s.history, what)
-	s.mu.Unlock()
+	s.hmu.Unlock()
 	s.rec.Event("attempt", what)
 	select {
 	case s.attempts <- what:
@@ -101,9 +105,9 @@ func (s *server) attempt(what string) {
 // reject records a rejection, for the run to match against the scenario, and answers it.
 func (s *server) reject(w http.ResponseWriter, rej *transport.Rejection) {
 	s.rec.Event("reject", fmt.Sprintf("%d %s: %s", rej.Status, rej.Code, rej.Detail))
-	s.mu.Lock()
+	s.hmu.Lock()
 	after := len(s.history)
-	s.mu.Unlock()
+	s.hmu.Unlock()
 	select {
 	case s.rejects <- rejection{rej.Status, rej.Code, after}:
 	default:
