@@ -1,6 +1,7 @@
-// Package runner runs a selection of scenarios against a target and collects verdicts: a Runtime
-// under test (launched per scenario through a Launcher: the reference daemon in process, a local
-// process or a container image), played by the scripted Core. Every scenario gets a fresh
-// connection, device and credential; every wait is bounded; scenarios run in parallel when asked;
-// results gathered before an interruption or a dying target are kept.
+// Package runner plays scenarios and collects verdicts: against a Runtime under test (a Target
+// launched per scenario: the reference daemon in process, a local command, a container image),
+// played by the scripted Core; and in the gate's four pairings (Pairings), which conformance and
+// `wirecheck run` both play through here. Every scenario gets a fresh connection, device and
+// credential; every wait is bounded; plays run side by side in a Batch; results gathered before
+// an interruption or a dying target are kept.
 package runner

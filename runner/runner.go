@@ -53,7 +53,7 @@ func NewSeed() string {
 	return hex.EncodeToString(b)
 }
 
-// RunRuntime plays every scenario against a fresh Runtime from l. Results come back in the order
+// RunRuntime plays every scenario against a fresh Runtime from t. Results come back in the order
 // of scs. If ctx ends, scenarios not yet finished are reported as harness errors ("interrupted")
 // and everything finished is kept.
 func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Options) []*scenarios.Result {
