@@ -65,6 +65,10 @@ type Failure struct {
 	Diff     string // go-cmp diff, -expected +actual
 	Bindings map[string]string
 	Missing  []string // for NotApplicable: the capabilities not declared
+	// Cause is the root cause in plain words, the same for every scenario that fails for the same
+	// reason (e.g. "the daemon sends no Bearer header"), so reports can group failures by it. Empty
+	// when the failure is particular to its scenario.
+	Cause string
 }
 
 // Direction of a transcript entry.
