@@ -272,3 +272,28 @@ func (h *HeartbeatPayload) Kind(kind string) *SupportedAgentKind {
 	}
 	return nil
 }
+
+// CapabilityProblems lists every member of a capability object that is missing or not true/false,
+// in declaration order, and counts the unknown ones (never named: a peer's key is not echoed).
+// UnmarshalJSON stops at the first problem; a person fixing a declaration wants them all at once.
+// ok is false when data is not a JSON object at all.
+func CapabilityProblems(data []byte) (missing, malformed []string, unknown int, ok bool) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil || members == nil {
+		return nil, nil, 0, false
+	}
+	known := 0
+	for _, f := range capabilityFields {
+		raw, present := members[f.name]
+		if !present {
+			missing = append(missing, f.name)
+			continue
+		}
+		known++
+		var s CapabilitySupport
+		if err := s.UnmarshalJSON(raw); err != nil {
+			malformed = append(malformed, f.name)
+		}
+	}
+	return missing, malformed, len(members) - known, true
+}

@@ -283,3 +283,31 @@ func TestCapabilityFixtureRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Every problem of a declaration at once: missing members, values that are not booleans, and a
+// count of unknown members.
+func TestCapabilityProblemsListsThemAll(t *testing.T) {
+	full, err := json.Marshal(proto.MustDeclareCapabilities("streaming"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(full, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "steering")
+	delete(m, "usage")
+	m["streaming"] = "yes"
+	m["claude_available"] = true
+	raw, _ := json.Marshal(m)
+	missing, malformed, unknown, ok := proto.CapabilityProblems(raw)
+	if !ok || strings.Join(missing, ",") != "usage,steering" || strings.Join(malformed, ",") != "streaming" || unknown != 1 {
+		t.Fatalf("missing %v, malformed %v, unknown %d, ok %v", missing, malformed, unknown, ok)
+	}
+	if missing, malformed, unknown, ok := proto.CapabilityProblems(full); !ok || missing != nil || malformed != nil || unknown != 0 {
+		t.Fatalf("a complete declaration has problems: %v %v %d", missing, malformed, unknown)
+	}
+	if _, _, _, ok := proto.CapabilityProblems([]byte(`[1]`)); ok {
+		t.Fatal("an array is not a capability object")
+	}
+}

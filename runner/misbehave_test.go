@@ -30,12 +30,16 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 	}
 	scs := runner.Select(cat, runner.Options{Run: []string{"prefix/started", "connection/version/0-7-0"}})
 	cases := map[string]map[string]string{ // mode → scenario → what the failure must say
-		"exit":             {"prefix/started": "the Runtime stopped before connecting (exit code 7", "connection/version/0-7-0": "no connection attempt"},
-		"silent":           {"prefix/started": "did not connect within", "connection/version/0-7-0": "no connection attempt"},
-		"hang-after-ready": {"prefix/started": "nothing arrived within"},
-		"garbage":          {"prefix/started": "breaks a wire rule: envelope: malformed JSON"},
-		"flood":            {"prefix/started": "type: want preparation_status, got delta"},
-		"old-version":      {"prefix/started": "refused the Runtime's connection with 426 incompatible_version", "connection/version/0-7-0": "tried again"},
+		"exit":              {"prefix/started": "the Runtime stopped before connecting (exit code 7", "connection/version/0-7-0": "the Runtime stopped before its connection could be refused (exit code 7"},
+		"exit-in-handshake": {"prefix/started": "the Runtime stopped before connecting (exit code 9", "connection/version/0-7-0": "the Runtime stopped before its connection could be refused (exit code 9"},
+		"exit-mid-run":      {"prefix/started": "the Runtime had exited (exit code 5; last output: misbehave: crashing on execution_start"},
+		"silent":            {"prefix/started": "did not connect within", "connection/version/0-7-0": "no connection attempt"},
+		"half-capabilities": {"prefix/started": "the declaration of kind \"contract\" is incomplete: 15 capability members missing"},
+		"no-contract":       {"prefix/started": "does not advertise kind \"contract\""},
+		"hang-after-ready":  {"prefix/started": "nothing arrived within"},
+		"garbage":           {"prefix/started": "breaks a wire rule: envelope: malformed JSON"},
+		"flood":             {"prefix/started": "type: want preparation_status, got delta"},
+		"old-version":       {"prefix/started": "refused the Runtime's connection with 426 incompatible_version", "connection/version/0-7-0": "tried again"},
 	}
 	for mode, want := range cases {
 		t.Run(mode, func(t *testing.T) {
@@ -46,7 +50,7 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 			defer local.Close()
 			start := time.Now()
 			results := runner.RunRuntime(context.Background(), scs, units, runner.Options{
-				Seed: "m", Step: 500 * time.Millisecond, Timeout: 20 * time.Second, Credential: "wck_test"})
+				Seed: "m", Step: 500 * time.Millisecond, Start: 2 * time.Second, Timeout: 20 * time.Second, Credential: "wck_test"})
 			if elapsed := time.Since(start); elapsed > 15*time.Second {
 				t.Errorf("took %v", elapsed)
 			}
@@ -59,8 +63,11 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 				if w := want[r.Scenario]; w != "" && (r.Failure == nil || !strings.Contains(r.Failure.Message, w)) {
 					t.Errorf("%s: want a failure saying %q, got:\n%s", r.Scenario, w, r)
 				}
-				if w := want[r.Scenario]; w != "" && r.Verdict != scenarios.Fail {
-					t.Errorf("%s: verdict %s, want fail", r.Scenario, r.Verdict)
+				if w := want[r.Scenario]; w != "" && r.Verdict != wantVerdict(mode) {
+					t.Errorf("%s: verdict %s, want %s", r.Scenario, r.Verdict, wantVerdict(mode))
+				}
+				if strings.HasPrefix(mode, "exit") && r.Duration > 3*time.Second {
+					t.Errorf("%s: an exited daemon took %v to be noticed", r.Scenario, r.Duration)
 				}
 			}
 			statuses, err := local.List(context.Background())
@@ -75,4 +82,13 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 		})
 	}
 	_ = os.Remove(bin)
+}
+
+// wantVerdict: a daemon without the contract kind cannot be tested at all (not applicable, and a
+// run of such results certifies nothing); every other misbehaviour fails.
+func wantVerdict(mode string) scenarios.Verdict {
+	if mode == "no-contract" {
+		return scenarios.NotApplicable
+	}
+	return scenarios.Fail
 }

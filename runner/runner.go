@@ -21,6 +21,7 @@ type Options struct {
 	Parallel  int           // scenarios at once; default 1
 	Timeout   time.Duration // per scenario; default 60 s
 	Step      time.Duration // the bound on every read and wait inside a scenario; default 3 s
+	Start     time.Duration // the bound on a launched daemon's first connection attempt; default 20 s
 	Seed      string        // printed; reproduces generated values; default random
 	// Credential is the run's daemon credential (default: a fresh random one). It reaches the
 	// daemon by environment only and never appears in a report.
@@ -104,6 +105,7 @@ func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		DeviceID:     fmt.Sprintf("wirecheck-%s-%03d", o.Seed, i),
 		Credential:   o.Credential,
 		Timeout:      o.Step,
+		StartTimeout: o.Start,
 		Seed:         o.Seed + "/" + sc.ID,
 		ShiftVersion: true, // a launched Runtime presents proto.Version; mismatches are the scripted Core's to make
 	}

@@ -6,6 +6,7 @@ package scriptedcore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // Config is how the scripted Core runs one scenario.
@@ -24,6 +26,9 @@ type Config struct {
 	// clock.RealAdvancer() (which waits) against a Runtime in another process.
 	Clock   clock.Advancer
 	Timeout time.Duration // bound on every read and wait; default 3 s
+	// StartTimeout bounds the launched Runtime's first connection attempt: start-up (an
+	// interpreter loading, a container starting) is not a step; default 20 s.
+	StartTimeout time.Duration
 	// RetryWindow is how long a rejected Runtime is watched for a forbidden retry when it does not
 	// report that it stopped; default 2 s.
 	RetryWindow time.Duration
@@ -55,6 +60,9 @@ func (c *Config) defaults() {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 3 * time.Second
+	}
+	if c.StartTimeout == 0 {
+		c.StartTimeout = 20 * time.Second
 	}
 	if c.RetryWindow == 0 {
 		c.RetryWindow = 2 * time.Second
@@ -172,11 +180,12 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 }
 
 type run struct {
-	cfg  Config
-	p    *script.Player
-	view *view
-	srv  *server
-	rt   Runtime
+	cfg      Config
+	p        *script.Player
+	view     *view
+	srv      *server
+	rt       Runtime
+	launched time.Time
 }
 
 func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scenarios.Failure, error) {
@@ -202,6 +211,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	defer srv.close()
 	connect.ServerURL = srv.baseURL()
 
+	r.launched = time.Now()
 	rt, err := launch(ctx, connect, r.view)
 	if err != nil {
 		return "", nil, fmt.Errorf("launching the Runtime under test: %w", err)
@@ -221,7 +231,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	}
 	if sc.Heartbeat == scenarios.HeartbeatAuto {
 		if v, f := r.firstHeartbeat(); f != nil {
-			return v, f, nil
+			return v, r.withExit(f), nil
 		}
 	}
 	for _, st := range sc.Steps {
@@ -231,7 +241,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 			return "", nil, err
 		}
 		if f != nil {
-			return scenarios.Fail, f, nil
+			return scenarios.Fail, r.withExit(f), nil
 		}
 	}
 	if p.Conn != nil {
@@ -259,8 +269,14 @@ func (r *run) drainAttempts() {
 	}
 }
 
+// awaitConnection waits for the Runtime to connect: within the start-up bound when it was just
+// launched (st == nil), within the step bound when a step asks it to reconnect.
 func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
-	t := time.NewTimer(r.cfg.Timeout)
+	bound := r.cfg.Timeout
+	if st == nil {
+		bound = r.cfg.StartTimeout
+	}
+	t := time.NewTimer(bound)
 	defer t.Stop()
 	for {
 		select {
@@ -273,13 +289,21 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 			r.p.Conn = c
 			r.p.OnHeartbeat = r.view.observeHeartbeat
 			r.drainAttempts()
+			if st == nil {
+				r.p.Rec.Event("started", fmt.Sprintf("the Runtime connected %v after it was launched", time.Since(r.launched).Round(time.Millisecond)))
+			}
 			return nil
 		case rej := <-r.srv.rejects:
-			return r.p.Failf(st, "Core refused the Runtime's connection with %d %s", rej.status, rej.code)
+			f := r.p.Failf(st, "Core refused the Runtime's connection with %d %s: %s", rej.status, rej.code, rej.cause)
+			f.Cause = rej.cause
+			return f
 		case <-r.rt.Done():
-			return r.p.Failf(st, "the Runtime stopped before connecting%s", exitReason(r.rt))
+			return r.exited(st, "before connecting")
 		case <-t.C:
-			return r.p.Failf(st, "the Runtime did not connect within %v", r.cfg.Timeout)
+			if st == nil {
+				return r.p.Failf(st, "the Runtime did not connect within %v of being launched", bound)
+			}
+			return r.p.Failf(st, "the Runtime did not connect within %v", bound)
 		}
 	}
 }
@@ -296,38 +320,25 @@ func (r *run) firstHeartbeat() (scenarios.Verdict, *scenarios.Failure) {
 		r.view.set(nil)
 		what := "a " + proto.TypeHeartbeat
 		if perr != nil {
+			if why := declarationProblems(in.Raw, r.cfg.Kind); why != "" {
+				f := p.Failf(nil, "the first frame must be %s with a valid declaration: %s", what, why)
+				f.Cause = why
+				return scenarios.Fail, f
+			}
 			return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
 		}
 		return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, f.Type)
 	}
 	r.view.set(f.Payload.(*proto.HeartbeatPayload))
-	var missing []string
-	kind, ok := r.view.Capabilities(r.cfg.Kind)
-	for _, name := range r.p.Scenario.Requires {
-		if !ok || !kind.Available {
-			missing = append(missing, name)
-			continue
-		}
-		if v, _ := kind.Capabilities.Get(name); v != proto.Supported {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		f := p.Failf(nil, "kind %q does not declare %v", r.cfg.Kind, missing)
-		f.Missing = missing
+	if f := r.notApplicable(); f != nil {
 		return scenarios.NotApplicable, f
-	}
-	for _, name := range r.p.Scenario.Excludes {
-		if v, _ := kind.Capabilities.Get(name); ok && v == proto.Supported {
-			return scenarios.NotApplicable, p.Failf(nil, "kind %q declares %s; the scenario tests a Runtime without it", r.cfg.Kind, name)
-		}
 	}
 	return "", nil
 }
 
 func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *scenarios.Failure) {
 	p := r.p
-	t := time.NewTimer(r.cfg.Timeout)
+	t := time.NewTimer(r.cfg.StartTimeout)
 	defer t.Stop()
 	var rej rejection
 	select {
@@ -336,11 +347,15 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 		return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %d %s", want.Status, want.Error)
 	case rej = <-r.srv.rejects:
 		if rej.status != want.Status || rej.code != want.Error {
-			return scenarios.Fail, p.Failf(nil, "Core answered %d %s; the scenario expects %d %s (did the Runtime present the identity it was launched with?)",
-				rej.status, rej.code, want.Status, want.Error)
+			f := p.Failf(nil, "Core answered %d %s (%s); the scenario expects %d %s%s",
+				rej.status, rej.code, rej.cause, want.Status, want.Error, identityHint(rej))
+			f.Cause = rej.cause
+			return scenarios.Fail, f
 		}
+	case <-r.rt.Done():
+		return scenarios.Fail, r.exited(nil, "before its connection could be refused")
 	case <-t.C:
-		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v", r.cfg.Timeout)
+		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v of being launched", r.cfg.StartTimeout)
 	}
 	// A permanent rejection: the Runtime must stop after exactly one attempt. Attempts are judged
 	// by their order, not by when this goroutine looks: one made right after the rejection, before
@@ -499,6 +514,75 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	return nil
 }
 
+// identityHint points at the launch identity only when the refusal is about it: a daemon refused
+// for its device or credential may not be presenting what it was launched with.
+func identityHint(rej rejection) string {
+	switch rej.check {
+	case transport.CheckDevice, transport.CheckCredential:
+		return " (did the Runtime present the device ID and credential it was launched with?)"
+	}
+	return ""
+}
+
+// exited is the failure of a Runtime that stopped: how it ended and what it printed last.
+func (r *run) exited(st *scenarios.Step, when string) *scenarios.Failure {
+	why := exitReason(r.rt)
+	f := r.p.Failf(st, "the Runtime stopped %s%s", when, why)
+	f.Cause = "the daemon exits " + when + exitCause(why)
+	return f
+}
+
+// exitGrace is how long a failure waits, once the connection has closed, to learn whether the
+// daemon exited with it: its socket closes as it dies, a moment before its exit is reaped.
+const exitGrace = time.Second
+
+// withExit says, in a failure, that the Runtime had exited, and how: a step that saw the
+// connection drop then reads as the daemon's exit, not as a network fault. A failure about a
+// frame the Runtime did send (it has an actual frame) keeps its own reason.
+func (r *run) withExit(f *scenarios.Failure) *scenarios.Failure {
+	if f == nil || f.Cause != "" || f.Actual != nil || r.rt == nil {
+		return f
+	}
+	done := r.rt.Done()
+	if done == nil {
+		return f
+	}
+	select {
+	case <-done:
+	default:
+		conn := r.p.Conn
+		if conn == nil {
+			return f
+		}
+		select {
+		case <-conn.Done():
+		default:
+			return f // the connection is up: the daemon is alive
+		}
+		t := time.NewTimer(exitGrace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			return f
+		}
+	}
+	why := exitReason(r.rt)
+	f.Message += "; the Runtime had exited" + why
+	f.Cause = "the daemon exits during the scenario" + exitCause(why)
+	return f
+}
+
+// exitCause is how the daemon ended without what it printed: the same for every scenario in which
+// it ends alike, so failures group by it.
+func exitCause(why string) string {
+	cause, _, cut := strings.Cut(why, "; last output")
+	if cut {
+		cause += ")"
+	}
+	return cause
+}
+
 func exitReason(rt Runtime) string {
 	if e, ok := rt.(Exited); ok {
 		if why := e.ExitReason(); why != "" {
@@ -506,4 +590,18 @@ func exitReason(rt Runtime) string {
 		}
 	}
 	return ""
+}
+
+// kindNames lists the kinds the latest valid heartbeat advertises, for a message.
+func (v *view) kindNames() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.latest == nil || len(v.latest.SupportedAgentKinds) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, k := range v.latest.SupportedAgentKinds {
+		names = append(names, fmt.Sprintf("%q", k.Kind))
+	}
+	return strings.Join(names, ", ")
 }

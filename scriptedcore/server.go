@@ -40,7 +40,9 @@ type server struct {
 type rejection struct {
 	status int
 	code   string
-	after  int // how many attempts had been made when it was answered
+	after  int             // how many attempts had been made when it was answered
+	check  transport.Check // the rule that refused it
+	cause  string          // what the daemon did, in plain words (transport.Rules.Explain)
 }
 
 func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds int, rec *script.Recorder) (*server, error) {
@@ -103,13 +105,14 @@ func (s *server) attempt(what string) {
 }
 
 // reject records a rejection, for the run to match against the scenario, and answers it.
-func (s *server) reject(w http.ResponseWriter, rej *transport.Rejection) {
-	s.rec.Event("reject", fmt.Sprintf("%d %s: %s", rej.Status, rej.Code, rej.Detail))
+func (s *server) reject(w http.ResponseWriter, r *http.Request, rej *transport.Rejection) {
+	cause := s.rules.Explain(r, rej)
+	s.rec.Event("reject", fmt.Sprintf("%d %s: %s (%s)", rej.Status, rej.Code, rej.Detail, cause))
 	s.hmu.Lock()
 	after := len(s.history)
 	s.hmu.Unlock()
 	select {
-	case s.rejects <- rejection{rej.Status, rej.Code, after}:
+	case s.rejects <- rejection{status: rej.Status, code: rej.Code, after: after, check: rej.Check, cause: cause}:
 	default:
 	}
 	rej.Write(w)
@@ -119,7 +122,7 @@ func (s *server) bootstrap(w http.ResponseWriter, r *http.Request) {
 	s.attempt("bootstrap")
 	dev, rej := s.rules.CheckBootstrap(r)
 	if rej != nil {
-		s.reject(w, rej)
+		s.reject(w, r, rej)
 		return
 	}
 	transport.WriteJSON(w, proto.BootstrapResponse{
@@ -132,7 +135,7 @@ func (s *server) bootstrap(w http.ResponseWriter, r *http.Request) {
 func (s *server) deviceStatus(w http.ResponseWriter, r *http.Request) {
 	dev, rej := s.rules.CheckDeviceStatus(r)
 	if rej != nil {
-		s.reject(w, rej)
+		s.reject(w, r, rej)
 		return
 	}
 	s.mu.Lock()
@@ -145,13 +148,13 @@ func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	s.attempt("dial")
 	dev, rej := s.rules.CheckUpgrade(r)
 	if rej != nil {
-		s.reject(w, rej)
+		s.reject(w, r, rej)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		s.reject(w, transport.Reject(transport.CheckInternal, proto.HTTPInternal, "the scenario is over"))
+		s.reject(w, r, transport.Reject(transport.CheckInternal, proto.HTTPInternal, "the scenario is over"))
 		return
 	}
 	ws, err := transport.Accept(w, r)

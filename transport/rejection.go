@@ -34,6 +34,13 @@ type Rejection struct {
 	Code   string // the error body's code (proto.HTTP…)
 	Detail string // never carries a credential
 	Err    error  // what the Authenticator returned, for CheckInternal; never sent
+	// DeviceID is the device the refused request named, when the refusal is about that device.
+	DeviceID string
+}
+
+func (r *Rejection) about(deviceID string) *Rejection {
+	r.DeviceID = deviceID
+	return r
 }
 
 // Reject is the rejection of check with code, at the code's status.

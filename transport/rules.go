@@ -118,9 +118,9 @@ func (rules Rules) authenticate(r *http.Request, deviceID string) (Device, *Reje
 	case err == nil:
 		return Device{ID: deviceID, WorkspaceID: workspace}, nil
 	case errors.Is(err, ErrUnknownDevice):
-		return Device{}, Reject(CheckDevice, proto.HTTPUnknownDevice, "unknown device")
+		return Device{}, Reject(CheckDevice, proto.HTTPUnknownDevice, "unknown device").about(deviceID)
 	case errors.Is(err, ErrBadCredential):
-		return Device{}, Reject(CheckCredential, proto.HTTPBadCredential, "the credential does not match the device")
+		return Device{}, Reject(CheckCredential, proto.HTTPBadCredential, "the credential does not match the device").about(deviceID)
 	case errors.Is(err, ErrWrongRuntime):
 		return Device{}, Reject(CheckRuntimeType, proto.HTTPWrongRuntimeType, "the credential is not an agent-daemon runtime credential")
 	}
@@ -143,21 +143,31 @@ var credentialQueryKeys = map[string]bool{
 // name, or by a name or value equal to the presented Bearer credential or that the Authenticator
 // recognises.
 func (rules Rules) credentialInURL(r *http.Request, presented string) bool {
+	_, found := rules.credentialParam(r, presented)
+	return found
+}
+
+// credentialParam names the URL query parameter that carries a credential: its name, or, when the
+// name itself is the credential, a description that does not repeat it. Never its value.
+func (rules Rules) credentialParam(r *http.Request, presented string) (string, bool) {
 	known, _ := rules.Auth.(CredentialRecognizer)
 	isCredential := func(s string) bool {
 		return (presented != "" && s == presented) || (known != nil && known.IsCredential(s))
 	}
 	for key, vals := range r.URL.Query() {
-		if credentialQueryKeys[strings.ToLower(key)] || isCredential(key) {
-			return true
+		if isCredential(key) {
+			return "a parameter whose name is the credential", true
+		}
+		if credentialQueryKeys[strings.ToLower(key)] {
+			return fmt.Sprintf("%q", key), true
 		}
 		for _, v := range vals {
 			if isCredential(v) {
-				return true
+				return fmt.Sprintf("%q", key), true
 			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // Bearer returns the credential of an "Authorization: Bearer <credential>" header. Whitespace

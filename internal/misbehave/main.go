@@ -9,10 +9,16 @@
 //	garbage           connects and heartbeats, then answers every request with invalid JSON
 //	flood             connects and heartbeats, then floods unsolicited delta frames
 //	old-version       dials with wire version 0.10.0 and keeps retrying
+//	no-contract       connects and heartbeats, but advertises only a kind of its own, never contract
+//	half-capabilities connects and sends a heartbeat whose contract declaration omits every other
+//	                  capability member
+//	exit-in-handshake bootstraps, then exits with code 9 before the WebSocket upgrade
+//	exit-mid-run      behaves as hang-after-ready, then exits with code 5 on execution_start
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -56,7 +62,21 @@ func run(ctx context.Context, mode, server, device, cred string) error {
 			}
 		}
 		return nil
-	case "hang-after-ready", "garbage", "flood":
+	case "exit-in-handshake":
+		var c transport.Client
+		if _, err := c.Bootstrap(ctx, server, transport.Identity{DeviceID: device, Credential: cred, Version: proto.Version}); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "misbehave: giving up after bootstrap")
+		os.Exit(9)
+	case "half-capabilities":
+		ws, err := connect(ctx, server, device, cred, proto.Version)
+		if err != nil {
+			return err
+		}
+		defer ws.CloseNow()
+		return halfDeclared(ctx, ws)
+	case "hang-after-ready", "garbage", "flood", "no-contract", "exit-mid-run":
 		ws, err := connect(ctx, server, device, cred, proto.Version)
 		if err != nil {
 			return err
@@ -85,8 +105,12 @@ func send(ctx context.Context, ws *websocket.Conn, env proto.Envelope) error {
 
 func serve(ctx context.Context, ws *websocket.Conn, mode string) error {
 	caps := proto.MustDeclareCapabilities("preparation", "environment_none", "streaming", "usage", "tool_observations", "execution_controls")
+	kind := "contract"
+	if mode == "no-contract" {
+		kind = "misbehave-native"
+	}
 	hb := proto.MustEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{TS: time.Now().Unix(), DaemonVersion: "misbehave-" + mode,
-		SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: "contract", Available: true, Capabilities: &caps}}})
+		SupportedAgentKinds: []proto.SupportedAgentKind{{Kind: kind, Available: true, Capabilities: &caps}}})
 	if err := send(ctx, ws, hb); err != nil {
 		return err
 	}
@@ -108,6 +132,9 @@ func serve(ctx context.Context, ws *websocket.Conn, mode string) error {
 			continue
 		}
 		switch {
+		case mode == "exit-mid-run" && env.Type == proto.TypeExecutionStart:
+			fmt.Fprintln(os.Stderr, "misbehave: crashing on execution_start")
+			os.Exit(5)
 		case mode == "garbage":
 			_ = ws.Write(ctx, websocket.MessageText, []byte(`{"type":"preparation_status", "id": oops`))
 		case env.Type == proto.TypeExecutionPrepare:
@@ -119,4 +146,23 @@ func serve(ctx context.Context, ws *websocket.Conn, mode string) error {
 		}
 		// hang-after-ready: every other request goes unanswered.
 	}
+}
+
+// halfDeclared sends a heartbeat whose contract declaration has every other capability member
+// left out, then waits: the whole list of what is missing must come back in one failure.
+func halfDeclared(ctx context.Context, ws *websocket.Conn) error {
+	caps := map[string]bool{}
+	for i, name := range proto.CapabilityNames() {
+		if i%2 == 0 {
+			caps[name] = false
+		}
+	}
+	payload, _ := json.Marshal(map[string]any{"ts": time.Now().Unix(), "active_requests": 0, "daemon_version": "misbehave-half",
+		"supported_agent_kinds": []any{map[string]any{"kind": "contract", "available": true, "capabilities": caps}}})
+	frame, _ := json.Marshal(map[string]any{"type": proto.TypeHeartbeat, "payload": json.RawMessage(payload)})
+	if err := ws.Write(ctx, websocket.MessageText, frame); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
 }

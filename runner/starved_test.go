@@ -1,0 +1,76 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// A correct daemon is never failed because the machine is slow: here it takes 4 s to start (more
+// than the 3 s step bound: start-up has its own bound) and the harness is starved of CPU by
+// busy goroutines, while scenarios with silence and settle windows run four at a time. Windows
+// open at the frame that opened them, so a late-looking harness still judges by arrival times.
+func TestNoFalseFailureUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary and runs daemons in real time")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "wirecheck")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/wirecheck").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	slow := filepath.Join(dir, "slow-daemon")
+	script := fmt.Sprintf("#!/bin/sh\n/bin/sleep 4\nexec %s \"$@\"\n", bin) // the fault under test: a slow start
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target, err := runner.Command(slow+" runtime --server {core_url} --device {device_id}", runner.DaemonOptions{Grace: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+
+	var stop atomic.Bool
+	var hogs sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		hogs.Add(1)
+		go func() { // owner: this test; ends when stop is set
+			defer hogs.Done()
+			for x := 0; !stop.Load(); x++ {
+				_ = x * x
+			}
+		}()
+	}
+	defer func() { stop.Store(true); hogs.Wait() }()
+
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs := runner.Select(cat, runner.Options{Run: []string{"cancellation", "execution", "runs/prompt-request/streams-in-order-then-done"}})
+	var timed []*scenarios.Scenario
+	for _, sc := range scs {
+		if runner.TotalAdvance(sc) <= runner.RealTimeBudget {
+			timed = append(timed, sc)
+		}
+	}
+	if len(timed) < 5 {
+		t.Fatalf("only %d scenarios selected", len(timed))
+	}
+	t.Logf("%d scenarios, 4 at once, each daemon 4 s slow to start, %d busy goroutines", len(timed), 2*runtime.GOMAXPROCS(0))
+	for _, r := range runner.RunRuntime(context.Background(), timed, target, runner.Options{Seed: "starved", Parallel: 4}) {
+		if r.Verdict != scenarios.Pass {
+			t.Errorf("a correct daemon failed under load:\n%s", r)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package scriptedcore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// declarationProblems says everything wrong with the capability declaration of kind in a heartbeat
+// that failed validation, in one message: proto's validator stops at the first problem, and a
+// daemon's author should not learn of 26 missing members one run at a time. "" when the kind's
+// declaration is not what failed.
+func declarationProblems(raw []byte, kind string) string {
+	var env struct {
+		Payload struct {
+			Kinds []struct {
+				Kind         string          `json:"kind"`
+				Capabilities json.RawMessage `json:"capabilities"`
+			} `json:"supported_agent_kinds"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(raw, &env) != nil {
+		return ""
+	}
+	for _, k := range env.Payload.Kinds {
+		if k.Kind != kind {
+			continue
+		}
+		missing, malformed, unknown, ok := proto.CapabilityProblems(k.Capabilities)
+		if !ok {
+			return fmt.Sprintf("kind %q has no capability object", kind)
+		}
+		var parts []string
+		if n := len(missing); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d capability members missing (%s)", n, strings.Join(missing, ", ")))
+		}
+		if n := len(malformed); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d not true or false (%s)", n, strings.Join(malformed, ", ")))
+		}
+		if unknown > 0 {
+			parts = append(parts, fmt.Sprintf("%d unknown members", unknown))
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("the declaration of kind %q is incomplete: %s; every capability must be present as true or false", kind, strings.Join(parts, "; "))
+	}
+	return ""
+}
+
+// notApplicable is the verdict of a scenario the Runtime's declaration does not let it play, with
+// which of three reasons holds: the kind is missing, it is not available, or a capability the
+// scenario requires (or one it must lack) is declared otherwise. A scenario that requires nothing
+// (the connection's own rules) is played whatever the kinds.
+func (r *run) notApplicable() *scenarios.Failure {
+	p, name := r.p, r.cfg.Kind
+	kind, ok := r.view.Capabilities(name)
+	if len(p.Scenario.Requires) == 0 && (!ok || !kind.Available) {
+		return nil
+	}
+	if !ok {
+		f := p.Failf(nil, "the Runtime's heartbeat does not advertise kind %q (it advertises: %s); every scenario runs on that kind", name, r.view.kindNames())
+		f.Cause = fmt.Sprintf("the daemon does not advertise kind %q", name)
+		f.Missing = r.p.Scenario.Requires
+		return f
+	}
+	if !kind.Available {
+		f := p.Failf(nil, "kind %q is advertised but not available", name)
+		f.Cause = f.Message
+		f.Missing = r.p.Scenario.Requires
+		return f
+	}
+	var missing []string
+	for _, c := range r.p.Scenario.Requires {
+		if v, _ := kind.Capabilities.Get(c); v != proto.Supported {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		f := p.Failf(nil, "kind %q does not declare %v", name, missing)
+		f.Missing = missing
+		return f
+	}
+	for _, c := range r.p.Scenario.Excludes {
+		if v, _ := kind.Capabilities.Get(c); v == proto.Supported {
+			return p.Failf(nil, "kind %q declares %s; the scenario tests a Runtime without it", name, c)
+		}
+	}
+	return nil
+}
