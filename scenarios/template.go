@@ -14,13 +14,18 @@ import (
 // []Value, map[string]Value, or a *Matcher for what is not bound.
 type Value = any
 
-// Matcher matches a value without binding it.
+// Matcher matches what a template cannot spell as one value: a type, a pattern, an absence, one of
+// several answers the spec allows, or a member the spec lets a peer leave out.
 type Matcher struct {
 	Any     string         // $any: a JSON type (string, number, integer, boolean, object, array, null)
 	Absent  bool           // $absent: the member must not be present
 	Pattern string         // $regex
 	re      *regexp.Regexp // compiled Pattern
-	Sample  Value          // what a scripted writer sends in its place
+	// OneOf ($one_of) holds templates; the value matches the first that fits, which binds.
+	OneOf []Value
+	// Inner ($optional) is the template a present member must match; it may bind.
+	Inner  Value
+	Sample Value // what a scripted writer sends in its place
 	// Optional lets the member be absent; when present it must match.
 	Optional bool
 }
@@ -31,6 +36,14 @@ func (m *Matcher) String() string {
 		return "<absent>"
 	case m.re != nil:
 		return fmt.Sprintf("<string matching %s>", m.Pattern)
+	case m.OneOf != nil:
+		alts := make([]string, len(m.OneOf))
+		for i, a := range m.OneOf {
+			alts[i] = compact(a)
+		}
+		return "<one of " + strings.Join(alts, " | ") + ">"
+	case m.Inner != nil:
+		return "<optional " + compact(m.Inner) + ">"
 	default:
 		return fmt.Sprintf("<any %s>", m.Any)
 	}
@@ -67,6 +80,10 @@ func walkStrings(v Value, f func(string)) {
 		}
 	case *Matcher:
 		walkStrings(t.Sample, f)
+		walkStrings(t.Inner, f)
+		for _, a := range t.OneOf {
+			walkStrings(a, f)
+		}
 	}
 }
 
@@ -160,7 +177,7 @@ func (b *Bindings) Match(tmpl Value, actual any) *Mismatch {
 func (b *Bindings) match(path string, tmpl Value, actual any) *Mismatch {
 	switch t := tmpl.(type) {
 	case *Matcher:
-		return t.match(path, actual)
+		return b.matchMatcher(path, t, actual)
 	case string:
 		return b.matchString(path, t, actual)
 	case map[string]Value:
@@ -279,6 +296,29 @@ func (b *Bindings) matchString(path, t string, actual any) *Mismatch {
 	return nil
 }
 
+// matchMatcher matches the matchers that hold templates ($optional, $one_of), which may bind, and
+// hands the others to Matcher.match.
+func (b *Bindings) matchMatcher(path string, m *Matcher, actual any) *Mismatch {
+	switch {
+	case m.Inner != nil:
+		return b.match(path, m.Inner, actual)
+	case m.OneOf != nil:
+		for _, alt := range m.OneOf {
+			trial := b.clone()
+			if trial.match(path, alt, actual) == nil {
+				*b = *trial
+				return nil
+			}
+		}
+		alts := make([]string, len(m.OneOf))
+		for i, alt := range m.OneOf {
+			alts[i] = compact(b.Expected(alt))
+		}
+		return &Mismatch{path, fmt.Sprintf("want one of %s, got %s", strings.Join(alts, " | "), compact(actual))}
+	}
+	return m.match(path, actual)
+}
+
 func (m *Matcher) match(path string, actual any) *Mismatch {
 	switch {
 	case m.Absent:
@@ -302,8 +342,17 @@ func (m *Matcher) match(path string, actual any) *Mismatch {
 func (b *Bindings) Expected(tmpl Value) any {
 	switch t := tmpl.(type) {
 	case *Matcher:
-		if t.Absent {
+		switch {
+		case t.Absent:
 			return nil
+		case t.Inner != nil:
+			return b.Expected(t.Inner)
+		case t.OneOf != nil:
+			alts := make([]string, len(t.OneOf))
+			for i, alt := range t.OneOf {
+				alts[i] = compact(b.Expected(alt))
+			}
+			return "<one of " + strings.Join(alts, " | ") + ">"
 		}
 		return t.String()
 	case string:
