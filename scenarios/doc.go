@@ -14,4 +14,9 @@
 // again): members the receiver ignores, optional members at their zero value and engine failure
 // codes the decoder normalises never fail a scenario, while everything the wire defines is
 // compared exactly.
+//
+// Every spec link of a scenario names a heading of the spec (or of docs/contract-harness.md, for the
+// rules that are ours); spec_anchors.txt lists them, generated from the spec files:
+//
+//go:generate go run ./internal/specanchors -spec ../../shared/spec -o spec_anchors.txt
 package scenarios
