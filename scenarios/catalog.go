@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -34,36 +35,42 @@ func Embedded() (*Catalog, error) {
 // EmbeddedFS exposes the embedded catalog files (for lint and schema checks).
 func EmbeddedFS() fs.FS { sub, _ := fs.Sub(embedded, "catalog"); return sub }
 
-// LoadDir loads every *.yaml under dir.
-func LoadDir(dir string) (*Catalog, error) { return LoadFS(os.DirFS(dir), dir) }
+// LoadDir loads every scenario file (*.yaml, *.yml) under dir.
+func LoadDir(dir string) (*Catalog, error) {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("scenario directory %s does not exist", dir)
+	case err != nil:
+		return nil, fmt.Errorf("scenario directory %s: %w", dir, err)
+	case !info.IsDir():
+		return nil, fmt.Errorf("%s is not a directory of scenario files", dir)
+	}
+	return LoadFS(os.DirFS(dir), dir)
+}
 
-// LoadFS loads every *.yaml of fsys and links them. It returns every problem of every file
-// (LoadErrors), not only the first; prefix is shown before file names.
+// LoadFS loads every scenario file of fsys and links them. It returns every problem of every file
+// (LoadErrors, sorted by file and line, capped at MaxErrors), not only the first; prefix is shown
+// before file names. Files over MaxFileBytes, or a set over MaxCatalogBytes, are refused unread.
 func LoadFS(fsys fs.FS, prefix string) (*Catalog, error) {
-	var errs LoadErrors
-	var all []*Scenario
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || (!strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml")) {
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		scs, perr := Parse(path.Join(prefix, p), data)
-		if le, ok := perr.(LoadErrors); ok {
-			errs = append(errs, le...)
-		} else if perr != nil {
-			return perr
-		}
-		all = append(all, scs...)
-		return nil
-	})
+	files, errs, err := scenarioFiles(fsys, prefix)
 	if err != nil {
 		return nil, err
+	}
+	var all []*Scenario
+	for _, f := range files {
+		name := path.Join(prefix, f.path)
+		data, refused, err := readBounded(fsys, f.path, name)
+		if err != nil {
+			return nil, err
+		}
+		if refused != nil {
+			errs = append(errs, refused)
+			continue
+		}
+		scs, perrs := parse(name, data)
+		errs = append(errs, perrs...)
+		all = append(all, scs...)
 	}
 	c, lerrs := Link(all)
 	errs = append(errs, lerrs...)
@@ -74,7 +81,7 @@ func LoadFS(fsys fs.FS, prefix string) (*Catalog, error) {
 			}
 			return errs[i].Pos.Line < errs[j].Pos.Line
 		})
-		return c, errs
+		return c, capped(errs)
 	}
 	return c, nil
 }

@@ -7,4 +7,16 @@
 // peer chooses (an executor ID, an admission handle, a Run ID a real Core picks) are written
 // ${name}: the reader binds them the first time it sees them and every later use must repeat them;
 // the writer resolves them, generating a value when nothing is bound yet.
+//
+// A template asks only what the spec asks. Where the spec allows several answers it says so with
+// {$one_of: [...]}; a member the spec lets a peer leave out is {$optional: template}. A received
+// frame matches its template as sent or as its receiver decodes it (proto decodes it, it is encoded
+// again): members the receiver ignores, optional members at their zero value and engine failure
+// codes the decoder normalises never fail a scenario, while everything the wire defines is
+// compared exactly.
+//
+// Every spec link of a scenario names a heading of the spec (or of docs/contract-harness.md, for the
+// rules that are ours); spec_anchors.txt lists them, generated from the spec files:
+//
+//go:generate go run ./internal/specanchors -spec ../../shared/spec -o spec_anchors.txt
 package scenarios

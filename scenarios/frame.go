@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -239,16 +240,48 @@ func MatchFrame(ft *FrameTemplate, from proto.Peer, raw []byte, b *Bindings) (*p
 	if ft.Payload != nil {
 		tmpl["payload"] = ft.Payload
 	}
+	decoded := maps.Clone(got)
 	if p, ok := env["payload"]; ok && p != nil {
 		got["payload"] = p
+		decoded["payload"] = asDecoded(frame, p)
 	}
-	if mm := b.Match(tmpl, got); mm != nil {
-		m := fail(mm.Error())
-		m.Actual = display(got)
-		m.Diff = cmp.Diff(m.Expected, m.Actual)
-		return nil, m
+	mm := b.Match(tmpl, got)
+	if mm == nil {
+		return frame, nil
 	}
-	return frame, nil
+	reason := mm.Error()
+	if !jsonEqual(decoded["payload"], got["payload"]) {
+		dm := b.Match(tmpl, decoded)
+		if dm == nil {
+			return frame, nil
+		}
+		reason = fmt.Sprintf("%s (as its receiver decodes the payload; as sent: %s)", dm, mm)
+	}
+	m := fail(reason)
+	m.Actual = display(got)
+	m.Diff = cmp.Diff(m.Expected, m.Actual)
+	return nil, m
+}
+
+// asDecoded returns a payload as its receiver reads it: the payload proto decoded, encoded again.
+// A frame matches its template as sent or as decoded, so a template fails only on what the
+// receiver would see differently. Decoding drops members the receiver ignores (facts §1.5: unknown
+// heartbeat members; §2.1: only requests, tool_call and capability objects are strict) and optional
+// members at their zero value (absent and zero decode alike), and normalises engine failure codes
+// (§6.1).
+func asDecoded(frame *proto.Frame, raw any) any {
+	if frame.Payload == nil {
+		return raw
+	}
+	enc, err := json.Marshal(frame.Payload)
+	if err != nil {
+		return raw
+	}
+	v, err := DecodeJSON(enc)
+	if err != nil {
+		return raw
+	}
+	return v
 }
 
 func (ft *FrameTemplate) expectedView(b *Bindings) any {

@@ -12,13 +12,23 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 )
 
-// LoadError is one problem in a scenario file, with its position.
+// LoadError is one problem in a scenario file, with its position (line 0: the whole file).
 type LoadError struct {
 	Pos Pos
 	Msg string
+	// More, on the last error of a capped list, counts the errors left out; it has no position.
+	More int
 }
 
-func (e *LoadError) Error() string { return e.Pos.String() + ": " + e.Msg }
+func (e *LoadError) Error() string {
+	switch {
+	case e.Pos == Pos{}:
+		return e.Msg
+	case e.Pos.Line == 0:
+		return e.Pos.File + ": " + e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
 
 // LoadErrors collects every problem found; Error lists them one per line.
 type LoadErrors []*LoadError
@@ -31,8 +41,20 @@ var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
 var scenarioLang = yamlstrict.Lang{Files: "scenarios", Reuse: "use include or vars", DurationExamples: "50ms or 5m"}
 
 // Parse reads every scenario (YAML document) of one file. It reports every error it finds, not
-// only the first; includes are resolved later by the catalog.
+// only the first (up to MaxErrors); includes are resolved later by the catalog. A file over
+// MaxFileBytes is refused before parsing.
 func Parse(file string, data []byte) ([]*Scenario, error) {
+	scs, errs := parse(file, data)
+	if len(errs) > 0 {
+		return scs, capped(errs)
+	}
+	return scs, nil
+}
+
+func parse(file string, data []byte) ([]*Scenario, LoadErrors) {
+	if len(data) > MaxFileBytes {
+		return nil, LoadErrors{oversize(file, int64(len(data)))}
+	}
 	p := newParser(file)
 	var out []*Scenario
 	for doc := range p.Documents(data) {
@@ -43,14 +65,11 @@ func Parse(file string, data []byte) ([]*Scenario, error) {
 			out = append(out, sc)
 		}
 	}
-	if len(p.Errs) > 0 {
-		errs := make(LoadErrors, len(p.Errs))
-		for i, e := range p.Errs {
-			errs[i] = &LoadError{Pos: Pos{File: e.File, Line: e.Line}, Msg: e.Msg}
-		}
-		return out, errs
+	errs := make(LoadErrors, len(p.Errs))
+	for i, e := range p.Errs {
+		errs[i] = &LoadError{Pos: Pos{File: e.File, Line: e.Line}, Msg: e.Msg}
 	}
-	return out, nil
+	return out, errs
 }
 
 // parser reads scenarios with the strict walker, which holds the file and its errors.
@@ -118,6 +137,7 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 				if !varNameRE.MatchString(k.Value) {
 					p.Errorf(k.Line, "var %q must be lowercase letters, digits and _", k.Value)
 				}
+				p.checkPlaceholders(val)
 				sc.ownVars[k.Value] = p.value(val, "vars."+k.Value)
 			}
 		}
@@ -339,6 +359,7 @@ func (p *parser) check(n *yaml.Node) *Check {
 				p.Errorf(v.Line, "check.turn.run is required")
 			} else {
 				c.Turn.Run = p.String(tf["run"], "run")
+				p.checkPlaceholders(tf["run"])
 			}
 			if !proto.KnownTurnStatus(c.Turn.Status) {
 				p.Errorf(v.Line, "check.turn.status must be completed, failed or cancelled")
@@ -404,9 +425,11 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 	}
 	if v := f["id"]; v != nil {
 		ft.ID = p.String(v, "id")
+		p.checkPlaceholders(v)
 	}
 	if v := f["payload"]; v != nil {
 		ft.Payload = p.value(v, "payload")
+		p.checkPlaceholders(v)
 	}
 	if spec != nil {
 		if err := CheckFrame(ft, p.vars); err != nil {
@@ -429,62 +452,4 @@ func (p *parser) special(n *yaml.Node, what string) (Value, bool) {
 		return m, true
 	}
 	return nil, false
-}
-
-// matcher recognises {$any: type}, {$absent: true}, {$regex: pattern}, each with an optional sample.
-func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
-	if len(n.Content) == 0 || !strings.HasPrefix(n.Content[0].Value, "$") {
-		return nil
-	}
-	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "sample", "optional")
-	m := &Matcher{Optional: p.Bool(f["optional"], "optional")}
-	if s := f["sample"]; s != nil {
-		m.Sample = p.value(s, what+".sample")
-	}
-	switch {
-	case f["$any"] != nil:
-		m.Any = p.String(f["$any"], "$any")
-		if !slices.Contains([]string{"string", "number", "integer", "boolean", "object", "array", "null"}, m.Any) {
-			p.Errorf(n.Line, "$any must name a JSON type (string, number, integer, boolean, object, array, null)")
-		}
-		if m.Sample == nil {
-			m.Sample = map[string]Value{"string": "any", "number": json.Number("1"), "integer": json.Number("1"),
-				"boolean": true, "object": map[string]Value{}, "array": []Value{}}[m.Any]
-		}
-	case f["$absent"] != nil:
-		m.Absent = true
-	case f["$regex"] != nil:
-		m.Pattern = p.String(f["$regex"], "$regex")
-		re, err := regexp.Compile(m.Pattern)
-		if err != nil {
-			p.Errorf(n.Line, "$regex: %v", err)
-			return m
-		}
-		m.re = re
-		s, ok := m.Sample.(string)
-		if !ok || !re.MatchString(s) {
-			p.Errorf(n.Line, "$regex needs a sample string that matches it, for scripted writers to send")
-		}
-	default:
-		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex")
-	}
-	return m
-}
-
-// capabilities expands {$capabilities: [names]} into a complete declaration: every field false
-// except the named ones, so scenarios need not spell out 30 booleans.
-func (p *parser) capabilities(n *yaml.Node) Value {
-	names := p.Strings(n, "$capabilities")
-	out := map[string]Value{}
-	for _, c := range proto.CapabilityNames() {
-		out[c] = false
-	}
-	for i, name := range names {
-		if _, ok := out[name]; !ok {
-			p.Errorf(n.Content[i].Line, "$capabilities: %q is not a capability", name)
-			continue
-		}
-		out[name] = true
-	}
-	return out
 }

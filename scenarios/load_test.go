@@ -158,3 +158,17 @@ func TestAliasesAreRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The matchers that hold templates say how they are written.
+func TestTemplateMatcherErrors(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"{a: {$one_of: [x]}}", "f.yaml:4: $one_of needs a list of at least two templates, the answers the spec allows"},
+		{"{a: {$optional: }}", "f.yaml:4: $optional needs the template a present member must match"},
+		{"{a: {$optional: x, $regex: y, sample: y}}", "f.yaml:4: a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional"},
+	} {
+		_, err := Parse("f.yaml", []byte("id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, payload: "+c.yaml+"}\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %s", c.yaml, err, c.want)
+		}
+	}
+}

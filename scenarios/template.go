@@ -14,28 +14,6 @@ import (
 // []Value, map[string]Value, or a *Matcher for what is not bound.
 type Value = any
 
-// Matcher matches a value without binding it.
-type Matcher struct {
-	Any     string         // $any: a JSON type (string, number, integer, boolean, object, array, null)
-	Absent  bool           // $absent: the member must not be present
-	Pattern string         // $regex
-	re      *regexp.Regexp // compiled Pattern
-	Sample  Value          // what a scripted writer sends in its place
-	// Optional lets the member be absent; when present it must match.
-	Optional bool
-}
-
-func (m *Matcher) String() string {
-	switch {
-	case m.Absent:
-		return "<absent>"
-	case m.re != nil:
-		return fmt.Sprintf("<string matching %s>", m.Pattern)
-	default:
-		return fmt.Sprintf("<any %s>", m.Any)
-	}
-}
-
 var placeholderRE = regexp.MustCompile(`\$\{([a-z][a-z0-9_]*)\}`)
 
 // Placeholders lists the placeholder names of a template, in order of first appearance.
@@ -67,6 +45,10 @@ func walkStrings(v Value, f func(string)) {
 		}
 	case *Matcher:
 		walkStrings(t.Sample, f)
+		walkStrings(t.Inner, f)
+		for _, a := range t.OneOf {
+			walkStrings(a, f)
+		}
 	}
 }
 
@@ -160,7 +142,7 @@ func (b *Bindings) Match(tmpl Value, actual any) *Mismatch {
 func (b *Bindings) match(path string, tmpl Value, actual any) *Mismatch {
 	switch t := tmpl.(type) {
 	case *Matcher:
-		return t.match(path, actual)
+		return b.matchMatcher(path, t, actual)
 	case string:
 		return b.matchString(path, t, actual)
 	case map[string]Value:
@@ -279,31 +261,22 @@ func (b *Bindings) matchString(path, t string, actual any) *Mismatch {
 	return nil
 }
 
-func (m *Matcher) match(path string, actual any) *Mismatch {
-	switch {
-	case m.Absent:
-		return &Mismatch{path, "must be absent"} // reached only when the member is present
-	case m.re != nil:
-		s, ok := actual.(string)
-		if !ok || !m.re.MatchString(s) {
-			return &Mismatch{path, fmt.Sprintf("want a string matching %s, got %s", m.Pattern, compact(actual))}
-		}
-		return nil
-	default:
-		if got := jsonType(actual); got != m.Any && !(m.Any == "number" && got == "integer") {
-			return &Mismatch{path, fmt.Sprintf("want any %s, got %s", m.Any, compact(actual))}
-		}
-		return nil
-	}
-}
-
 // Expected renders a template with the current bindings for a diff: bound placeholders are
 // substituted, unbound ones and matchers are shown as they are written.
 func (b *Bindings) Expected(tmpl Value) any {
 	switch t := tmpl.(type) {
 	case *Matcher:
-		if t.Absent {
+		switch {
+		case t.Absent:
 			return nil
+		case t.Inner != nil:
+			return b.Expected(t.Inner)
+		case t.OneOf != nil:
+			alts := make([]string, len(t.OneOf))
+			for i, alt := range t.OneOf {
+				alts[i] = compact(b.Expected(alt))
+			}
+			return "<one of " + strings.Join(alts, " | ") + ">"
 		}
 		return t.String()
 	case string:

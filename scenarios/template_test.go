@@ -100,6 +100,11 @@ func TestMatchersAndPresence(t *testing.T) {
 		{"missing member", `{a: 1, b: 2}`, `{"a":1}`, "b: is missing"},
 		{"nested path", `{a: [{b: x}]}`, `{"a":[{"b":"y"}]}`, `a[0].b: want "x", got "y"`},
 		{"capability macro", `{c: {$capabilities: [streaming]}}`, `{"c":{}}`, "c.durable_input_receipts: is missing"},
+		{"optional member absent", `{a: {$optional: x}}`, `{}`, ""},
+		{"optional member present", `{a: {$optional: x}}`, `{"a":"x"}`, ""},
+		{"optional member present and wrong", `{a: {$optional: x}}`, `{"a":"y"}`, `a: want "x", got "y"`},
+		{"one of", `{a: {$one_of: [x, y]}}`, `{"a":"y"}`, ""},
+		{"none of", `{a: {$one_of: [x, {b: 1}]}}`, `{"a":"z"}`, `a: want one of "x" | {"b":1}, got "z"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,5 +140,35 @@ func TestResolveGeneratesReadableThenUUIDs(t *testing.T) {
 	}
 	if diff := cmp.Diff(`{"id":"run","payload":{"delivery_id":"cancel:run"},"type":"prompt_cancel"}`, string(raw)); diff != "" {
 		t.Fatalf("readable generation (-want +got):\n%s", diff)
+	}
+}
+
+// $optional and $one_of hold templates: a placeholder in them binds when that template matches, and
+// only then.
+func TestTemplateMatchersBindOnlyWhenTheyMatch(t *testing.T) {
+	b := NewBindings()
+	tm := tmpl(t, `{h: {$optional: "${handle}"}, s: {$one_of: [{state: ready, rev: "${rev}"}, {state: expired, at: "${at}"}]}}`)
+	if m := b.Match(tm, mustJSON(t, `{"s":{"state":"expired","at":7}}`)); m != nil {
+		t.Fatal(m)
+	}
+	if diff := cmp.Diff(map[string]string{"at": "7"}, b.Snapshot()); diff != "" {
+		t.Fatalf("bindings (-want +got):\n%s", diff)
+	}
+	if m := b.Match(tm, mustJSON(t, `{"h":"h-1","s":{"state":"expired","at":8}}`)); m == nil {
+		t.Fatal("a second alternative matched with another value than the one bound")
+	}
+	if m := b.Match(tm, mustJSON(t, `{"h":"h-1","s":{"state":"ready","rev":2}}`)); m != nil {
+		t.Fatal(m)
+	}
+	if b.String("handle") != "h-1" {
+		t.Fatalf("$optional did not bind: %v", b.Snapshot())
+	}
+	// A scripted writer sends the first alternative and the optional member.
+	got, err := NewBindings().Resolve(tmpl(t, `{h: {$optional: x}, s: {$one_of: [a, b]}}`), readableValue, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"h": "x", "s": "a"}, got); diff != "" {
+		t.Fatalf("resolved (-want +got):\n%s", diff)
 	}
 }

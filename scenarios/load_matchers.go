@@ -1,0 +1,102 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wirecheck/wirecheck/internal/yamlstrict"
+	"github.com/wirecheck/wirecheck/proto"
+)
+
+// matcher recognises {$any: type}, {$absent: true}, {$regex: pattern}, {$one_of: [templates]} and
+// {$optional: template}, each with an optional sample.
+func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
+	if len(n.Content) == 0 || !strings.HasPrefix(n.Content[0].Value, "$") {
+		return nil
+	}
+	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "sample", "optional")
+	m := &Matcher{Optional: p.Bool(f["optional"], "optional")}
+	if s := f["sample"]; s != nil {
+		m.Sample = p.value(s, what+".sample")
+	}
+	kinds := 0
+	for _, k := range []string{"$any", "$absent", "$regex", "$one_of", "$optional"} {
+		if f[k] != nil {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		p.Errorf(n.Line, "a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional")
+	}
+	switch {
+	case f["$one_of"] != nil:
+		v := f["$one_of"]
+		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
+			p.Errorf(v.Line, "$one_of needs a list of at least two templates, the answers the spec allows")
+			return m
+		}
+		for i, c := range v.Content {
+			m.OneOf = append(m.OneOf, p.value(c, fmt.Sprintf("%s.$one_of[%d]", what, i)))
+		}
+		if m.Sample == nil {
+			m.Sample = m.OneOf[0]
+		}
+	case f["$optional"] != nil:
+		m.Inner, m.Optional = p.value(f["$optional"], what+".$optional"), true
+		if yamlstrict.IsNull(f["$optional"]) {
+			p.Errorf(f["$optional"].Line, "$optional needs the template a present member must match")
+		}
+		if m.Sample == nil {
+			m.Sample = m.Inner
+		}
+	case f["$any"] != nil:
+		m.Any = p.String(f["$any"], "$any")
+		if !slices.Contains([]string{"string", "number", "integer", "boolean", "object", "array", "null"}, m.Any) {
+			p.Errorf(n.Line, "$any must name a JSON type (string, number, integer, boolean, object, array, null)")
+		}
+		if m.Sample == nil {
+			m.Sample = map[string]Value{"string": "any", "number": json.Number("1"), "integer": json.Number("1"),
+				"boolean": true, "object": map[string]Value{}, "array": []Value{}}[m.Any]
+		}
+	case f["$absent"] != nil:
+		m.Absent = true
+	case f["$regex"] != nil:
+		m.Pattern = p.String(f["$regex"], "$regex")
+		re, err := regexp.Compile(m.Pattern)
+		if err != nil {
+			p.Errorf(n.Line, "$regex: %v", err)
+			return m
+		}
+		m.re = re
+		s, ok := m.Sample.(string)
+		if !ok || !re.MatchString(s) {
+			p.Errorf(n.Line, "$regex needs a sample string that matches it, for scripted writers to send")
+		}
+	default:
+		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex, $one_of, $optional")
+	}
+	return m
+}
+
+// capabilities expands {$capabilities: [names]} into a complete declaration: every field false
+// except the named ones, so scenarios need not spell out 30 booleans.
+func (p *parser) capabilities(n *yaml.Node) Value {
+	names := p.Strings(n, "$capabilities")
+	out := map[string]Value{}
+	for _, c := range proto.CapabilityNames() {
+		out[c] = false
+	}
+	for i, name := range names {
+		if _, ok := out[name]; !ok {
+			p.Errorf(n.Content[i].Line, "$capabilities: %q is not a capability", name)
+			continue
+		}
+		out[name] = true
+	}
+	return out
+}

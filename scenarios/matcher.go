@@ -1,0 +1,83 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Matcher matches what a template cannot spell as one value: a type, a pattern, an absence, one of
+// several answers the spec allows, or a member the spec lets a peer leave out.
+type Matcher struct {
+	Any     string         // $any: a JSON type (string, number, integer, boolean, object, array, null)
+	Absent  bool           // $absent: the member must not be present
+	Pattern string         // $regex
+	re      *regexp.Regexp // compiled Pattern
+	// OneOf ($one_of) holds templates; the value matches the first that fits, which binds.
+	OneOf []Value
+	// Inner ($optional) is the template a present member must match; it may bind.
+	Inner  Value
+	Sample Value // what a scripted writer sends in its place
+	// Optional lets the member be absent; when present it must match.
+	Optional bool
+}
+
+func (m *Matcher) String() string {
+	switch {
+	case m.Absent:
+		return "<absent>"
+	case m.re != nil:
+		return fmt.Sprintf("<string matching %s>", m.Pattern)
+	case m.OneOf != nil:
+		alts := make([]string, len(m.OneOf))
+		for i, a := range m.OneOf {
+			alts[i] = compact(a)
+		}
+		return "<one of " + strings.Join(alts, " | ") + ">"
+	case m.Inner != nil:
+		return "<optional " + compact(m.Inner) + ">"
+	default:
+		return fmt.Sprintf("<any %s>", m.Any)
+	}
+}
+
+// matchMatcher matches the matchers that hold templates ($optional, $one_of), which may bind, and
+// hands the others to Matcher.match.
+func (b *Bindings) matchMatcher(path string, m *Matcher, actual any) *Mismatch {
+	switch {
+	case m.Inner != nil:
+		return b.match(path, m.Inner, actual)
+	case m.OneOf != nil:
+		for _, alt := range m.OneOf {
+			trial := b.clone()
+			if trial.match(path, alt, actual) == nil {
+				*b = *trial
+				return nil
+			}
+		}
+		alts := make([]string, len(m.OneOf))
+		for i, alt := range m.OneOf {
+			alts[i] = compact(b.Expected(alt))
+		}
+		return &Mismatch{path, fmt.Sprintf("want one of %s, got %s", strings.Join(alts, " | "), compact(actual))}
+	}
+	return m.match(path, actual)
+}
+
+func (m *Matcher) match(path string, actual any) *Mismatch {
+	switch {
+	case m.Absent:
+		return &Mismatch{path, "must be absent"} // reached only when the member is present
+	case m.re != nil:
+		s, ok := actual.(string)
+		if !ok || !m.re.MatchString(s) {
+			return &Mismatch{path, fmt.Sprintf("want a string matching %s, got %s", m.Pattern, compact(actual))}
+		}
+		return nil
+	default:
+		if got := jsonType(actual); got != m.Any && !(m.Any == "number" && got == "integer") {
+			return &Mismatch{path, fmt.Sprintf("want any %s, got %s", m.Any, compact(actual))}
+		}
+		return nil
+	}
+}
