@@ -62,7 +62,7 @@ type Failure struct {
 	Message  string // one line: what happened, naming the frame, member and rule
 	Expected any    // the expected frame, rendered with the bindings in force
 	Actual   any    // the frame received
-	Diff     string // go-cmp diff, -expected +actual
+	Diff     string // line diff of the frames as indented JSON, -expected +actual
 	Bindings map[string]string
 	Missing  []string // for NotApplicable: the capabilities not declared
 	// Cause is the root cause in plain words, the same for every scenario that fails for the same
