@@ -126,13 +126,19 @@ func normalise(text string) string {
 	return text
 }
 
-// casesShown is how many case names WriteCauses prints per cause before "and N more".
-const casesShown = 3
+// How much of the causes a terminal or a comment shows: the largest causes, a few of their cases
+// each ("and N more"), their text cut to a line.
+const (
+	causesShown = 10
+	casesShown  = 3
+	causeRunes  = 300
+)
 
 // WriteCauses writes the causes of the run's cases that need attention, for the last lines of a
 // terminal: a count, then each cause with how many cases it explains and the first few of them.
-// It writes nothing when no case needs attention. Text a daemon could influence has its control
-// characters made visible, so it cannot drive the terminal.
+// It writes nothing when no case needs attention. Past causesShown causes it says how many more
+// there are. Text a daemon could influence has its control characters made visible, so it cannot
+// drive the terminal.
 //
 //	2 causes of 74 scenarios that need attention:
 //	  72  the daemon sends no Bearer header
@@ -152,8 +158,12 @@ func WriteCauses(w io.Writer, run *Run) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s of %d %s that need attention:\n", len(causes), plural(len(causes), "cause", "causes"),
 		total, plural(total, "scenario", "scenarios"))
-	for _, c := range causes {
-		fmt.Fprintf(&b, "  %*d  %s\n", width, len(c.Scenarios), oneLine(printable(c.Text)))
+	for i, c := range causes {
+		if i == causesShown {
+			fmt.Fprintf(&b, "  … and %d more %s (see the report)\n", len(causes)-i, plural(len(causes)-i, "cause", "causes"))
+			break
+		}
+		fmt.Fprintf(&b, "  %*d  %s\n", width, len(c.Scenarios), cut(oneLine(printable(c.Text)), causeRunes))
 		shown := c.Scenarios[:min(len(c.Scenarios), casesShown)]
 		more := ""
 		if n := len(c.Scenarios) - len(shown); n > 0 {

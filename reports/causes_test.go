@@ -146,3 +146,21 @@ var _ = Describe("failures grouped by root cause", Label("causes"), func() {
 		Expect(run.Causes()[0].Text).To(Equal("the daemon exited with status 3"))
 	})
 })
+
+var _ = Describe("many distinct causes", Label("causes"), func() {
+	It("are cut to the largest few on a terminal and in a comment", func() {
+		run := &reports.Run{Profile: contractProfile()}
+		for i := range 25 {
+			run.Cases = append(run.Cases, failing(fmt.Sprintf("x/%02d", i), fmt.Sprintf("reason number %d %s", i, strings.Repeat("long ", 100))))
+		}
+		var b bytes.Buffer
+		Expect(reports.WriteCauses(&b, run)).To(Succeed())
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		Expect(lines).To(HaveLen(1 + 2*10 + 1))
+		Expect(lines[0]).To(Equal("25 causes of 25 scenarios that need attention:"))
+		Expect(lines[21]).To(Equal("  … and 15 more causes (see the report)"))
+		Expect(len([]rune(lines[1]))).To(BeNumerically("<", 320))
+		md := render(reports.WriteMarkdown, run)
+		Expect(md).To(ContainSubstring("\n15 more causes (see the HTML or JSON report)\n"))
+	})
+})

@@ -186,7 +186,11 @@ func mdCauses(b *strings.Builder, causes []Cause) {
 		return
 	}
 	fmt.Fprintf(b, "### Causes (%d)\n\n| cases | cause | which |\n| ---: | --- | --- |\n", len(causes))
-	for _, c := range causes {
+	for i, c := range causes {
+		if i == causesShown {
+			fmt.Fprintf(b, "\n%d more %s (see the HTML or JSON report)\n", len(causes)-i, plural(len(causes)-i, "cause", "causes"))
+			break
+		}
 		shown := c.Scenarios[:min(len(c.Scenarios), casesShown)]
 		which := make([]string, len(shown))
 		for i, name := range shown {
@@ -196,7 +200,7 @@ func mdCauses(b *strings.Builder, causes []Cause) {
 		if n := len(c.Scenarios) - len(shown); n > 0 {
 			more = fmt.Sprintf(" and %d more", n)
 		}
-		fmt.Fprintf(b, "| %d | %s | %s%s |\n", len(c.Scenarios), mdCell(c.Text), strings.Join(which, ", "), more)
+		fmt.Fprintf(b, "| %d | %s | %s%s |\n", len(c.Scenarios), mdCell(cut(c.Text, causeRunes)), strings.Join(which, ", "), more)
 	}
 	b.WriteString("\n")
 }
