@@ -95,9 +95,12 @@ func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s, scripted %s] %s (%v, seed %s)", r.Scenario, r.Verdict, r.Played, r.Title, r.Duration.Round(time.Microsecond), r.Seed)
 	if f := r.Failure; f != nil {
-		if f.Step == 0 {
+		switch {
+		case f.Step == 0 && f.Pos.File != "":
+			fmt.Fprintf(&b, "\n  connection (before the first step) at %s: %s", f.Pos, f.Message)
+		case f.Step == 0:
 			fmt.Fprintf(&b, "\n  connection (before the first step): %s", f.Message)
-		} else {
+		default:
 			fmt.Fprintf(&b, "\n  step %d (%s) at %s: %s", f.Step, f.StepDesc, f.Pos, f.Message)
 		}
 		if f.Diff != "" {

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -14,6 +15,10 @@ func TestFailureBeforeTheFirstStepPointsAtTheScenario(t *testing.T) {
 	f := p.Failf(nil, "the Runtime made no connection attempt within %v", "3s")
 	if f.Step != 0 || f.Pos != sc.Pos {
 		t.Fatalf("failure at step %d, %s; want step 0 at %s", f.Step, f.Pos, sc.Pos)
+	}
+	p.Rec = NewRecorder()
+	if s := p.Result(scenarios.SideCore, scenarios.Fail, f).String(); !strings.Contains(s, "connection (before the first step) at catalog/connection/x.yaml:12: the Runtime made no connection attempt") {
+		t.Errorf("the result reads:\n%s", s)
 	}
 	st := &scenarios.Step{Index: 2, Kind: scenarios.StepAdvance, Pos: scenarios.Pos{File: "catalog/connection/x.yaml", Line: 20}}
 	if f := p.Failf(st, "late"); f.Step != 2 || f.Pos != st.Pos {
