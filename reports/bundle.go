@@ -25,6 +25,7 @@ const (
 	BundleHTML     = "report.html"
 	BundleManifest = "manifest.json"
 	BundleDir      = "transcripts" // one <id with / → __>.jsonl per case
+	BundleDaemons  = "daemons"     // one <id with / → __>.log per case that launched a daemon
 )
 
 // Manifest is the bundle's manifest.json: every other file of the bundle with its SHA-256, so a
@@ -47,8 +48,9 @@ type ManifestFile struct {
 // WriteBundle writes the evidence bundle into dir, which must not exist or be empty (a bundle
 // never mixes two runs): the four reports (report.junit.xml, report.json, report.md,
 // report.html), report.schema.json, one transcripts/<id with "/" → "__">.jsonl per case (one
-// transcript entry per line, the JSON report's shape), and manifest.json with the SHA-256 of every
-// other file.
+// transcript entry per line, the JSON report's shape, in time order), one daemons/<same>.log per
+// case that launched a daemon (how each ended and the last lines of its stdout and stderr, bounded
+// and redacted like every report), and manifest.json with the SHA-256 of every other file.
 func WriteBundle(dir string, run *Run) error {
 	if err := run.validate(); err != nil {
 		return err
@@ -72,9 +74,14 @@ func WriteBundle(dir string, run *Run) error {
 	}
 	names := caseNames(r.Cases)
 	for i, c := range r.Cases {
-		name := BundleDir + "/" + caseFileName(names[i], "")
+		name, suffix := BundleDir+"/"+caseFileName(names[i], "", ".jsonl"), ""
 		for n := 2; exists(files, name); n++ {
-			name = BundleDir + "/" + caseFileName(names[i], fmt.Sprintf("-%d", n))
+			suffix = fmt.Sprintf("-%d", n)
+			name = BundleDir + "/" + caseFileName(names[i], suffix, ".jsonl")
+		}
+		if len(c.Result.Daemons) > 0 {
+			// Named like the transcript, so the two files of a case go together.
+			files[BundleDaemons+"/"+caseFileName(names[i], suffix, ".log")] = []byte(daemonLog(c.Result.Daemons))
 		}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
@@ -101,7 +108,11 @@ func WriteBundle(dir string, run *Run) error {
 		return fmt.Errorf("reports: bundle: %w", err)
 	}
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("reports: bundle: %w", err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return fmt.Errorf("reports: bundle: %w", err)
 		}
 	}
@@ -125,15 +136,15 @@ func emptyDir(dir string) error {
 
 var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// caseFileName is the transcript file of a case: its name with "/" → "__", anything else a file
-// system might mind → "_", then suffix (to tell apart names that became equal) and ".jsonl".
-func caseFileName(name, suffix string) string {
+// caseFileName is a file of a case: its name with "/" → "__", anything else a file system might
+// mind → "_", then suffix (to tell apart names that became equal) and ext.
+func caseFileName(name, suffix, ext string) string {
 	name = strings.ReplaceAll(name, "/", "__")
 	name = strings.Trim(unsafeFileChars.ReplaceAllString(name, "_"), "._")
 	if name == "" {
 		name = "_"
 	}
-	return name + suffix + ".jsonl"
+	return name + suffix + ext
 }
 
 func exists(files map[string][]byte, name string) bool { _, ok := files[name]; return ok }

@@ -69,7 +69,7 @@ func handRun() *reports.Run {
 		Message:  "preparation_status payload.revision: want 2, got 3",
 		Expected: map[string]any{"type": "preparation_status", "id": "prepare", "payload": map[string]any{"revision": float64(2)}},
 		Actual:   map[string]any{"type": "preparation_status", "id": "prepare", "payload": map[string]any{"revision": float64(3)}},
-		Diff:     "  map[string]any{\n  \t\"id\": \"prepare\",\n- \t\"revision\": int64(2),\n+ \t\"revision\": int64(3),\n  }\n",
+		Diff:     "  {\n    \"id\": \"prepare\",\n-   \"revision\": 2,\n+   \"revision\": 3\n  }\n",
 		Bindings: map[string]string{"executor": "executor-1", "handle": "handle-" + secret, "prepare": "prepare"},
 	}
 	hostileT := append(connect(hb),

@@ -33,10 +33,18 @@ type jsonReport struct {
 	OK            bool          `json:"ok"`
 	ExitCode      int           `json:"exit_code"`
 	ProfileLine   string        `json:"profile_line"`
+	Reasons       []string      `json:"reasons"`
+	Causes        []jsonCause   `json:"causes"`
 	Profile       jsonProfile   `json:"profile"`
 	Selection     jsonSelection `json:"selection"`
 	Summary       jsonSummary   `json:"summary"`
 	Cases         []jsonCase    `json:"cases"`
+}
+
+type jsonCause struct {
+	Text      string   `json:"text"`
+	Count     int      `json:"count"`
+	Scenarios []string `json:"scenarios"`
 }
 
 type jsonProfile struct {
@@ -84,7 +92,16 @@ type jsonCase struct {
 	Seed         string         `json:"seed"`
 	DurationMS   float64        `json:"duration_ms"`
 	Failure      *jsonFailure   `json:"failure,omitempty"`
+	Daemons      []jsonDaemon   `json:"daemons"`
 	Transcript   []jsonExchange `json:"transcript"`
+}
+
+type jsonDaemon struct {
+	Exit       string   `json:"exit"`
+	Code       int      `json:"code"`
+	Killed     bool     `json:"killed"`
+	LeftBehind string   `json:"left_behind,omitempty"`
+	Output     []string `json:"output"`
 }
 
 type jsonFailure struct {
@@ -93,6 +110,7 @@ type jsonFailure struct {
 	File                string            `json:"file"`
 	Line                int               `json:"line"`
 	Message             string            `json:"message"`
+	Cause               string            `json:"cause,omitempty"`
 	Expected            any               `json:"expected,omitempty"`
 	Actual              any               `json:"actual,omitempty"`
 	Diff                string            `json:"diff,omitempty"`
@@ -131,7 +149,7 @@ func (r *Run) jsonDoc() *jsonReport {
 	doc := &jsonReport{
 		SchemaVersion: SchemaVersion,
 		Tool:          r.Tool, WireVersion: r.WireVersion, Target: r.Target, Seed: r.Seed,
-		OK: r.OK(), ExitCode: r.ExitCode(), ProfileLine: r.ProfileLine(),
+		OK: r.OK(), ExitCode: r.ExitCode(), ProfileLine: r.ProfileLine(), Reasons: nonNil(r.Reasons()), Causes: []jsonCause{},
 		Profile: jsonProfile{
 			Known: r.Profile.Known, Problem: r.Profile.Problem, DaemonVersion: r.Profile.DaemonVersion,
 			Kind: r.Profile.kind(), Advertised: r.Profile.Advertised, Available: r.Profile.Available,
@@ -153,18 +171,24 @@ func (r *Run) jsonDoc() *jsonReport {
 		t := r.Finished.UTC()
 		doc.Finished = &t
 	}
+	for _, c := range r.Causes() {
+		doc.Causes = append(doc.Causes, jsonCause{Text: c.Text, Count: len(c.Scenarios), Scenarios: c.Scenarios})
+	}
 	for _, c := range r.Cases {
 		res := c.Result
 		jc := jsonCase{
 			ID: res.Scenario, Family: family(res.Scenario), Title: res.Title,
 			Spec: nonNil(res.Spec), Labels: nonNil(res.Labels), Played: string(res.Played),
 			Verdict: string(res.Verdict), KnownFailing: c.KnownFailing, Outcome: c.Outcome(), OK: c.OK(),
-			Seed: res.Seed, DurationMS: ms(res.Duration), Transcript: jsonTranscript(res.Transcript),
+			Seed: res.Seed, DurationMS: ms(res.Duration), Transcript: jsonTranscript(res.Transcript), Daemons: []jsonDaemon{},
+		}
+		for _, d := range res.Daemons {
+			jc.Daemons = append(jc.Daemons, jsonDaemon{Exit: d.Exit, Code: d.Code, Killed: d.Killed, LeftBehind: d.LeftBehind, Output: nonNil(d.Output)})
 		}
 		if f := res.Failure; f != nil {
 			jf := &jsonFailure{
 				Step: f.Step, StepDescription: f.StepDesc, File: f.Pos.File, Line: f.Pos.Line,
-				Message: f.Message, Diff: f.Diff, Bindings: f.Bindings, MissingCapabilities: nonNil(f.Missing),
+				Message: f.Message, Cause: f.Cause, Diff: f.Diff, Bindings: f.Bindings, MissingCapabilities: nonNil(f.Missing),
 			}
 			if jf.Bindings == nil {
 				jf.Bindings = map[string]string{}

@@ -60,7 +60,8 @@ type junitProblem struct {
 // WriteJUnit writes the run as JUnit XML: one <testsuite name="wirecheck.<family>"> per top-level
 // id segment, one <testcase classname="wirecheck.<family>" name="<id>"> per case.
 //
-//   - fail: <failure type="fail" message="step N (file:line): message">, the diff, bindings and spec
+//   - fail: <failure type="fail" message="reason (step N, file:line)">, the reason being the failure's
+//     root cause or its message's first line; the whole message, the diff, bindings and spec
 //     references in its body;
 //   - a known-failing case that passed: <failure type="unexpected_pass">, since the run fails;
 //   - a known-failing case that failed: <skipped message="known failing: …">, since the run does not;
@@ -71,8 +72,10 @@ type junitProblem struct {
 //     an error would blame the suite. The run is still not certified (see Run.OK), so CI fails on
 //     the exit code while the test report shows why.
 //
-// Every case carries its transcript, one exchange per line, in <system-out>. Untrusted text (frames
-// from the daemon) is escaped by encoding/xml; characters XML cannot carry become U+FFFD.
+// Every case carries its transcript, one exchange per line, and the last output of the daemons it
+// launched in <system-out>. Each testsuite's properties hold the profile line and one "cause" per
+// root cause of the run ("72 × the daemon sends no Bearer header"). Untrusted text (frames from
+// the daemon) is escaped by encoding/xml; characters XML cannot carry become U+FFFD.
 func WriteJUnit(w io.Writer, run *Run) error {
 	r, err := run.forPeople()
 	if err != nil {
@@ -84,6 +87,9 @@ func WriteJUnit(w io.Writer, run *Run) error {
 		{"wire_version", r.WireVersion},
 		{"target", r.Target},
 		{"seed", r.Seed},
+	}
+	for _, c := range r.Causes() {
+		props = append(props, junitProperty{"cause", fmt.Sprintf("%d × %s", len(c.Scenarios), c.Text)})
 	}
 	var ts string
 	if !r.Started.IsZero() {
@@ -171,6 +177,9 @@ func junitOut(res *scenarios.Result) string {
 	}
 	b.WriteString("transcript:\n")
 	b.WriteString(transcriptText(res.Transcript))
+	if len(res.Daemons) > 0 {
+		b.WriteString(daemonLog(res.Daemons))
+	}
 	return b.String()
 }
 
@@ -181,12 +190,15 @@ func failureBody(res *scenarios.Result) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nstep %d", res.Scenario, f.Step)
+	fmt.Fprintf(&b, "%s\n%s", res.Scenario, stepName(f.Step))
 	if f.StepDesc != "" {
 		b.WriteString(": " + f.StepDesc)
 	}
 	if f.Pos.File != "" {
 		b.WriteString("\nat " + f.Pos.String())
+	}
+	if f.Cause != "" {
+		b.WriteString("\ncause: " + f.Cause)
 	}
 	b.WriteString("\n" + f.Message + "\n")
 	if f.Diff != "" {

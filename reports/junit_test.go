@@ -118,9 +118,9 @@ var _ = Describe("JUnit XML", Label("junit"), func() {
 		fail := junitCase(doc, "admission/prepare/wrong-revision")
 		Expect(fail.Failure).NotTo(BeNil())
 		Expect(fail.Failure.Type).To(Equal("fail"))
-		Expect(fail.Failure.Message).To(Equal("step 3 (catalog/admission/prepare.yaml:13): preparation_status payload.revision: want 2, got 3"))
+		Expect(fail.Failure.Message).To(Equal("preparation_status payload.revision: want 2, got 3 (step 3, catalog/admission/prepare.yaml:13)"))
 		Expect(fail.Failure.Body).To(ContainSubstring("frame (-expected +actual):"))
-		Expect(fail.Failure.Body).To(ContainSubstring(`+ 	"revision": int64(3),`))
+		Expect(fail.Failure.Body).To(ContainSubstring(`+   "revision": 3`))
 		Expect(fail.Failure.Body).To(ContainSubstring("bindings:\n  executor=executor-1\n  handle=handle-[REDACTED]\n  prepare=prepare"))
 		Expect(fail.Failure.Body).To(ContainSubstring("spec: runtime-protocol.md#preparation-and-execution-order"))
 		Expect(fail.SystemOut).To(MatchRegexp(`\+3\.000ms  step 3\s+runtime→core  preparation_status  \{"type":"preparation_status"`))
@@ -136,11 +136,11 @@ var _ = Describe("JUnit XML", Label("junit"), func() {
 
 		inc := junitCase(doc, "cancellation/deadline-after-dispatch")
 		Expect(inc.Skipped).NotTo(BeNil())
-		Expect(inc.Skipped.Message).To(Equal("inconclusive: step 2 (catalog/c.yaml:9): the deadline passed after dispatch: the effect is unknown"))
+		Expect(inc.Skipped.Message).To(Equal("inconclusive: the deadline passed after dispatch: the effect is unknown (step 2, catalog/c.yaml:9)"))
 
 		xfail := junitCase(doc, "runs/known/still-broken")
 		Expect(xfail.Skipped).NotTo(BeNil())
-		Expect(xfail.Skipped.Message).To(HavePrefix("known failing: step 3"))
+		Expect(xfail.Skipped.Message).To(HavePrefix("known failing: preparation_status payload.revision: want 2, got 3 (step 3"))
 		Expect(xfail.Failure).To(BeNil())
 
 		xpass := junitCase(doc, "runs/known/fixed-meanwhile")
@@ -168,7 +168,7 @@ var _ = Describe("JUnit XML", Label("junit"), func() {
 		Expect(doc.Failures).To(Equal(3))
 		Expect(doc.Errors).To(BeZero())
 		c := junitCase(doc, "broken/wrong-revision")
-		Expect(c.Failure.Message).To(Equal("step 3 (../scriptedcore/testdata/pairs.yaml:13): runtime frame differs: payload.revision: want 2, got 3"))
+		Expect(c.Failure.Message).To(Equal("runtime frame differs: payload.revision: want 2, got 3 (step 3, ../scriptedcore/testdata/pairs.yaml:13)"))
 	})
 })
 
@@ -178,6 +178,6 @@ var _ = Describe("JUnit failure bodies", Label("junit"), func() {
 		Expect(junitCase(doc, "admission/prepare/wrong-revision").Failure.Body).To(HavePrefix(
 			"admission/prepare/wrong-revision\nstep 3: runtime sends preparation_status\nat catalog/admission/prepare.yaml:13\npreparation_status payload.revision: want 2, got 3\n"))
 		Expect(junitCase(doc, "connection/daemon-never-started").Error.Body).To(HavePrefix(
-			"connection/daemon-never-started\nstep 0\nlaunch: exec: ./mydaemon: permission denied\n"))
+			"connection/daemon-never-started\nbefore the first step\nlaunch: exec: ./mydaemon: permission denied\n"))
 	})
 })

@@ -32,6 +32,13 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 	}
 	fmt.Fprintf(&b, "## wirecheck certify: %s\n\n", status)
 	fmt.Fprintf(&b, "%s\n\n", mdCode(r.ProfileLine()))
+	if why := r.Reasons(); len(why) > 0 {
+		b.WriteString("Not certified because:\n\n")
+		for _, w := range why {
+			fmt.Fprintf(&b, "- %s\n", mdText(w))
+		}
+		b.WriteString("\n")
+	}
 
 	b.WriteString("| verdict | cases |\n| --- | ---: |\n")
 	row := func(label string, n int, always bool) {
@@ -69,6 +76,8 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 	if len(meta) > 0 {
 		fmt.Fprintf(&b, "%s\n\n", strings.Join(meta, " · "))
 	}
+
+	mdCauses(&b, r.Causes())
 
 	var attention, passed, notApplicable, expected []int
 	for i, c := range r.Cases {
@@ -126,7 +135,7 @@ func mdCase(b *strings.Builder, c Case, name string) {
 		fmt.Fprintf(b, "%s, no failure recorded.\n\n", res.Verdict)
 		return
 	}
-	where := fmt.Sprintf("- **%s**, step %d", res.Verdict, f.Step)
+	where := fmt.Sprintf("- **%s**, %s", res.Verdict, stepName(f.Step))
 	if f.StepDesc != "" {
 		where += ": " + mdCode(f.StepDesc)
 	}
@@ -134,7 +143,14 @@ func mdCase(b *strings.Builder, c Case, name string) {
 		where += " at " + mdCode(f.Pos.String())
 	}
 	b.WriteString(where + "\n")
-	fmt.Fprintf(b, "- %s\n", mdCode(f.Message))
+	if f.Cause != "" {
+		fmt.Fprintf(b, "- cause: %s\n", mdCode(f.Cause))
+	}
+	first, more, _ := strings.Cut(f.Message, "\n")
+	fmt.Fprintf(b, "- %s\n", mdCode(first))
+	for i, d := range res.Daemons {
+		fmt.Fprintf(b, "- %s\n", mdCode(daemonSummary(i, len(res.Daemons), d)))
+	}
 	if bs := sortedBindings(f.Bindings); len(bs) > 0 {
 		for i, x := range bs {
 			bs[i] = mdCode(x)
@@ -152,6 +168,9 @@ func mdCase(b *strings.Builder, c Case, name string) {
 		fmt.Fprintf(b, "- spec: %s\n", strings.Join(specs, " "))
 	}
 	fmt.Fprintf(b, "- seed %s, scripted %s\n\n", mdCode(res.Seed), res.Played)
+	if more = strings.Trim(more, "\n"); more != "" {
+		b.WriteString(mdFence("", cutLines(more, mdDiffLines)))
+	}
 	if f.Diff != "" {
 		b.WriteString(mdFence("diff", cutLines(strings.TrimRight(f.Diff, "\n"), mdDiffLines)))
 	} else if f.Actual != nil {
@@ -159,6 +178,37 @@ func mdCase(b *strings.Builder, c Case, name string) {
 		b.WriteString(mdFence("", cutLines(prettyJSON(f.Actual), mdDiffLines)))
 	}
 	b.WriteString("\n")
+}
+
+// mdCauses writes the table of root causes, or nothing when no case needs attention.
+func mdCauses(b *strings.Builder, causes []Cause) {
+	if len(causes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### Causes (%d)\n\n| cases | cause | which |\n| ---: | --- | --- |\n", len(causes))
+	for i, c := range causes {
+		if i == causesShown {
+			fmt.Fprintf(b, "\n%d more %s (see the HTML or JSON report)\n", len(causes)-i, plural(len(causes)-i, "cause", "causes"))
+			break
+		}
+		shown := c.Scenarios[:min(len(c.Scenarios), casesShown)]
+		which := make([]string, len(shown))
+		for i, name := range shown {
+			which[i] = mdCell(name)
+		}
+		more := ""
+		if n := len(c.Scenarios) - len(shown); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		fmt.Fprintf(b, "| %d | %s | %s%s |\n", len(c.Scenarios), mdCell(cut(c.Text, causeRunes)), strings.Join(which, ", "), more)
+	}
+	b.WriteString("\n")
+}
+
+// mdCell is mdCode for a table cell: a pipe, which would end the cell, is escaped (GitHub
+// unescapes it inside the code span).
+func mdCell(s string) string {
+	return strings.ReplaceAll(mdCode(s), "|", `\|`)
 }
 
 // mdList writes a collapsed list, or nothing when it is empty.
@@ -241,7 +291,7 @@ func mdText(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '[', ']', '(', ')', '#', '|', '~', '!', '@':
+		case '\\', '`', '*', '_', '[', ']', '#', '|', '~', '!', '@': // no link without '[' and ']', so '(' and ')' stay
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

@@ -32,12 +32,50 @@ func mdOutsideCode(md string) string {
 			out = append(out, line)
 		}
 	}
-	text := strings.Join(out, "\n")
-	for n := 6; n >= 1; n-- {
-		f := strings.Repeat("`", n)
-		text = regexp.MustCompile(f+"[^`]*?"+f).ReplaceAllString(text, "")
+	for i, line := range out {
+		out[i] = withoutCodeSpans(line)
 	}
-	return text
+	return strings.Join(out, "\n")
+}
+
+// withoutCodeSpans removes the code spans of one line as CommonMark reads them: a run of n
+// backticks opens a span that the next run of exactly n backticks closes.
+func withoutCodeSpans(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if line[i] != '`' {
+			b.WriteByte(line[i])
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(line) && line[i+n] == '`' {
+			n++
+		}
+		end := -1
+		for j := i + n; j < len(line); {
+			if line[j] != '`' {
+				j++
+				continue
+			}
+			m := 0
+			for j+m < len(line) && line[j+m] == '`' {
+				m++
+			}
+			if m == n {
+				end = j + m
+				break
+			}
+			j += m
+		}
+		if end < 0 { // no closing run: the backticks are literal
+			b.WriteString(line[i : i+n])
+			i += n
+			continue
+		}
+		i = end
+	}
+	return b.String()
 }
 
 var _ = Describe("Markdown", Label("markdown"), func() {
@@ -69,11 +107,11 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 			"- `preparation_status payload.revision: want 2, got 3`\n" +
 			"- bindings: `executor=executor-1` `handle=handle-[REDACTED]` `prepare=prepare`\n" +
 			"- spec: `runtime-protocol.md#preparation-and-execution-order`\n- seed `42`, scripted core\n\n" +
-			"```diff\n  map[string]any{\n  \t\"id\": \"prepare\",\n- \t\"revision\": int64(2),\n+ \t\"revision\": int64(3),\n  }\n```\n"))
+			"```diff\n  {\n    \"id\": \"prepare\",\n-   \"revision\": 2,\n+   \"revision\": 3\n  }\n```\n"))
 		Expect(md).To(ContainSubstring("Listed as known failing, but it passed"))
 		Expect(md).To(ContainSubstring("<details><summary>1 passed</summary>\n\n- `admission/prepare/passes`\n\n</details>"))
 		Expect(md).To(ContainSubstring("<details><summary>1 not applicable</summary>\n\n- `runs/needs-steering`: `requires: steering`\n\n</details>"))
-		Expect(md).To(ContainSubstring("<details><summary>1 known failing, failed as expected</summary>\n\n- `runs/known/still-broken`: `step 3 (catalog/admission/prepare.yaml:13)"))
+		Expect(md).To(ContainSubstring("<details><summary>1 known failing, failed as expected</summary>\n\n- `runs/known/still-broken`: `preparation_status payload.revision: want 2, got 3 (step 3, catalog/admission/prepare.yaml:13)`"))
 	})
 
 	It("keeps whatever a daemon sends inside code, so it cannot become markup", func() {
@@ -88,7 +126,8 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 		run.Cases[1].Result.Failure.Message = "a ``` fence and a `tick` and\nnew lines"
 		run.Cases[1].Result.Failure.Diff = "```\n</details><script>x</script>\n```"
 		md = render(reports.WriteMarkdown, run)
-		Expect(md).To(ContainSubstring("- ````a ``` fence and a `tick` and new lines````\n"))
+		Expect(md).To(ContainSubstring("- ````a ``` fence and a `tick` and````\n"))
+		Expect(md).To(ContainSubstring("```\nnew lines\n```\n"), "the message's later lines in a block")
 		Expect(md).To(ContainSubstring("````diff\n```\n</details><script>x</script>\n```\n````\n"))
 		Expect(mdOutsideCode(md)).NotTo(ContainSubstring("<script"))
 	})
@@ -110,13 +149,15 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 		Expect(md).To(ContainSubstring("- \tline 39\n… 160 more lines (see the HTML or JSON report)\n```"))
 		Expect(len(md)).To(BeNumerically("<", 65536))
 		Expect(md).To(MatchRegexp(`\n\d+ more not shown in detail`))
-		Expect(md).To(ContainSubstring("- ❌ `runs/many/149`: `step 3 (catalog/admission/prepare.yaml:13): preparation_status payload.revision: want 2, got 3`"))
+		Expect(md).To(ContainSubstring("- ❌ `runs/many/149`: `preparation_status payload.revision: want 2, got 3 (step 3, catalog/admission/prepare.yaml:13)`"))
 	})
 
 	It("says CERTIFIED for a clean run", func() {
-		run := &reports.Run{Cases: []reports.Case{{Result: result("a/b", scenarios.Pass, nil, nil)}}, Started: started, Finished: started.Add(time.Second)}
+		run := &reports.Run{Cases: []reports.Case{{Result: result("a/b", scenarios.Pass, nil, nil)}}, Started: started, Finished: started.Add(time.Second),
+			Profile: contractProfile()}
 		md := render(reports.WriteMarkdown, run)
-		Expect(md).To(HavePrefix("## wirecheck certify: ✅ CERTIFIED\n\n`profile: unknown (no heartbeat) — 1/1 applicable passed, 0 not applicable — CERTIFIED`"))
+		Expect(md).To(HavePrefix("## wirecheck certify: ✅ CERTIFIED\n\n`profile: contract [streaming, environment_none, preparation] — 1/1 applicable passed, 0 not applicable — CERTIFIED`\n\n|"))
+		Expect(md).NotTo(ContainSubstring("Causes"))
 		Expect(md).NotTo(ContainSubstring("Needs attention"))
 	})
 })
@@ -124,6 +165,6 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 var _ = Describe("Markdown of a failure before any step", Label("markdown"), func() {
 	It("leaves out the step description and position it does not have", func() {
 		md := render(reports.WriteMarkdown, handRun())
-		Expect(md).To(ContainSubstring("- **harness_error**, step 0\n- `launch: exec: ./mydaemon: permission denied`\n"))
+		Expect(md).To(ContainSubstring("- **harness_error**, before the first step\n- `launch: exec: ./mydaemon: permission denied`\n"))
 	})
 })

@@ -13,8 +13,8 @@ import (
 const redactedMark = "[REDACTED]"
 
 // prepared returns the copy of r every writer renders: secrets redacted from every string, cases
-// in id order, go-cmp's randomised non-breaking spaces made plain, defaults filled. r itself is
-// never changed.
+// in id order, go-cmp's randomised non-breaking spaces made plain, transcripts in time order,
+// daemon output bounded. r itself is never changed.
 func (r *Run) prepared() (*Run, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
@@ -23,12 +23,15 @@ func (r *Run) prepared() (*Run, error) {
 	cp.Redact = nil
 	cp.Cases = sortedCases(cp.Cases)
 	for _, c := range cp.Cases {
-		if f := c.Result.Failure; f != nil {
+		res := c.Result
+		if f := res.Failure; f != nil {
 			f.Diff = strings.ReplaceAll(f.Diff, "\u00a0", " ")
 		}
-	}
-	if cp.SpecBase == "" {
-		cp.SpecBase = "spec/"
+		res.Transcript = inTimeOrder(res.Transcript)
+		for i := range res.Daemons {
+			// Bounded after redaction, so a cut never leaves part of a secret.
+			res.Daemons[i].Output = boundOutput(res.Daemons[i].Output)
+		}
 	}
 	return cp, nil
 }

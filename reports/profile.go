@@ -106,6 +106,9 @@ func (p Profile) kind() string {
 //
 //	profile: contract [preparation, environment_none, streaming] — 71/71 applicable passed, 4 not applicable — CERTIFIED
 //	profile: contract [preparation] — 69/71 applicable passed, 4 not applicable — NOT CERTIFIED: 2 failed
+//	profile: kind contract not advertised — 17/17 applicable passed, 55 not applicable — NOT CERTIFIED: kind contract is not advertised (a certificate requires it)
+//
+// The reasons after NOT CERTIFIED are Reasons, in that order.
 func (r *Run) ProfileLine() string {
 	return r.profileLine(r.Summary())
 }
@@ -116,26 +119,14 @@ func (r *Run) profileLine(s Summary) string {
 		parts = append(parts, fmt.Sprintf("%d known failing", s.ExpectedFailures))
 	}
 	parts = append(parts, fmt.Sprintf("%d not applicable", s.NotApplicable))
-	return r.Profile.describe() + " — " + strings.Join(parts, ", ") + " — " + r.status(s)
+	return r.Profile.describe() + " — " + strings.Join(parts, ", ") + " — " + r.status()
 }
 
 // status is "CERTIFIED" or "NOT CERTIFIED: <why>".
-func (r *Run) status(s Summary) string {
-	if r.OK() {
+func (r *Run) status() string {
+	why := r.Reasons()
+	if len(why) == 0 {
 		return "CERTIFIED"
-	}
-	var why []string
-	add := func(n int, what string) {
-		if n > 0 {
-			why = append(why, fmt.Sprintf("%d %s", n, what))
-		}
-	}
-	add(s.Fail-s.ExpectedFailures, "failed")
-	add(s.UnexpectedPasses, "known failing passed")
-	add(s.Inconclusive, "inconclusive")
-	add(s.HarnessError, plural(s.HarnessError, "harness error", "harness errors"))
-	if s.Applicable == 0 {
-		why = append(why, "no applicable scenario ran")
 	}
 	return "NOT CERTIFIED: " + strings.Join(why, ", ")
 }

@@ -29,9 +29,15 @@ type Run struct {
 	// string of the model is cleaned of them (and of their JSON-escaped forms) before any writer
 	// renders it. The list itself is never written.
 	Redact []string
-	// SpecBase is prepended to a spec reference like "runtime-protocol.md#anchor" to make its link
-	// in the HTML report; default "spec/" (relative to the report). References that already are
-	// URLs are linked as they are.
+	// SpecDir is a directory holding the spec files the scenarios cite (runtime-protocol.md,
+	// protocol-facts.md, …). When set, the HTML report quotes every section its cases cite and
+	// links each reference to its quote; a reference whose file or heading is not there is shown
+	// unlinked, saying why.
+	SpecDir string
+	// SpecBase, when SpecDir is not set, is prepended to a spec reference like
+	// "runtime-protocol.md#anchor" to make its link in the HTML report (e.g. where the spec is
+	// published). With neither, only references that already are URLs are links: a report never
+	// links to what it cannot vouch for.
 	SpecBase string
 }
 
@@ -139,34 +145,29 @@ func (r *Run) Summary() Summary {
 }
 
 // OK is true only if every applicable case passed, the known-failing cases failed as expected,
-// no harness error occurred, and at least one applicable case ran: a run that played nothing
-// certifies nothing.
-func (r *Run) OK() bool {
-	if r.Summary().Applicable == 0 {
-		return false
-	}
-	for _, c := range r.Cases {
-		if !c.OK() {
-			return false
-		}
-	}
-	return true
-}
+// no harness error occurred, at least one applicable case ran (a run that played nothing certifies
+// nothing), and, when a Runtime was under test, its heartbeat advertised kind contract as
+// available: no certificate without the kind every scenario runs on. Reasons says why not.
+func (r *Run) OK() bool { return len(r.Reasons()) == 0 }
 
 // Exit codes of a certification run.
 const (
 	ExitCertified    = 0 // OK
-	ExitNotCertified = 1 // the implementation failed, passed unexpectedly, was inconclusive, or nothing applicable ran
+	ExitNotCertified = 1 // the implementation failed, passed unexpectedly, was inconclusive, lacks kind contract, or nothing applicable ran
 	ExitHarnessError = 2 // no implementation failure, but the suite or the machine failed: the verdict is incomplete
 )
 
-// ExitCode is the process exit status `wirecheck certify` ends with: 0 only when OK.
+// ExitCode is the process exit status `wirecheck certify` ends with: 0 only when OK; 2 when harness
+// errors leave the verdict incomplete and nothing the daemon did is to blame (no failure, no
+// inconclusive case, no stale known-failing entry, and no heartbeat that denies kind contract); 1
+// otherwise.
 func (r *Run) ExitCode() int {
 	if r.OK() {
 		return ExitCertified
 	}
 	s := r.Summary()
-	if s.HarnessError > 0 && s.Fail == s.ExpectedFailures && s.UnexpectedPasses == 0 && s.Inconclusive == 0 {
+	blamed := s.Fail > s.ExpectedFailures || s.UnexpectedPasses > 0 || s.Inconclusive > 0 || r.contractDenied()
+	if s.HarnessError > 0 && !blamed {
 		return ExitHarnessError
 	}
 	return ExitNotCertified

@@ -54,7 +54,7 @@ var _ = Describe("the results model", Label("model"), func() {
 	xfail, xpass := caseOf(scenarios.Fail, true), caseOf(scenarios.Pass, true)
 	DescribeTable("OK: every applicable case passed, known failures failed, no harness error",
 		func(r row) {
-			run := &reports.Run{Cases: r.cases}
+			run := &reports.Run{Cases: r.cases, Profile: contractProfile()}
 			Expect(run.OK()).To(Equal(r.ok))
 			Expect(run.ExitCode()).To(Equal(r.exit))
 			Expect(run.ProfileLine()).To(HaveSuffix(r.line))
@@ -69,6 +69,7 @@ var _ = Describe("the results model", Label("model"), func() {
 		Entry("a failure and a harness error", row{[]reports.Case{fail, herr, herr}, false, 1, "NOT CERTIFIED: 1 failed, 2 harness errors"}),
 		Entry("nothing applicable ran", row{[]reports.Case{na}, false, 1, "NOT CERTIFIED: no applicable scenario ran"}),
 		Entry("nothing ran", row{nil, false, 1, "0/0 applicable passed, 0 not applicable — NOT CERTIFIED: no applicable scenario ran"}),
+		Entry("a harness error among cases that do not apply", row{[]reports.Case{na, herr}, false, 2, "0/1 applicable passed, 1 not applicable — NOT CERTIFIED: 1 harness error"}),
 	)
 
 	It("summarises by verdict, with known failures counted in their verdict too", func() {

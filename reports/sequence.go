@@ -152,7 +152,7 @@ func layoutSequence(res *scenarios.Result, id string) diagram {
 		}
 		addBand(failStep)
 		d.Rows = append(d.Rows, seqRow{Kind: "verdict", Y: y, Step: failStep, X1: 20, X2: seqWidth - 20,
-			LabelX: seqWidth / 2, Label: cut(fmt.Sprintf("✗ %s at step %d: %s", res.Verdict, f.Step, f.Message), 120),
+			LabelX: seqWidth / 2, Label: cut(fmt.Sprintf("✗ %s %s: %s", res.Verdict, stepWords(f.Step), failureReason(f)), 120),
 			Title: f.Message, Class: "fail", Href: "#" + id + "-failure"})
 		y += seqRowH
 	}
@@ -182,4 +182,12 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// stepWords is "at step 3", or "before the first step".
+func stepWords(step int) string {
+	if step == 0 {
+		return stepName(step)
+	}
+	return "at " + stepName(step)
 }

@@ -12,16 +12,48 @@ import (
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
-// failureHeadline is "step N (file:line): message", the line every format leads a failure with.
+// failureHeadline is the line every format leads a failure with: the first reason in plain
+// words, then where it happened, e.g.
+//
+//	the daemon sends no Bearer header (before the first step, catalog/connection/credentials.yaml:3)
+//	runtime frame differs: payload.revision: want 2, got 3 (step 3, catalog/admission/prepare.yaml:13)
 func failureHeadline(f *scenarios.Failure) string {
 	if f == nil {
 		return ""
 	}
-	where := fmt.Sprintf("step %d", f.Step)
-	if f.Pos.File != "" || f.Pos.Line != 0 {
-		where += " (" + f.Pos.String() + ")"
+	return failureReason(f) + " (" + failureWhere(f) + ")"
+}
+
+// failureReason is the first reason in plain words: the root cause when the harness named one,
+// else the first line of the message (later lines hold detail, such as a daemon's last output).
+func failureReason(f *scenarios.Failure) string {
+	if f == nil {
+		return ""
 	}
-	return where + ": " + f.Message
+	if c := strings.TrimSpace(f.Cause); c != "" {
+		return c
+	}
+	first, _, _ := strings.Cut(f.Message, "\n")
+	return strings.TrimSpace(first)
+}
+
+// failureWhere is "step 3, file:line", or "before the first step, file:line" for a failure of
+// the connection or the first heartbeat; the position is left out when unknown.
+func failureWhere(f *scenarios.Failure) string {
+	where := stepName(f.Step)
+	if f.Pos.File != "" || f.Pos.Line != 0 {
+		where += ", " + f.Pos.String()
+	}
+	return where
+}
+
+// stepName is "step 3", or "before the first step" for step 0 (the connection, the first
+// heartbeat).
+func stepName(step int) string {
+	if step == 0 {
+		return "before the first step"
+	}
+	return fmt.Sprintf("step %d", step)
 }
 
 // sortedKeys returns the names of bindings in order.
@@ -111,13 +143,13 @@ func transcriptText(t []scenarios.Exchange) string {
 	return b.String()
 }
 
-// specHref returns the link for a spec reference: URLs as they are, "file.md#anchor" under base,
-// anything else (a bare word) no link.
+// specHref returns the link for a spec reference: URLs as they are, "file.md#anchor" under base
+// when there is one, anything else (a bare word) no link.
 func specHref(base, ref string) string {
 	switch {
 	case strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://"):
 		return ref
-	case strings.Contains(ref, ".md"):
+	case base != "" && strings.Contains(ref, ".md"):
 		return base + ref
 	}
 	return ""

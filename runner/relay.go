@@ -28,11 +28,24 @@ type Relay struct {
 	relay  *fault.Relay
 	clock  lazyClock
 	cancel context.CancelFunc
+	// origin is when the transcript the events join began (see relayed); applied stamps the wall
+	// time of each fault the relay applied, in order.
+	origin  time.Time
+	applied appliedLog
 }
 
 // Start listens in front of upstream (a Core base URL) and returns the URL the Runtime must use.
 func (r *Relay) Start(ctx context.Context, upstream string) (string, error) {
-	rl, err := fault.New(upstream, r.Schedule, fault.Options{Clock: &r.clock, Seed: seedOf(r.Seed), Logger: r.Logger})
+	r.mu.Lock()
+	if r.origin.IsZero() {
+		r.origin = time.Now()
+	}
+	r.mu.Unlock()
+	logger := slog.New(&r.applied)
+	if r.Logger != nil {
+		r.applied.next = r.Logger.Handler()
+	}
+	rl, err := fault.New(upstream, r.Schedule, fault.Options{Clock: &r.clock, Seed: seedOf(r.Seed), Logger: logger})
 	if err != nil {
 		return "", err
 	}
@@ -71,17 +84,25 @@ func (r *Relay) Arm(_ context.Context, f *scenarios.FaultStep, b *scenarios.Bind
 	return rl.Arm(rule)
 }
 
-// Events renders what the relay did, for the transcript.
+// Events renders what the relay did, for the transcript, each at the time it happened since the
+// transcript began. (The events' own times are on the relay's clock, virtual in process; the
+// transcript's are wall time.) An event whose time was not seen is placed now, at the end.
 func (r *Relay) Events() []scenarios.Exchange {
 	r.mu.Lock()
-	rl := r.relay
+	rl, origin := r.relay, r.origin
 	r.mu.Unlock()
 	if rl == nil {
 		return nil
 	}
+	events := rl.Events()
+	stamps := r.applied.times(len(events))
 	var out []scenarios.Exchange
-	for _, e := range rl.Events() {
-		out = append(out, scenarios.Exchange{Dir: scenarios.Event, Type: "fault", Note: e.String()})
+	for i, e := range events {
+		at := time.Since(origin)
+		if i < len(stamps) && stamps[i].rule == e.Rule && stamps[i].action == string(e.Action) {
+			at = stamps[i].at.Sub(origin)
+		}
+		out = append(out, scenarios.Exchange{At: at, Dir: scenarios.Event, Type: "fault", Note: e.String()})
 	}
 	return out
 }
@@ -159,8 +180,14 @@ func (l *lazyClock) Now() time.Time                         { return l.get().Now
 func (l *lazyClock) After(d time.Duration) <-chan time.Time { return l.get().After(d) }
 func (l *lazyClock) NewTimer(d time.Duration) clock.Timer   { return l.get().NewTimer(d) }
 
-// relayed puts relay between the scripted Core and what launch starts.
+// relayed puts relay between the scripted Core and what launch starts. It is called for Play's
+// argument, right before Play starts its transcript, so that moment is the origin of the relay's
+// event times (earlier by the microseconds Play takes to begin: an event never shows before the
+// frame that caused it).
 func relayed(relay *Relay, launch scriptedcore.Launch) scriptedcore.Launch {
+	relay.mu.Lock()
+	relay.origin = time.Now()
+	relay.mu.Unlock()
 	return func(ctx context.Context, c scriptedcore.Connect, v scriptedcore.View) (scriptedcore.Runtime, error) {
 		base, err := relay.Start(ctx, c.ServerURL)
 		if err != nil {
@@ -175,4 +202,61 @@ func relayed(relay *Relay, launch scriptedcore.Launch) scriptedcore.Launch {
 		}
 		return rt, err
 	}
+}
+
+// appliedLog is the slog handler the fault relay logs to: it notes the wall time of every fault
+// applied ("fault applied", logged as the relay records the event, under its lock, so in event
+// order), and passes every record on to next (Relay.Logger), if any.
+type appliedLog struct {
+	next  slog.Handler
+	mu    sync.Mutex
+	stamp []appliedStamp
+}
+
+type appliedStamp struct {
+	at           time.Time
+	rule, action string
+}
+
+func (h *appliedLog) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelInfo || (h.next != nil && h.next.Enabled(ctx, l))
+}
+
+func (h *appliedLog) Handle(ctx context.Context, rec slog.Record) error {
+	if rec.Message == "fault applied" {
+		st := appliedStamp{at: rec.Time}
+		rec.Attrs(func(a slog.Attr) bool {
+			switch a.Key {
+			case "rule":
+				st.rule = a.Value.String()
+			case "action":
+				st.action = a.Value.String()
+			}
+			return true
+		})
+		h.mu.Lock()
+		h.stamp = append(h.stamp, st)
+		h.mu.Unlock()
+	}
+	if h.next != nil && h.next.Enabled(ctx, rec.Level) {
+		return h.next.Handle(ctx, rec)
+	}
+	return nil
+}
+
+// The relay logs through its own logger, never With or WithGroup; those pass through unstamped.
+func (h *appliedLog) WithAttrs(as []slog.Attr) slog.Handler { return h.derived().WithAttrs(as) }
+func (h *appliedLog) WithGroup(name string) slog.Handler    { return h.derived().WithGroup(name) }
+func (h *appliedLog) derived() slog.Handler {
+	if h.next == nil {
+		return slog.DiscardHandler
+	}
+	return h.next
+}
+
+// times returns the first n stamps.
+func (h *appliedLog) times(n int) []appliedStamp {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]appliedStamp(nil), h.stamp[:min(n, len(h.stamp))]...)
 }

@@ -62,7 +62,7 @@ type Failure struct {
 	Message  string // one line: what happened, naming the frame, member and rule
 	Expected any    // the expected frame, rendered with the bindings in force
 	Actual   any    // the frame received
-	Diff     string // go-cmp diff, -expected +actual
+	Diff     string // line diff of the frames as indented JSON, -expected +actual
 	Bindings map[string]string
 	Missing  []string // for NotApplicable: the capabilities not declared
 	// Cause is the root cause in plain words, the same for every scenario that fails for the same
@@ -95,9 +95,12 @@ func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s, scripted %s] %s (%v, seed %s)", r.Scenario, r.Verdict, r.Played, r.Title, r.Duration.Round(time.Microsecond), r.Seed)
 	if f := r.Failure; f != nil {
-		if f.Step == 0 {
+		switch {
+		case f.Step == 0 && f.Pos.File != "":
+			fmt.Fprintf(&b, "\n  connection (before the first step) at %s: %s", f.Pos, f.Message)
+		case f.Step == 0:
 			fmt.Fprintf(&b, "\n  connection (before the first step): %s", f.Message)
-		} else {
+		default:
 			fmt.Fprintf(&b, "\n  step %d (%s) at %s: %s", f.Step, f.StepDesc, f.Pos, f.Message)
 		}
 		if f.Diff != "" {

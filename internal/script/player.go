@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -30,11 +28,15 @@ type Player struct {
 	OnHeartbeat func(raw []byte) error
 }
 
-// Failf builds a failure at a step.
+// Failf builds a failure at a step; with no step (the connection, the first heartbeat) it points
+// at the scenario itself, so every failure has a file:line.
 func (p *Player) Failf(st *scenarios.Step, format string, args ...any) *scenarios.Failure {
 	f := &scenarios.Failure{Message: fmt.Sprintf(format, args...), Bindings: p.B.Snapshot()}
-	if st != nil {
+	switch {
+	case st != nil:
 		f.Step, f.StepDesc, f.Pos = st.Index, st.Describe(), st.Pos
+	case p.Scenario != nil:
+		f.Pos = p.Scenario.Pos
 	}
 	return f
 }
@@ -151,7 +153,7 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 				what = fmt.Sprintf("%s frame matches none of the %d frames still expected in any order; first: %s", st.From, len(pending), best.Reason)
 			}
 			fail := p.Failf(st, "%s", what)
-			fail.Expected, fail.Actual, fail.Diff = best.Expected, best.Actual, best.Diff
+			fail.Expected, fail.Actual, fail.Diff = best.Expected, best.Actual, Diff(best.Expected, best.Actual)
 			if len(pending) == 1 || st.Kind != scenarios.StepAnyOrder {
 				fail.Pos = pending[0].Pos
 			}
@@ -265,7 +267,7 @@ func (p *Player) brokeSilence(st *scenarios.Step, window time.Duration, opened t
 	}
 	actual, _ := scenarios.DecodeJSON(in.Raw)
 	f := p.Failf(st, "the %s was to stay silent for %v, but sent %s", st.From, window, frameType(in.Raw))
-	f.Actual, f.Diff = actual, cmp.Diff(nil, actual)
+	f.Actual, f.Diff = actual, Diff(nil, actual)
 	return f
 }
 

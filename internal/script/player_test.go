@@ -1,0 +1,27 @@
+package script
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// A failure before the first step (the connection, the first heartbeat) points at the scenario's
+// own file:line, so every failure says where to look.
+func TestFailureBeforeTheFirstStepPointsAtTheScenario(t *testing.T) {
+	sc := &scenarios.Scenario{ID: "connection/x", Pos: scenarios.Pos{File: "catalog/connection/x.yaml", Line: 12}}
+	p := &Player{Scenario: sc, B: scenarios.BindingsWith(nil)}
+	f := p.Failf(nil, "the Runtime made no connection attempt within %v", "3s")
+	if f.Step != 0 || f.Pos != sc.Pos {
+		t.Fatalf("failure at step %d, %s; want step 0 at %s", f.Step, f.Pos, sc.Pos)
+	}
+	p.Rec = NewRecorder()
+	if s := p.Result(scenarios.SideCore, scenarios.Fail, f).String(); !strings.Contains(s, "connection (before the first step) at catalog/connection/x.yaml:12: the Runtime made no connection attempt") {
+		t.Errorf("the result reads:\n%s", s)
+	}
+	st := &scenarios.Step{Index: 2, Kind: scenarios.StepAdvance, Pos: scenarios.Pos{File: "catalog/connection/x.yaml", Line: 20}}
+	if f := p.Failf(st, "late"); f.Step != 2 || f.Pos != st.Pos {
+		t.Fatalf("a step's failure points at %s, want %s", f.Pos, st.Pos)
+	}
+}
