@@ -67,8 +67,8 @@ func TestCertifyUsageErrorsExitThreeBeforeAnyScenario(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
-		if code := exitCodeOf(err); code != exitUsage {
-			t.Errorf("%s: exit %d, want %d (usage)\n%s", name, code, exitUsage, stderr.String())
+		if code := exitCodeOf(err); code != 3 {
+			t.Errorf("%s: exit %d, want 3 (usage)\n%s", name, code, stderr.String())
 			continue
 		}
 		if !strings.Contains(stderr.String(), c.want) {
@@ -128,12 +128,17 @@ steps:
 				t.Fatal(err)
 			}
 			defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
-			lines := make(chan string)
-			go func() { // owner: the child's stderr; ends when it closes
+			lines, quit := make(chan string), make(chan struct{})
+			defer close(quit)
+			go func() { // owner: the child's stderr; ends when it closes or the test does
 				defer close(lines)
 				sc := bufio.NewScanner(stderr)
 				for sc.Scan() {
-					lines <- sc.Text()
+					select {
+					case lines <- sc.Text():
+					case <-quit:
+						return
+					}
 				}
 			}()
 			var seen []string
@@ -158,8 +163,19 @@ steps:
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			for l := range lines {
-				seen = append(seen, l)
+			ended := time.NewTimer(30 * time.Second)
+			defer ended.Stop()
+		drain:
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						break drain
+					}
+					seen = append(seen, l)
+				case <-ended.C:
+					t.Fatalf("wirecheck still runs 30 s after %v:\n%s", sig, strings.Join(seen, "\n"))
+				}
 			}
 			err = cmd.Wait()
 			took := time.Since(signalled)
