@@ -196,3 +196,23 @@ steps:
 		})
 	}
 }
+
+// An image the engine does not have is found before the first scenario.
+func TestCertifyRefusesAnImageTheEngineLacks(t *testing.T) {
+	engine, err := exec.LookPath("podman")
+	if err != nil {
+		t.Skip("no podman on this machine")
+	}
+	conf := os.Getenv("CONTAINERS_CONF")
+	if conf == "" {
+		conf, _ = filepath.Abs("../../.ci/containers.conf")
+	}
+	cmd := wirecheckCommand("certify", "--runtime-image", "localhost/wirecheck-surely-missing:none", "--engine", engine)
+	cmd.Env = append(cmd.Env, "CONTAINERS_CONF="+conf)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if code := exitCodeOf(err); code != 3 || !strings.Contains(stderr.String(), "is not in") {
+		t.Fatalf("exit %d, want 3 with the image named:\n%s", code, stderr.String())
+	}
+}
