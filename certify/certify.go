@@ -33,14 +33,20 @@ type Config struct {
 	// the run. KnownFailingFiles names where the list came from, for the report.
 	KnownFailing      *runner.KnownFailing
 	KnownFailingFiles []string
-	Parallel          int           // scenarios at once, each with its own daemon; 1 by default
-	Timeout           time.Duration // bound on one scenario; 60 s by default
-	Step              time.Duration // bound on every read and wait inside a scenario; 3 s by default
-	Seed              string        // reproduces generated values and fault choices; random by default
+	Parallel          int // scenarios at once, each with its own daemon; 1 by default
+	// Timeout bounds every scenario; by default each gets runner.ScenarioBound, derived from the
+	// real time its steps wait (an admission's expiry waits five minutes against a daemon in
+	// another process).
+	Timeout time.Duration
+	Step    time.Duration // bound on every read and wait inside a scenario; 3 s by default
+	Seed    string        // reproduces generated values and fault choices; random by default
 	// Faults is a fault schedule applied through a relay to every scenario.
 	Faults *fault.Schedule
-	// Progress, if set, sees each result as it completes (from several goroutines).
+	// Progress, if set, sees each result as it completes; Started each scenario as it starts;
+	// Waiting each long wait of real time as it starts (all from several goroutines).
 	Progress func(*scenarios.Result)
+	Started  func(*scenarios.Scenario)
+	Waiting  func(runner.Wait)
 }
 
 // Selection is the scenarios a Config selects, in catalog order, with the parsed options runner
@@ -50,35 +56,46 @@ type Selection struct {
 	Options   runner.Options
 }
 
-// Select resolves the catalog and the selection of cfg, without playing anything.
+// Select resolves the catalog and the selection of cfg, without playing anything. An empty
+// selection is an error (Check says more).
 func Select(cfg Config) (Selection, error) {
+	sel, _, err := selectFrom(cfg)
+	if err == nil && len(sel.Scenarios) == 0 {
+		err = errors.New("no scenario is selected")
+	}
+	return sel, err
+}
+
+// selectFrom is Select and the catalog it selected from.
+func selectFrom(cfg Config) (Selection, *scenarios.Catalog, error) {
 	if cfg.Target == nil {
-		return Selection{}, errors.New("certify: no target: give a runner.Target (runner.Command, runner.Image, runner.ReferenceRuntime{})")
+		return Selection{}, nil, errors.New("certify: no target: give a runner.Target (runner.Command, runner.Image, runner.ReferenceRuntime{})")
 	}
 	cat := cfg.Catalog
 	if cat == nil {
 		var err error
 		if cat, err = scenarios.Embedded(); err != nil {
-			return Selection{}, err
+			return Selection{}, nil, err
 		}
 	}
 	labels, err := runner.ParseLabelFilter(cfg.LabelFilter)
 	if err != nil {
-		return Selection{}, err
+		return Selection{}, nil, err
 	}
 	o := runner.Options{Run: cfg.Run, Skip: cfg.Skip, Labels: labels, Parallel: cfg.Parallel, Timeout: cfg.Timeout,
-		Step: cfg.Step, Seed: cfg.Seed, Faults: cfg.Faults, Progress: cfg.Progress}
+		Step: cfg.Step, Seed: cfg.Seed, Faults: cfg.Faults, Progress: cfg.Progress, Started: cfg.Started, Waiting: cfg.Waiting}
 	if o.Seed == "" {
 		o.Seed = runner.NewSeed()
 	}
-	return Selection{Scenarios: runner.Select(cat, o), Options: o}, nil
+	return Selection{Scenarios: runner.Select(cat, o), Options: o}, cat, nil
 }
 
 // Run certifies cfg.Target: it plays every selected scenario and returns the run, whose
 // ProfileLine and ExitCode give the verdict. If ctx ends, scenarios not finished are harness
-// errors and the run is still returned. The error is for a configuration that cannot run.
+// errors and the run is still returned. The error is for a configuration that cannot run, found
+// by Check before the first scenario.
 func Run(ctx context.Context, cfg Config) (*reports.Run, error) {
-	sel, err := Select(cfg)
+	sel, err := check(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 // test fails with it. `go test -parallel N` bounds how many daemons run at once.
 func Test(t *testing.T, cfg Config) {
 	t.Helper()
-	sel, err := Select(cfg)
+	sel, err := check(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@
 package clock
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
@@ -142,13 +143,42 @@ type Advancer interface {
 	Advance(d time.Duration)
 }
 
+// ContextAdvancer is an Advancer whose advance may be a long wait that a context cuts short.
+type ContextAdvancer interface {
+	Advancer
+	// AdvanceContext advances d, or less if ctx ends first; then it returns ctx's error.
+	AdvanceContext(ctx context.Context, d time.Duration) error
+}
+
+// AdvanceContext advances a by d. Against the wall clock that is a real wait (five minutes for an
+// admission's expiry), which ends with ctx's error when ctx ends first; a virtual clock advances
+// at once.
+func AdvanceContext(ctx context.Context, a Advancer, d time.Duration) error {
+	if ca, ok := a.(ContextAdvancer); ok {
+		return ca.AdvanceContext(ctx, d)
+	}
+	a.Advance(d)
+	return nil
+}
+
 // RealAdvancer is the wall clock whose Advance simply waits d: what `advance` means against a
-// Runtime in another process.
-func RealAdvancer() Advancer { return realAdvancer{} }
+// Runtime in another process. Its AdvanceContext ends the wait when the context does.
+func RealAdvancer() ContextAdvancer { return realAdvancer{} }
 
 type realAdvancer struct{ realClock }
 
-func (realAdvancer) Advance(d time.Duration) { <-time.After(d) }
+func (a realAdvancer) Advance(d time.Duration) { _ = a.AdvanceContext(context.Background(), d) }
+
+func (realAdvancer) AdvanceContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // AdvanceWhenDue waits, for at most wait of real time, until some armed timer falls due within d,
 // then advances d. It moves time only once the code under test is waiting on it, which removes

@@ -1,6 +1,8 @@
 package clock
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -53,5 +55,33 @@ func TestAdvanceWhenDueWaitsForTheTimer(t *testing.T) {
 	case <-<-armed:
 	default:
 		t.Fatal("the timer armed concurrently did not fire")
+	}
+}
+
+// Against a daemon in another process an advance is a real wait (an admission expires after five
+// minutes); Ctrl-C must still end it at once.
+func TestRealAdvanceEndsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error)
+	go func() { ended <- AdvanceContext(ctx, RealAdvancer(), time.Hour) }()
+	cancel()
+	select {
+	case err := <-ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("an interrupted advance returned %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an advance of an hour of real time did not end with its context")
+	}
+}
+
+// A virtual clock moves at once, whatever the context.
+func TestAdvanceContextMovesAVirtualClock(t *testing.T) {
+	f := NewFake()
+	if err := AdvanceContext(context.Background(), f, 5*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Now(); !got.Equal(Epoch.Add(5 * time.Minute)) {
+		t.Fatalf("now = %v", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,11 +20,13 @@ import (
 type Options struct {
 	Run, Skip []string // scenario id patterns (scenarios.MatchID)
 	Labels    *LabelFilter
-	Parallel  int           // scenarios at once; default 1
-	Timeout   time.Duration // per scenario; default 60 s
-	Step      time.Duration // the bound on every read and wait inside a scenario; default 3 s
-	Start     time.Duration // the bound on a launched daemon's first connection attempt; default 20 s
-	Seed      string        // printed; reproduces generated values; default random
+	Parallel  int // scenarios at once; default 1
+	// Timeout bounds each scenario; by default each gets ScenarioBound, derived from the real time
+	// its steps wait.
+	Timeout time.Duration
+	Step    time.Duration // the bound on every read and wait inside a scenario; default 3 s
+	Start   time.Duration // the bound on a launched daemon's first connection attempt; default 20 s
+	Seed    string        // printed; reproduces generated values; default random
 	// Credential is the run's daemon credential (default: a fresh random one). It reaches the
 	// daemon by environment only and never appears in a report.
 	Credential string
@@ -34,6 +38,10 @@ type Options struct {
 	RelayLog *slog.Logger
 	// Progress, if set, sees every result as it completes (from several goroutines when Parallel > 1).
 	Progress func(*scenarios.Result)
+	// Started, if set, sees every scenario as it starts; Waiting every wait of at least LongWait
+	// of real time as it starts (from several goroutines when Parallel > 1).
+	Started func(*scenarios.Scenario)
+	Waiting func(Wait)
 }
 
 // Select returns the scenarios of a catalog that the options select for testing a Runtime.
@@ -42,6 +50,21 @@ func Select(c *scenarios.Catalog, o Options) []*scenarios.Scenario {
 	for _, sc := range c.Select(o.Run, o.Skip) {
 		if sc.Tests.Covers(scenarios.SideRuntime) && o.Labels.Match(sc.Labels) {
 			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// Unmatched returns the entries of the list that match none of ids: a typo, or a scenario that
+// was renamed or removed, which would otherwise be expected to fail silently forever.
+func (k *KnownFailing) Unmatched(ids []string) []string {
+	if k == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range k.patterns {
+		if !slices.ContainsFunc(ids, func(id string) bool { return scenarios.MatchID(p, id) }) {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -83,9 +106,6 @@ func (o *Options) defaults(t Target) {
 	if o.Parallel < 1 {
 		o.Parallel = 1
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = 60 * time.Second
-	}
 	if o.Seed == "" {
 		o.Seed = NewSeed()
 	}
@@ -99,7 +119,15 @@ func (o *Options) defaults(t Target) {
 // launched daemon left behind (its exit, the tail of its output) is kept in the result.
 func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o Options) *scenarios.Result {
 	o.defaults(t)
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	if o.Started != nil {
+		o.Started(sc)
+	}
+	bound := o.Timeout
+	if bound <= 0 {
+		bound = ScenarioBound(sc, o.Step)
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	cfg := scriptedcore.Config{
 		DeviceID:     fmt.Sprintf("wirecheck-%s-%03d", o.Seed, i),
@@ -109,17 +137,84 @@ func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		Seed:         o.Seed + "/" + sc.ID,
 		ShiftVersion: true, // a launched Runtime presents proto.Version; mismatches are the scripted Core's to make
 	}
+	if t.Remote() && o.Waiting != nil {
+		cfg.Advancing = func(st *scenarios.Step) {
+			if st.Advance >= LongWait {
+				o.Waiting(Wait{Scenario: sc.ID, Step: st.Index, Kind: st.Kind, Duration: st.Advance, Since: time.Now()})
+			}
+		}
+	}
 	var launched launches
+	// Once the scenario is stopped (Ctrl-C, its bound), its daemons go at once: every read waiting
+	// on them ends as their connection closes, instead of at its own bound.
+	stopDaemons := context.AfterFunc(ctx, launched.stopAll)
 	r := playScriptedCore(ctx, sc, cfg, launched.track(scripted(t)), o)
+	stopDaemons()
 	r.Daemons = launched.reports()
-	if ctx.Err() != nil && r.Verdict == scenarios.Fail {
-		// The scenario's own bound expired: a deadline is the harness's, not the Runtime's, fault
-		// unless a step had already failed on its own.
+	if ctx.Err() != nil && (r.Verdict == scenarios.Fail || r.Verdict == scenarios.HarnessError) {
+		// The run was interrupted or the scenario's own bound expired: that is the harness's, not
+		// the Runtime's, fault, unless a step had already failed on its own.
+		why := "interrupted"
+		if parent.Err() == nil {
+			why = fmt.Sprintf("the scenario did not end within its bound of %v", bound)
+		}
 		r.Verdict = scenarios.HarnessError
-		r.Failure.Message = "harness error: " + ctx.Err().Error() + ": " + r.Failure.Message
+		r.Failure.Message = "harness error: " + why + ": " + strings.TrimPrefix(r.Failure.Message, "harness error: ")
 	}
 	return r
 }
+
+// A Wait is a long wait of real time inside a scenario (an advance step against a daemon in
+// another process), announced as it starts so that a user knows the run is not stuck.
+type Wait struct {
+	Scenario string
+	Step     int // 1-based, in the scenario with its includes expanded
+	Kind     scenarios.StepKind
+	Duration time.Duration
+	Since    time.Time
+}
+
+func (w Wait) String() string {
+	return fmt.Sprintf("%s: waiting %v of real time (%s step %d)", w.Scenario, w.Duration, w.Kind, w.Step)
+}
+
+// LongWait is how long a wait must be to be announced.
+const LongWait = 5 * time.Second
+
+// RealWait is the real time a scenario's steps wait against a daemon in another process, however
+// fast the daemon answers: its advances, silence and settle windows.
+func RealWait(sc *scenarios.Scenario) time.Duration {
+	var total time.Duration
+	for _, st := range sc.Steps {
+		total += st.Window
+		if st.Kind == scenarios.StepAdvance || st.Kind == scenarios.StepSettle {
+			total += st.Advance
+		}
+	}
+	return total
+}
+
+// boundSlack is what a scenario's bound allows beyond its steps: the daemon's start-up on a loaded
+// machine, its stop, the reports of what it left.
+const boundSlack = 30 * time.Second
+
+// ScenarioBound is the default bound on one scenario: the real time its steps wait, a step bound
+// for each step that reads (and for connecting and the first heartbeat), and boundSlack. Every
+// step has its own bound, so this one is the backstop of a harness that hangs, never the limit a
+// correct daemon meets: the five minutes an admission takes to expire are inside it.
+func ScenarioBound(sc *scenarios.Scenario, step time.Duration) time.Duration {
+	if step <= 0 {
+		step = scriptedcoreStep
+	}
+	reads := 2
+	for _, st := range sc.Steps {
+		reads += max(1, len(st.Frames()))
+	}
+	return RealWait(sc) + time.Duration(reads)*step + boundSlack
+}
+
+// scriptedcoreStep is the scripted Core's step bound when Options.Step is not set.
+const scriptedcoreStep = 3 * time.Second
 
 // playScriptedCore is the one way a scripted Core plays against a launched Runtime: with a fault
 // relay between them when the scenario arms faults or a schedule applies to every scenario, its
@@ -157,6 +252,21 @@ func (l *launches) track(launch scriptedcore.Launch) scriptedcore.Launch {
 		return rt, err
 	}
 }
+
+// stopAll stops every Runtime launched so far, in a hurry: this scenario is over.
+func (l *launches) stopAll() {
+	l.mu.Lock()
+	rts := slices.Clone(l.rts)
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), stopInAHurry)
+	defer cancel()
+	for _, rt := range rts {
+		_ = rt.Stop(ctx)
+	}
+}
+
+// stopInAHurry is how long a stopped scenario's daemons have between SIGTERM and SIGKILL.
+const stopInAHurry = time.Second
 
 func (l *launches) reports() []scenarios.Daemon {
 	l.mu.Lock()

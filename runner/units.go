@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,11 +25,13 @@ import (
 // WIRECHECK_DEVICE_ID, and its credential only in the environment variable CredentialEnv.
 type Units struct {
 	RT            agentruntime.Runtime
-	Command       string   // local: the executable; container: optional command
-	Args          []string // may hold {core_url} and {device_id}
-	Image         string   // container image; empty for a local process
-	CredentialEnv string   // the variable the daemon reads its credential from
-	Credential    string   // this run's credential; reaches the daemon through CredentialEnv only
+	Command       string            // local: the executable; container: optional command
+	Args          []string          // may hold {core_url} and {device_id}
+	Image         string            // container image; empty for a local process
+	CredentialEnv string            // the variable the daemon reads its credential from
+	Credential    string            // this run's credential; reaches the daemon through CredentialEnv only
+	Env           map[string]string // set in the daemon's environment (DaemonOptions.Env)
+	PassEnv       []string          // passed from the suite's environment (DaemonOptions.PassEnv)
 	Grace         time.Duration
 	What          string // Describe
 
@@ -43,6 +49,12 @@ type DaemonOptions struct {
 	Grace      time.Duration // how long a daemon has to stop after SIGTERM; 5 s by default
 	RunID      string        // labels what this run started (containers, state files)
 	Engine     string        // Image only: podman or docker; found on PATH by default
+	// The daemon's environment holds nothing of the suite's but its credential, unless asked:
+	// Env sets variables, PassEnv passes the suite's own (PATH and HOME are what an interpreter
+	// installed by a version manager needs). Neither may name the credential's variable, nor
+	// WIRECHECK_CORE_URL or WIRECHECK_DEVICE_ID, which the daemon is given.
+	Env     map[string]string
+	PassEnv []string
 }
 
 func (o *DaemonOptions) defaults() {
@@ -57,24 +69,59 @@ func (o *DaemonOptions) defaults() {
 	}
 }
 
+// checkEnv refuses an environment that would carry a credential or override what the daemon is
+// given, and a passed variable the suite does not have.
+func (o *DaemonOptions) checkEnv() error {
+	seen := map[string]bool{}
+	for _, n := range slices.Concat(slices.Sorted(maps.Keys(o.Env)), o.PassEnv) {
+		switch {
+		case !envName.MatchString(n):
+			return fmt.Errorf("daemon environment: %q is not a variable name", n)
+		case n == o.CredentialEnv:
+			return fmt.Errorf("daemon environment: %s is the credential's variable; the daemon gets the run's credential there and nothing else may set it", n)
+		case n == agentruntime.EnvCoreURL || n == agentruntime.EnvDeviceID:
+			return fmt.Errorf("daemon environment: %s is set by wirecheck for every scenario", n)
+		case seen[n]:
+			return fmt.Errorf("daemon environment: %s is given twice", n)
+		}
+		seen[n] = true
+	}
+	for _, n := range o.PassEnv {
+		if _, ok := os.LookupEnv(n); !ok {
+			return fmt.Errorf("daemon environment: %s is to be passed but is not set in wirecheck's environment", n)
+		}
+	}
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// allowlist is what the adapter lets a unit read of the suite's environment: the credential and
+// the variables asked for.
+func (o *DaemonOptions) allowlist() agentruntime.EnvAllowlist {
+	return agentruntime.AllowEnv(slices.Concat([]string{o.CredentialEnv}, slices.Collect(maps.Keys(o.Env)), o.PassEnv)...)
+}
+
 // Command is a Target that runs cmdline (split like a shell's simple words; {core_url} and
 // {device_id} are filled in) as a local process per scenario, in its own process group, with an
 // environment built from the allowlist only. Close releases what it started.
 func Command(cmdline string, o DaemonOptions) (*Units, error) {
 	o.defaults()
+	if err := o.checkEnv(); err != nil {
+		return nil, err
+	}
 	argv, err := SplitCommand(cmdline)
 	if err != nil {
 		return nil, err
 	}
 	u := &Units{Command: argv[0], Args: argv[1:], CredentialEnv: o.CredentialEnv, Credential: o.Credential,
-		Grace: o.Grace, What: "command: " + cmdline}
+		Env: o.Env, PassEnv: o.PassEnv, Grace: o.Grace, What: "command: " + cmdline}
 	if path, err := filepath.Abs(u.Command); err == nil {
 		if _, err := os.Stat(path); err == nil {
 			u.Command = path // a file where certify was started, not a name to look up on PATH
 		}
 	}
-	l := agentruntime.NewLocal(agentruntime.LocalOptions{Allowlist: agentruntime.AllowEnv(o.CredentialEnv),
-		LookupEnv: u.Lookup, RunID: o.RunID})
+	l := agentruntime.NewLocal(agentruntime.LocalOptions{Allowlist: o.allowlist(), LookupEnv: u.Lookup, RunID: o.RunID})
 	u.RT, u.close = l, l.Close
 	return u, nil
 }
@@ -84,7 +131,11 @@ func Command(cmdline string, o DaemonOptions) (*Units, error) {
 // scripted Core on loopback); cmdline, if not empty, is the command inside the container.
 func Image(ctx context.Context, image, cmdline string, o DaemonOptions) (*Units, error) {
 	o.defaults()
-	u := &Units{Image: image, CredentialEnv: o.CredentialEnv, Credential: o.Credential, Grace: o.Grace, What: "image: " + image}
+	if err := o.checkEnv(); err != nil {
+		return nil, err
+	}
+	u := &Units{Image: image, CredentialEnv: o.CredentialEnv, Credential: o.Credential, Env: o.Env, PassEnv: o.PassEnv,
+		Grace: o.Grace, What: "image: " + image}
 	if cmdline != "" {
 		argv, err := SplitCommand(cmdline)
 		if err != nil {
@@ -93,7 +144,7 @@ func Image(ctx context.Context, image, cmdline string, o DaemonOptions) (*Units,
 		u.Command, u.Args = argv[0], argv[1:]
 	}
 	c, err := agentruntime.NewContainer(ctx, agentruntime.ContainerOptions{Engine: o.Engine, RunID: o.RunID,
-		Allowlist: agentruntime.AllowEnv(o.CredentialEnv), LookupEnv: u.Lookup})
+		Allowlist: o.allowlist(), LookupEnv: u.Lookup})
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +167,52 @@ func (u *Units) Describe() string { return u.What }
 func (u *Units) Remote() bool     { return true }
 
 // Lookup is the LookupEnv the adapter must be built with: it hands the run's credential to the
-// daemon under CredentialEnv and nothing else of the suite's environment.
+// daemon under CredentialEnv, the values of Env, and of the suite's environment only PassEnv.
 func (u *Units) Lookup(name string) (string, bool) {
 	if name == u.CredentialEnv {
 		return u.Credential, true
 	}
+	if v, ok := u.Env[name]; ok {
+		return v, true
+	}
+	if slices.Contains(u.PassEnv, name) {
+		return os.LookupEnv(name)
+	}
 	return "", false
+}
+
+// Checker is implemented by a Target that can tell, before the first scenario, whether it can
+// launch a daemon at all (certify.Check asks).
+type Checker interface {
+	Check(ctx context.Context) error
+}
+
+// Check tells, before the first scenario, whether a daemon can be launched at all: the command
+// resolves to an executable file, or the container engine has the image.
+func (u *Units) Check(ctx context.Context) error {
+	if u.Image != "" {
+		return u.checkImage(ctx)
+	}
+	if strings.Contains(u.Command, "{") {
+		return nil // filled in per launch; its own launch says what is wrong
+	}
+	if _, err := exec.LookPath(u.Command); err != nil {
+		return fmt.Errorf("the daemon command %q is not an executable: %w", u.Command, errors.Unwrap(err))
+	}
+	return nil
+}
+
+func (u *Units) checkImage(ctx context.Context) error {
+	c, ok := u.RT.(interface{ Engine() string })
+	if !ok {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, c.Engine(), "image", "inspect", "--format", "{{.Id}}", u.Image).CombinedOutput()
+	if err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return fmt.Errorf("the image %s is not in %s's image store (%v: %s)", u.Image, c.Engine(), err, first)
+	}
+	return nil
 }
 
 func (u *Units) Launch(ctx context.Context, c Connect) (Runtime, error) {
@@ -139,6 +230,10 @@ func (u *Units) launchWith(ctx context.Context, c Connect, credential string) (R
 		Env:       map[string]string{},
 		SecretEnv: []string{u.CredentialEnv},
 		Labels:    map[string]string{"scenario-device": c.DeviceID},
+	}
+	// By reference, so Lookup gives each value as written: a set value is never expanded again.
+	for _, n := range slices.Concat(slices.Collect(maps.Keys(u.Env)), u.PassEnv) {
+		spec.Env[n] = "${" + n + "}"
 	}
 	if credential != u.Credential {
 		// The per-unit credential differs from the run's only in rejection scenarios, where it is

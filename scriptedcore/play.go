@@ -43,6 +43,9 @@ type Config struct {
 	// Faults arms the scenario's fault steps on the relay in front of the Runtime; nil: a
 	// scenario with fault steps cannot be played (harness error).
 	Faults scenarios.FaultArmer
+	// Advancing, if set, is told as an advance or settle step starts moving Clock by st.Advance
+	// (against the wall clock, a wait a user should hear about).
+	Advancing func(st *scenarios.Step)
 }
 
 func (c *Config) defaults() {
@@ -415,16 +418,11 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 			return f, nil
 		}
 		if st.Advance > 0 {
-			p.Rec.Event("advance", st.Advance.String())
-			r.cfg.Clock.Advance(st.Advance)
-			p.Advanced()
+			return nil, r.advance(ctx, st)
 		}
 		return nil, nil
 	case scenarios.StepAdvance:
-		p.Rec.Event("advance", st.Advance.String())
-		r.cfg.Clock.Advance(st.Advance)
-		p.Advanced()
-		return nil, nil
+		return nil, r.advance(ctx, st)
 	case scenarios.StepDisconnect:
 		return r.disconnect(st), nil
 	case scenarios.StepReconnect:
@@ -440,6 +438,20 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		return nil, r.cfg.Faults.Arm(ctx, st.Fault, p.B)
 	}
 	return nil, fmt.Errorf("%s: unsupported step kind %q", st.Pos, st.Kind)
+}
+
+// advance moves the clock by st.Advance. Against the wall clock that is a real wait, which ends
+// early, as a harness error, when ctx does (Ctrl-C, the scenario's bound).
+func (r *run) advance(ctx context.Context, st *scenarios.Step) error {
+	r.p.Rec.Event("advance", st.Advance.String())
+	if r.cfg.Advancing != nil {
+		r.cfg.Advancing(st)
+	}
+	if err := clock.AdvanceContext(ctx, r.cfg.Clock, st.Advance); err != nil {
+		return fmt.Errorf("%s: stopped while the clock advanced %v: %w", st.Pos, st.Advance, err)
+	}
+	r.p.Advanced()
+	return nil
 }
 
 func needsConn(st *scenarios.Step) bool {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,7 +18,6 @@ import (
 	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
-	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // certifyFlags are the flags of `wirecheck certify`.
@@ -26,6 +27,7 @@ type certifyFlags struct {
 	reference                bool
 	engine                   string
 	credentialEnv            string
+	env                      []string
 	knownFailing             string
 	parallel                 int
 	timeout, step            time.Duration
@@ -47,19 +49,39 @@ loopback, and reports, frame by frame, where it stands.
 
 The daemon is given the Core URL and its device ID as {core_url} and {device_id} in its command
 and as WIRECHECK_CORE_URL / WIRECHECK_DEVICE_ID, and its credential only in the environment
-variable named by --credential-env. It must register the agent kind "contract" (see
-docs/contract-harness.md); scenarios whose capabilities it does not declare are reported as not
-applicable, never as passes.
+variable named by --credential-env. Nothing else of wirecheck's environment reaches it unless
+asked: --env NAME passes one of wirecheck's variables, --env NAME=VALUE sets one (an interpreter
+installed by a version manager needs --env PATH --env HOME). It must register the agent kind
+"contract" (see docs/contract-harness.md); scenarios whose capabilities it does not declare are
+reported as not applicable, never as passes.
 
-Exit status: 0 only when every applicable scenario passed (and every known-failing one failed),
-1 when the daemon is not certified, 2 when the suite itself failed (harness errors) or was
-interrupted.`,
+Scenarios run in real time, each bounded by the time its steps wait (the admission expiry waits
+five minutes of real time; --label-filter '!long-timer' leaves such scenarios out) unless
+--timeout bounds them all. Before the first scenario certify checks that the daemon's command is
+an executable (or the image is in the engine), that every report path is writable and the bundle
+directory empty, and that every --run and --skip pattern, label and --known-failing entry
+matches a scenario. On a terminal one status line tells how far it is; with CI set or without a
+terminal, one line per scenario. Ctrl-C or SIGTERM stops it within seconds, the reports still
+written with what finished (a second one quits at once).
+
+Exit status:
+  0  certified: every applicable scenario passed (and every known-failing one failed)
+  1  not certified
+  2  harness error (the suite or the machine failed) or interrupted
+  3  usage or configuration error, found before the first scenario`,
 		Example: `  wirecheck certify --runtime-cmd './mydaemon --core {core_url} --device {device_id}' --html report.html
+  wirecheck certify --runtime-cmd 'python3 daemon.py --core {core_url}' --env PATH --env HOME --env LOG_LEVEL=debug
   wirecheck certify --runtime-image localhost/mydaemon:dev --known-failing known-failing.txt --junit junit.xml
   wirecheck certify --reference --run admission,cancellation`,
-		Args: cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.NoArgs(cmd, args); err != nil {
+				return usageError(err)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCertify(cmd, &f) },
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	f.sel.flags(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.runtimeCmd, "runtime-cmd", "", "the daemon's command line; {core_url} and {device_id} are filled in (with --runtime-image: the command inside the container)")
@@ -67,24 +89,86 @@ interrupted.`,
 	fl.BoolVar(&f.reference, "reference", false, "certify the reference Runtime in process on a virtual clock")
 	fl.StringVar(&f.engine, "engine", "", "container engine for --runtime-image (default: podman or docker, whichever is found)")
 	fl.StringVar(&f.credentialEnv, "credential-env", "WIRECHECK_CREDENTIAL", "environment variable through which the daemon receives its credential")
+	fl.StringArrayVar(&f.env, "env", nil, "NAME passes wirecheck's variable NAME to the daemon, NAME=VALUE sets it (repeatable; by default the daemon's environment holds only what wirecheck gives it)")
 	fl.StringVar(&f.knownFailing, "known-failing", "", "file of scenario id patterns expected to fail (they still run; an unexpected pass fails the run)")
 	fl.IntVar(&f.parallel, "parallel", 1, "scenarios at once (each with its own daemon, device and connection)")
-	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "bound on one scenario")
+	fl.DurationVar(&f.timeout, "timeout", 0, "bound on every scenario (default: each its own, from the real time its steps wait)")
 	fl.DurationVar(&f.step, "step-timeout", 3*time.Second, "bound on every read and wait inside a scenario")
 	fl.StringVar(&f.seed, "seed", "", "seed for generated values (printed; give it back to reproduce a run)")
 	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&f.json, "json", "", "write the JSON report to this file")
 	fl.StringVar(&f.md, "markdown", "-", "write the Markdown summary to this file (- for standard output, empty for none)")
 	fl.StringVar(&f.html, "html", "", "write the self-contained HTML report to this file")
-	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, transcripts, manifest) into this new directory")
+	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, transcripts, manifest) into this new or empty directory")
 	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines (the default when CI is set or stderr is not a terminal)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress (by default: a status line on a terminal, one line per scenario when CI is set or stderr is not a terminal)")
 	root.AddCommand(cmd)
 }
 
 func runCertify(cmd *cobra.Command, f *certifyFlags) error {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if err := f.check(); err != nil {
+		return usageError(err)
+	}
+	ctx, signalled, stopSignals := interruptible(cmd.Context())
+	defer stopSignals()
+	cfg, err := f.config()
+	if err != nil {
+		return usageError(err)
+	}
+	target, err := f.target(ctx, cfg.Seed)
+	if err != nil {
+		return usageError(err)
+	}
+	defer target.Close()
+	cfg.Target = target
+	if err := certify.Check(ctx, cfg); err != nil {
+		return usageError(err)
+	}
+	sel, err := certify.Select(cfg)
+	if err != nil {
+		return usageError(err)
+	}
+
+	errOut := cmd.ErrOrStderr()
+	fmt.Fprintf(errOut, "wirecheck certify: %s\n", sel.Describe(target))
+	if f.faults != "" {
+		fmt.Fprintf(errOut, "faults: %s applied to every scenario through a relay (seeded from %s)\n", f.faults, cfg.Seed)
+	}
+	notice := func(s string) { fmt.Fprintln(errOut, s) }
+	stopProgress := func() {}
+	if !f.quiet {
+		width, live := terminalWidth(os.Stderr)
+		live = live && os.Getenv("CI") == ""
+		p := newProgress(errOut, live, width, time.Now, sel.Scenarios, f.parallel, cfg.KnownFailing.Has)
+		cfg.Started, cfg.Waiting, cfg.Progress = p.Started, p.Waiting, p.Finished
+		notice, stopProgress = p.Notice, p.run(time.Second)
+	}
+	context.AfterFunc(ctx, func() {
+		if s := signalled(); s != nil {
+			notice(fmt.Sprintf("%v: stopping the scenarios that run; the reports will hold what finished (again to quit at once)", s))
+		}
+	})
+	run, err := certify.Run(ctx, cfg)
+	stopProgress()
+	if err != nil {
+		return usageError(err)
+	}
+	if err := f.write(cmd.OutOrStdout(), run); err != nil {
+		return &exitError{code: reports.ExitHarnessError, err: fmt.Errorf("writing the reports: %w", err)}
+	}
+	fmt.Fprintln(errOut, run.ProfileLine())
+	if s := signalled(); s != nil {
+		return &exitError{code: reports.ExitHarnessError, err: fmt.Errorf("interrupted (%v): not certified", s)}
+	}
+	if code := run.ExitCode(); code != reports.ExitCertified {
+		return &exitError{code: code, err: errors.New("not certified")}
+	}
+	return nil
+}
+
+// check refuses flags that cannot make a run, before anything starts.
+func (f *certifyFlags) check() error {
+	var problems []error
 	targets := 0
 	for _, set := range []bool{f.runtimeCmd != "" && f.runtimeImage == "", f.runtimeImage != "", f.reference} {
 		if set {
@@ -92,11 +176,32 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 		}
 	}
 	if targets != 1 {
-		return errors.New("give exactly one target: --runtime-cmd, --runtime-image (optionally with --runtime-cmd) or --reference")
+		problems = append(problems, errors.New("give exactly one target: --runtime-cmd, --runtime-image (optionally with --runtime-cmd) or --reference"))
 	}
+	if f.parallel < 1 {
+		problems = append(problems, fmt.Errorf("--parallel %d: at least one scenario must run at a time", f.parallel))
+	}
+	if f.timeout < 0 || f.step <= 0 {
+		problems = append(problems, fmt.Errorf("--timeout %v, --step-timeout %v: bounds must be positive", f.timeout, f.step))
+	}
+	if _, _, err := parseEnv(f.env); err != nil {
+		problems = append(problems, err)
+	}
+	if f.reference && len(f.env) > 0 {
+		problems = append(problems, errors.New("--env is for a daemon certify launches; the reference Runtime in process has no environment of its own"))
+	}
+	outputs := []output{{"junit", f.junit}, {"json", f.json}, {"html", f.html}, {"markdown", f.md}}
+	if err := checkOutputs(outputs, f.bundle); err != nil {
+		problems = append(problems, err)
+	}
+	return errors.Join(problems...)
+}
+
+// config is the certification the flags describe, without its target.
+func (f *certifyFlags) config() (certify.Config, error) {
 	cat, err := f.sel.catalog()
 	if err != nil {
-		return err
+		return certify.Config{}, err
 	}
 	cfg := certify.Config{Catalog: cat, Run: f.sel.run, Skip: f.sel.skip, LabelFilter: f.sel.labelFilter,
 		Parallel: f.parallel, Timeout: f.timeout, Step: f.step, Seed: f.seed}
@@ -106,56 +211,68 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 	if f.knownFailing != "" {
 		file, err := os.Open(f.knownFailing)
 		if err != nil {
-			return err
+			return cfg, err
 		}
 		cfg.KnownFailing, err = runner.ParseKnownFailing(file)
 		file.Close()
 		if err != nil {
-			return err
+			return cfg, fmt.Errorf("%s: %w", f.knownFailing, err)
 		}
 		cfg.KnownFailingFiles = []string{f.knownFailing}
 	}
 	if f.faults != "" {
 		if cfg.Faults, err = fault.LoadFile(f.faults); err != nil {
-			return err
+			return cfg, err
 		}
 	}
-	target, err := f.target(ctx, cfg.Seed)
-	if err != nil {
-		return err
-	}
-	defer target.Close()
-	cfg.Target = target
-	sel, err := certify.Select(cfg)
-	if err != nil {
-		return err
-	}
+	return cfg, nil
+}
 
-	errOut := cmd.ErrOrStderr()
-	fmt.Fprintf(errOut, "wirecheck certify: %s\n", sel.Describe(target))
-	if f.faults != "" {
-		fmt.Fprintf(errOut, "faults: %s applied to every scenario through a relay (seeded from %s)\n", f.faults, cfg.Seed)
-	}
-	if !f.quiet && os.Getenv("CI") == "" && isTerminal(os.Stderr) {
-		cfg.Progress = func(r *scenarios.Result) {
-			fmt.Fprintf(errOut, "  %-14s %s (%v)\n", r.Verdict, r.Scenario, r.Duration.Round(time.Millisecond))
+// parseEnv splits --env values into variables set (NAME=VALUE) and passed (NAME).
+func parseEnv(values []string) (set map[string]string, pass []string, err error) {
+	for _, v := range values {
+		name, value, isSet := strings.Cut(v, "=")
+		if name == "" {
+			return nil, nil, fmt.Errorf("--env %q: give NAME or NAME=VALUE", v)
 		}
-	}
-	run, err := certify.Run(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	if err := f.write(cmd.OutOrStdout(), run); err != nil {
-		return err
-	}
-	fmt.Fprintln(errOut, run.ProfileLine())
-	if code := run.ExitCode(); code != 0 || ctx.Err() != nil {
-		if ctx.Err() != nil {
-			code = reports.ExitHarnessError
+		if !isSet {
+			pass = append(pass, name)
+			continue
 		}
-		return &exitError{code: code, err: errors.New("not certified")}
+		if set == nil {
+			set = map[string]string{}
+		}
+		set[name] = value
 	}
-	return nil
+	return set, pass, nil
+}
+
+// interruptible is ctx until the first Ctrl-C or SIGTERM, which cancels it; signalled says which
+// came. After it, the signals regain their default action: a second one ends wirecheck at once.
+func interruptible(parent context.Context) (ctx context.Context, signalled func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	done := make(chan struct{})
+	go func() { // owner: stop
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			got.Store(s)
+			cancel()
+		case <-done:
+		}
+	}()
+	signalled = func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
+	}
+	return ctx, signalled, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 // closingTarget is a Target and what releases it.
@@ -170,6 +287,7 @@ func (f *certifyFlags) target(ctx context.Context, runID string) (closingTarget,
 		return inProcess{}, nil
 	}
 	opts := runner.DaemonOptions{CredentialEnv: f.credentialEnv, RunID: runID, Engine: f.engine}
+	opts.Env, opts.PassEnv, _ = parseEnv(f.env) // checked before
 	if f.runtimeImage != "" {
 		return runner.Image(ctx, f.runtimeImage, f.runtimeCmd, opts)
 	}
@@ -212,9 +330,4 @@ func (f *certifyFlags) write(stdout io.Writer, run *reports.Run) error {
 		return reports.WriteBundle(f.bundle, run)
 	}
 	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -28,7 +28,7 @@ func init() {
 				for _, e := range errs {
 					fmt.Fprintln(cmd.ErrOrStderr(), e)
 				}
-				return &exitError{code: 1, err: fmt.Errorf("%d problems", len(errs))}
+				return &exitError{code: 1, err: fmt.Errorf("%d problems", errs.Total())}
 			}
 			if err != nil {
 				return err

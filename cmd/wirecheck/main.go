@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -20,10 +21,18 @@ var root = &cobra.Command{
 
 func main() {
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "wirecheck:", err)
+		// Several problems found at once are one per line.
+		fmt.Fprintln(os.Stderr, "wirecheck:", strings.ReplaceAll(err.Error(), "\n", "\n  "))
 		os.Exit(exitCode(err))
 	}
 }
+
+// exitUsage is the exit code of a usage or configuration error found before anything ran (1 and
+// 2 mean "not certified" and "harness error" to certify).
+const exitUsage = 3
+
+// usageError is err with exitUsage.
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // exitError carries a specific exit code (e.g. 2 for a failed certification).
 type exitError struct {
