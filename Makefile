@@ -20,10 +20,13 @@ build:
 
 ## certify-reference: the main job: certify the reference Runtime as a child process and print the
 ## report (the long-timer scenarios, minutes of real time, are left to the gate's virtual clock).
+# The HTML quotes the spec sections the scenarios cite when the spec is next to the checkout.
+SPEC_FLAGS := $(foreach d,$(wildcard ../shared/spec) docs,--spec $(d))
+
 certify-reference: build
 	@mkdir -p out
 	bin/wirecheck certify --runtime-cmd 'bin/wirecheck runtime --server {core_url} --device {device_id}' \
-	  --label-filter '!long-timer' --parallel 4 \
+	  --label-filter '!long-timer' --parallel 4 $(SPEC_FLAGS) \
 	  --junit out/junit.xml --json out/report.json --html out/report.html
 
 ## reference-image: a container image of the reference Runtime, without a registry.
@@ -37,7 +40,7 @@ reference-image:
 
 ## certify-reference-image: the same certification against that image.
 certify-reference-image: build reference-image
-	bin/wirecheck certify --runtime-image $(REFERENCE_IMAGE) --engine $(ENGINE) --label-filter '!long-timer' --parallel 4 \
+	bin/wirecheck certify --runtime-image $(REFERENCE_IMAGE) --engine $(ENGINE) --label-filter '!long-timer' --parallel 4 $(SPEC_FLAGS) \
 	  --junit out/junit.xml --json out/report.json --html out/report.html
 
 ## fuzz: a short pass of every fuzz target (FUZZTIME each); seeds it finds land in testdata/fuzz.

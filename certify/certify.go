@@ -42,6 +42,9 @@ type Config struct {
 	Seed    string        // reproduces generated values and fault choices; random by default
 	// Faults is a fault schedule applied through a relay to every scenario.
 	Faults *fault.Schedule
+	// SpecDirs hold the files the scenarios cite (the spec, and docs/ for contract-harness.md):
+	// given, the HTML report quotes each cited section (see reports.Run.SpecDirs).
+	SpecDirs []string
 	// Progress, if set, sees each result as it completes; Started each scenario as it starts;
 	// Waiting each long wait of real time as it starts (all from several goroutines).
 	Progress func(*scenarios.Result)
@@ -110,6 +113,7 @@ func newRun(cfg Config, sel Selection, started time.Time, results []*scenarios.R
 		Tool: toolVersion(), WireVersion: proto.Version, Target: cfg.Target.Describe(), Seed: sel.Options.Seed,
 		Started: started, Finished: time.Now(),
 		Selection: reports.Selection{Run: cfg.Run, Skip: cfg.Skip, Labels: cfg.LabelFilter, KnownFailing: cfg.KnownFailingFiles},
+		SpecDirs:  cfg.SpecDirs,
 	}
 	if c, ok := cfg.Target.(runner.Credentialed); ok {
 		run.Redact = []string{c.RunCredential()}

@@ -51,7 +51,7 @@
 // and OutputBytes bytes.
 //
 // Spec references ("runtime-protocol.md#anchor") are links only to what the report can vouch
-// for: with Run.SpecDir, the HTML quotes every cited section and links to the quote; with
+// for: with Run.SpecDirs, the HTML quotes every cited section and links to the quote; with
 // Run.SpecBase, they link under it; otherwise they are plain text, and the page says why.
 //
 // Frames come from an untrusted daemon: the XML and HTML writers escape everything (the HTML's one

@@ -33,8 +33,8 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 // image; inline styles and a small inline script (filters, expand/collapse) pinned by its hash in
 // a Content-Security-Policy. At the top: the verdict, why it is not certified (Reasons), and the
 // root causes (Causes) linked to their cases. Per scenario it shows a verdict badge, the title,
-// spec references (linked to the cited sections quoted at the end of the page when Run.SpecDir is
-// given; see Run.SpecDir), a sequence diagram of the frames exchanged as inline SVG (in time
+// spec references (linked to the cited sections quoted at the end of the page when Run.SpecDirss are
+// given; see Run.SpecDirss), a sequence diagram of the frames exchanged as inline SVG (in time
 // order, the fault relay's events among them; the failing step highlighted, every frame's JSON on
 // hover and in the transcript below), then the failing step's reason, cause and JSON diff, the
 // bindings, the seed, and each daemon's exit and last output (collapsed). Cases that need
@@ -64,7 +64,7 @@ type htmlView struct {
 	Cases       []htmlCase
 	Attention   []htmlCase // the cases that keep the run from certification
 	Causes      []htmlCause
-	Specs       []htmlSpec // the cited spec sections, when Run.SpecDir is set
+	Specs       []htmlSpec // the cited spec sections, when Run.SpecDirs is set
 	SpecNote    string     // where spec links go, or why there are none
 	Script      template.JS
 }

@@ -29,12 +29,13 @@ type Run struct {
 	// string of the model is cleaned of them (and of their JSON-escaped forms) before any writer
 	// renders it. The list itself is never written.
 	Redact []string
-	// SpecDir is a directory holding the spec files the scenarios cite (runtime-protocol.md,
-	// protocol-facts.md, …). When set, the HTML report quotes every section its cases cite and
-	// links each reference to its quote; a reference whose file or heading is not there is shown
-	// unlinked, saying why.
-	SpecDir string
-	// SpecBase, when SpecDir is not set, is prepended to a spec reference like
+	// SpecDirs are directories holding the files the scenarios cite (the spec's
+	// runtime-protocol.md, protocol-facts.md, …, and the project's docs/ for contract-harness.md);
+	// a file is read from the first that holds it. When set, the HTML report quotes every section
+	// its cases cite and links each reference to its quote; a reference whose file or heading is
+	// not there is shown unlinked, saying why.
+	SpecDirs []string
+	// SpecBase, when SpecDirs is not set, is prepended to a spec reference like
 	// "runtime-protocol.md#anchor" to make its link in the HTML report (e.g. where the spec is
 	// published). With neither, only references that already are URLs are links: a report never
 	// links to what it cannot vouch for.

@@ -17,7 +17,7 @@ const (
 )
 
 // specSection is what a spec reference ("runtime-protocol.md#ownership-and-connection") resolved
-// to in Run.SpecDir: the heading it names and the text under it, or why it did not resolve.
+// to in Run.SpecDirs: the heading it names and the text under it, or why it did not resolve.
 type specSection struct {
 	Ref     string
 	File    string
@@ -27,9 +27,9 @@ type specSection struct {
 }
 
 // resolveSpecs resolves every reference that names a file and an anchor ("file.md#anchor")
-// against the spec files in dir, each file read once. Other references (URLs, bare words) are
-// not looked up.
-func resolveSpecs(dir string, refs []string) map[string]specSection {
+// against the spec files in dirs (the first that holds the file), each file read once. Other
+// references (URLs, bare words) are not looked up.
+func resolveSpecs(dirs []string, refs []string) map[string]specSection {
 	out := map[string]specSection{}
 	files := map[string][]string{} // file → lines; nil once it failed to read
 	failed := map[string]string{}
@@ -46,9 +46,9 @@ func resolveSpecs(dir string, refs []string) map[string]specSection {
 		}
 		lines, read := files[file]
 		if !read && failed[file] == "" {
-			data, err := os.ReadFile(filepath.Join(dir, file))
+			data, err := readFirst(dirs, file)
 			if err != nil {
-				failed[file] = fmt.Sprintf("%s is not in the spec directory given", file)
+				failed[file] = fmt.Sprintf("%s is not in the spec directories given", file)
 			} else {
 				lines = strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 				files[file] = lines
@@ -164,18 +164,18 @@ func ends(lines []string, i int, h heading) bool {
 }
 
 // specLinker returns how the HTML links a case's spec reference, and the sections it links to.
-// With SpecDir, a reference links to its excerpt at the end of the page, or says why there is
+// With SpecDirs, a reference links to its excerpt at the end of the page, or says why there is
 // none; with SpecBase only, references are linked under it; with neither, only URLs are links.
 // A report never links to what it cannot vouch for.
 func (r *Run) specLinker() (func(string) htmlLink, []htmlSpec) {
-	if r.SpecDir == "" {
+	if len(r.SpecDirs) == 0 {
 		return func(ref string) htmlLink { return htmlLink{Text: ref, Href: specHref(r.SpecBase, ref)} }, nil
 	}
 	var refs []string
 	for _, c := range r.Cases {
 		refs = append(refs, c.Result.Spec...)
 	}
-	resolved := resolveSpecs(r.SpecDir, refs)
+	resolved := resolveSpecs(r.SpecDirs, refs)
 	keys := make([]string, 0, len(resolved))
 	for ref, s := range resolved {
 		if s.Problem == "" {
@@ -203,11 +203,24 @@ func (r *Run) specLinker() (func(string) htmlLink, []htmlSpec) {
 // specNote says in the footer where spec links go.
 func (r *Run) specNote(sections int) string {
 	switch {
-	case r.SpecDir != "":
+	case len(r.SpecDirs) > 0:
 		return fmt.Sprintf("Spec references link to the %d cited %s quoted at the end of this page, from the spec files given; a reference that did not resolve says why.",
 			sections, plural(sections, "section", "sections"))
 	case r.SpecBase != "":
 		return "Spec references link under " + r.SpecBase + "."
 	}
 	return "Spec references are not linked: this report was written without the spec files (give the spec directory to quote the cited sections here)."
+}
+
+// readFirst reads file from the first of dirs that holds it.
+func readFirst(dirs []string, file string) ([]byte, error) {
+	var last error = os.ErrNotExist
+	for _, dir := range dirs {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err == nil {
+			return data, nil
+		}
+		last = err
+	}
+	return nil, last
 }

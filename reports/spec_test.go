@@ -34,11 +34,11 @@ func deadLinks(page string) []string {
 	return dead
 }
 
-// specRun is one passing case citing refs.
-func specRun(dir string, refs ...string) *reports.Run {
+// specRun is one passing case citing refs, resolved against dirs.
+func specRun(dirs []string, refs ...string) *reports.Run {
 	res := result("a/cites", scenarios.Pass, nil, nil)
 	res.Spec = refs
-	return &reports.Run{Profile: contractProfile(), SpecDir: dir, Cases: []reports.Case{{Result: res}}}
+	return &reports.Run{Profile: contractProfile(), SpecDirs: dirs, Cases: []reports.Case{{Result: res}}}
 }
 
 // catalogSpecDir is where the spec the catalog cites lives on this machine (it is not part of
@@ -52,7 +52,7 @@ func catalogSpecDir() string {
 
 var _ = Describe("spec references in the HTML", Label("html", "spec"), func() {
 	It("link to the cited sections, quoted in the page, when the spec directory is given", func() {
-		page := render(reports.WriteHTML, specRun("testdata/spec",
+		page := render(reports.WriteHTML, specRun([]string{"testdata/spec"},
 			"facts.md#14-version-rule", "protocol.md#ownership-and-connection", "protocol.md#preparation-and-execution-order",
 			"facts.md#9-nowhere", "missing.md#x", "../facts.md#14-version-rule", "https://example.invalid/spec#y", "word"))
 		Expect(deadLinks(page)).To(BeEmpty())
@@ -67,14 +67,14 @@ var _ = Describe("spec references in the HTML", Label("html", "spec"), func() {
 		Expect(page).To(ContainSubstring(`<a href="#` + sections[0][1] + `"><code>facts.md#14-version-rule</code></a>`))
 
 		Expect(page).To(ContainSubstring(`<code>facts.md#9-nowhere</code> <span class="unresolved">(facts.md has no heading #9-nowhere)</span>`))
-		Expect(page).To(ContainSubstring(`<code>missing.md#x</code> <span class="unresolved">(missing.md is not in the spec directory given)</span>`))
+		Expect(page).To(ContainSubstring(`<code>missing.md#x</code> <span class="unresolved">(missing.md is not in the spec directories given)</span>`))
 		Expect(page).To(ContainSubstring(`<code>../facts.md#14-version-rule</code> <span class="unresolved">(not a file name of the spec directory)</span>`))
 		Expect(page).To(ContainSubstring(`<a href="https://example.invalid/spec#y">`))
 		Expect(page).To(ContainSubstring(`Spec references link to the 3 cited sections quoted at the end of this page`))
 	})
 
 	It("are not links without the spec, and say so", func() {
-		page := render(reports.WriteHTML, specRun("", "facts.md#14-version-rule"))
+		page := render(reports.WriteHTML, specRun(nil, "facts.md#14-version-rule"))
 		Expect(deadLinks(page)).To(BeEmpty())
 		Expect(page).To(ContainSubstring(`spec: <code>facts.md#14-version-rule</code></div>`))
 		Expect(page).To(ContainSubstring("Spec references are not linked: this report was written without the spec files"))
@@ -101,7 +101,7 @@ var _ = Describe("spec references in the HTML", Label("html", "spec"), func() {
 		slices.Sort(refs)
 		refs = slices.Compact(refs)
 		Expect(refs).NotTo(BeEmpty())
-		page := render(reports.WriteHTML, specRun(dir, refs...))
+		page := render(reports.WriteHTML, specRun([]string{dir, "../docs"}, refs...))
 		Expect(deadLinks(page)).To(BeEmpty())
 		Expect(page).NotTo(ContainSubstring(`class="unresolved"`), "every reference resolves")
 		Expect(regexp.MustCompile(`<div class="spec" id="spec-\d+">`).FindAllString(page, -1)).To(HaveLen(len(refs)))

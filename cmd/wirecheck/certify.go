@@ -35,6 +35,7 @@ type certifyFlags struct {
 	junit, json, md, html    string
 	bundle                   string
 	faults                   string
+	specDirs                 []string
 	quiet                    bool
 }
 
@@ -101,6 +102,7 @@ Exit status:
 	fl.StringVar(&f.html, "html", "", "write the self-contained HTML report to this file")
 	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, transcripts, manifest) into this new or empty directory")
 	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
+	fl.StringArrayVar(&f.specDirs, "spec", nil, "a directory holding the files the scenarios cite (the protocol spec; docs/ for contract-harness.md), repeatable: the HTML report then quotes every cited section")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress (by default: a status line on a terminal, one line per scenario when CI is set or stderr is not a terminal)")
 	root.AddCommand(cmd)
 }
@@ -156,6 +158,9 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 	if err := f.write(cmd.OutOrStdout(), run); err != nil {
 		return &exitError{code: reports.ExitHarnessError, err: fmt.Errorf("writing the reports: %w", err)}
 	}
+	if err := reports.WriteCauses(errOut, run); err != nil {
+		return &exitError{code: reports.ExitHarnessError, err: err}
+	}
 	fmt.Fprintln(errOut, run.ProfileLine())
 	if s := signalled(); s != nil {
 		return &exitError{code: reports.ExitHarnessError, err: fmt.Errorf("interrupted (%v): not certified", s)}
@@ -177,6 +182,11 @@ func (f *certifyFlags) check() error {
 	}
 	if targets != 1 {
 		problems = append(problems, errors.New("give exactly one target: --runtime-cmd, --runtime-image (optionally with --runtime-cmd) or --reference"))
+	}
+	for _, dir := range f.specDirs {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			problems = append(problems, fmt.Errorf("--spec %s: not a directory", dir))
+		}
 	}
 	if f.parallel < 1 {
 		problems = append(problems, fmt.Errorf("--parallel %d: at least one scenario must run at a time", f.parallel))
@@ -204,7 +214,7 @@ func (f *certifyFlags) config() (certify.Config, error) {
 		return certify.Config{}, err
 	}
 	cfg := certify.Config{Catalog: cat, Run: f.sel.run, Skip: f.sel.skip, LabelFilter: f.sel.labelFilter,
-		Parallel: f.parallel, Timeout: f.timeout, Step: f.step, Seed: f.seed}
+		Parallel: f.parallel, Timeout: f.timeout, Step: f.step, Seed: f.seed, SpecDirs: f.specDirs}
 	if f.seed == "" {
 		cfg.Seed = runner.NewSeed()
 	}
