@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/agentruntime"
+	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -68,6 +69,18 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 				}
 				if strings.HasPrefix(mode, "exit") && r.Duration > 3*time.Second {
 					t.Errorf("%s: an exited daemon took %v to be noticed", r.Scenario, r.Duration)
+				}
+			}
+			if mode == "no-contract" || mode == "half-capabilities" {
+				// Whatever passed, a daemon without a usable contract kind is not certified, and
+				// that is the first reason given.
+				run := &reports.Run{}
+				for _, r := range results {
+					run.Cases = append(run.Cases, reports.Case{Result: r})
+				}
+				run.Profile = reports.DetectProfile(run.Cases)
+				if run.ExitCode() != reports.ExitNotCertified || len(run.Reasons()) == 0 || !strings.Contains(run.Reasons()[0], "contract") {
+					t.Errorf("a daemon whose contract kind is %s: exit %d, reasons %q", mode, run.ExitCode(), run.Reasons())
 				}
 			}
 			statuses, err := local.List(context.Background())
