@@ -8,8 +8,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wirecheck/wirecheck/proto"
 )
 
@@ -188,7 +186,6 @@ type FrameMismatch struct {
 	Reason   string // one line: the path and what differs, or the wire rule the frame breaks
 	Expected any    // the template rendered with the bindings in force
 	Actual   any    // the frame as received (generic JSON), nil for undecodable bytes
-	Diff     string // go-cmp diff, -expected +actual
 }
 
 func (m *FrameMismatch) Error() string { return m.Reason }
@@ -204,7 +201,6 @@ func MatchFrame(ft *FrameTemplate, from proto.Peer, raw []byte, b *Bindings) (*p
 			m.Actual = string(raw)
 		}
 		m.Expected, m.Actual = display(m.Expected), display(m.Actual)
-		m.Diff = cmp.Diff(m.Expected, m.Actual)
 		return m
 	}
 	frame, perr := proto.ParseFrame(raw)
@@ -259,7 +255,6 @@ func MatchFrame(ft *FrameTemplate, from proto.Peer, raw []byte, b *Bindings) (*p
 	}
 	m := fail(reason)
 	m.Actual = display(got)
-	m.Diff = cmp.Diff(m.Expected, m.Actual)
 	return nil, m
 }
 
