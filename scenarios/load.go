@@ -35,7 +35,10 @@ type LoadErrors []*LoadError
 
 func (es LoadErrors) Error() string { return yamlstrict.Lines(es) }
 
-var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
+var (
+	idRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
+	ruleIDRE = regexp.MustCompile(`^[A-Z]{2}-[0-9]{2,3}$`)
+)
 
 // scenarioLang is how the walker words what it refuses in scenario files.
 var scenarioLang = yamlstrict.Lang{Files: "scenarios", Reuse: "use include or vars", DurationExamples: "50ms or 5m"}
@@ -100,7 +103,7 @@ func (p *parser) options(n *yaml.Node, what string, allowed ...string) map[strin
 }
 
 func (p *parser) scenario(n *yaml.Node) *Scenario {
-	f := p.fields(n, "scenario", "id", "title", "spec", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "vars", "include", "steps")
+	f := p.fields(n, "scenario", "id", "title", "spec", "rules", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "vars", "include", "steps")
 	if f == nil {
 		return nil
 	}
@@ -115,6 +118,14 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 	}
 	sc.Title = p.String(f["title"], "title")
 	sc.Spec = p.Strings(f["spec"], "spec")
+	sc.Rules = p.Strings(f["rules"], "rules")
+	for i, r := range sc.Rules {
+		if _, ok := RuleByID(r); !ok {
+			p.Errorf(f["rules"].Content[i].Line, "rules: %q is not a rule of scenarios/rules/rules.tsv", r)
+		} else if slices.Contains(sc.Rules[:i], r) {
+			p.Errorf(f["rules"].Content[i].Line, "rules: %s is named twice", r)
+		}
+	}
 	sc.Labels = p.Strings(f["labels"], "labels")
 	sc.Requires = p.Strings(f["requires"], "requires")
 	for i, r := range sc.Requires {

@@ -38,9 +38,12 @@ func (s Side) Covers(impl Side) bool { return s == SideBoth || s == impl }
 
 // Scenario is one ordered conversation.
 type Scenario struct {
-	ID       string
-	Title    string
-	Spec     []string // references into the spec, shown in reports
+	ID    string
+	Title string
+	Spec  []string // references into the spec, shown in reports
+	// Rules are the IDs of the rules (see Rules) whose violation, on the side the scenario tests,
+	// the scenario would catch; `wirecheck coverage` is computed from them.
+	Rules    []string
 	Labels   []string
 	Requires []string // capabilities the Runtime must declare for kind `contract`
 	// Excludes: capabilities whose declaration makes the scenario not applicable (it tests what a
