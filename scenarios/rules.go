@@ -10,22 +10,22 @@ import (
 // Rule is one normative rule of the protocol, numbered in rules/rules.tsv (the project's copy of
 // the spec's rules.md, corrected where the spec says otherwise).
 type Rule struct {
-	ID      string // e.g. CN-14
-	Family  string // the ID's prefix, e.g. CN
-	Section string // e.g. §1.4
+	ID      string `json:"id"`      // e.g. CN-14
+	Family  string `json:"family"`  // the ID's prefix, e.g. CN
+	Section string `json:"section"` // e.g. §1.4
 	// Binds is the side whose behaviour the rule constrains: a scenario checks it only when it
 	// tests that side (SideBoth: either side can break it).
-	Binds Side
-	Text  string
+	Binds Side   `json:"binds"`
+	Text  string `json:"text"`
 	// Unobservable, when set, says why no wire observation can show the rule broken; coverage
 	// lists such rules with the reason instead of counting them as missing.
-	Unobservable string
+	Unobservable string `json:"unobservable,omitempty"`
 }
 
 // Family is a group of rules sharing an ID prefix.
 type Family struct {
-	Prefix string
-	Name   string
+	Prefix string `json:"prefix"`
+	Name   string `json:"name"`
 }
 
 // RuleFamilies lists the families in the order of the spec.

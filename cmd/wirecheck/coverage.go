@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+func init() { root.AddCommand(newCoverageCommand()) }
+
+// newCoverageCommand is `wirecheck coverage`: which rules the catalog checks, on which side.
+func newCoverageCommand() *cobra.Command {
+	var catalogDir, format string
+	cmd := &cobra.Command{
+		Use:   "coverage",
+		Short: "Show, per rule family and per rule, the scenarios that check it against a Runtime and against a Core",
+		Long: "coverage traces the rules: members of the scenarios to the protocol's numbered rules " +
+			"(scenarios/rules/rules.tsv): per family and per rule, the scenarios that check it against a " +
+			"Runtime and against a Core, the rules no scenario checks, and the rules no wire observation " +
+			"can show, with the reason.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			write, ok := coverageFormats[format]
+			if !ok {
+				return usageError(fmt.Errorf("--format %q: want text, json or markdown", format))
+			}
+			var cat *scenarios.Catalog
+			var err error
+			if catalogDir != "" {
+				cat, err = scenarios.LoadDir(catalogDir)
+			} else {
+				cat, err = scenarios.Embedded()
+			}
+			if err != nil {
+				return err
+			}
+			return write(cmd.OutOrStdout(), scenarios.ComputeCoverage(cat))
+		},
+	}
+	cmd.Flags().StringVar(&catalogDir, "catalog", "", "load scenarios from this directory instead of the embedded catalog")
+	cmd.Flags().StringVar(&format, "format", "text", "text, json or markdown")
+	return cmd
+}
+
+var coverageFormats = map[string]func(io.Writer, scenarios.Coverage) error{
+	"text":     writeCoverageText,
+	"json":     writeCoverageJSON,
+	"markdown": writeCoverageMarkdown,
+}
+
+func writeCoverageJSON(w io.Writer, cov scenarios.Coverage) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cov)
+}
+
+// countsLine is one summary: checked of observable, then per side.
+func countsLine(c scenarios.CoverageCounts) string {
+	s := fmt.Sprintf("%d/%d rules checked (%s); against a Runtime %d/%d, against a Core %d/%d",
+		c.Checked, c.Observable, percent(c.Checked, c.Observable), c.RuntimeChecked, c.RuntimeBound, c.CoreChecked, c.CoreBound)
+	if c.Unobservable > 0 {
+		s += fmt.Sprintf("; %d unobservable", c.Unobservable)
+	}
+	return s
+}
+
+func percent(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d %%", n*100/of)
+}
+
+// sideList renders the scenarios of one side; "-" when the rule does not bind that side.
+func sideList(binds bool, ids []string) string {
+	switch {
+	case !binds:
+		return "-"
+	case len(ids) == 0:
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func writeCoverageText(w io.Writer, cov scenarios.Coverage) error {
+	fmt.Fprintf(w, "All families: %s\n", countsLine(cov.CoverageCounts))
+	var unchecked, unobservable []scenarios.RuleCoverage
+	for _, f := range cov.Families {
+		fmt.Fprintf(w, "\n%s %s: %s\n", f.Prefix, f.Name, countsLine(f.CoverageCounts))
+		for _, r := range f.Rules {
+			switch {
+			case r.Unobservable != "":
+				unobservable = append(unobservable, r)
+				fmt.Fprintf(w, "  %-6s binds %-7s unobservable\n", r.ID, r.Binds)
+			case !r.Checked():
+				unchecked = append(unchecked, r)
+				fmt.Fprintf(w, "  %-6s binds %-7s NOT CHECKED  %s\n", r.ID, r.Binds, r.Text)
+			default:
+				fmt.Fprintf(w, "  %-6s binds %-7s runtime: %s\n  %-20s core: %s\n", r.ID, r.Binds,
+					sideList(r.BindsRuntime(), r.Runtime), "", sideList(r.BindsCore(), r.Core))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nRules no scenario checks (%d):\n", len(unchecked))
+	for _, r := range unchecked {
+		fmt.Fprintf(w, "  %s %s\n", r.ID, r.Text)
+	}
+	fmt.Fprintf(w, "\nRules no wire observation can show (%d):\n", len(unobservable))
+	for _, r := range unobservable {
+		fmt.Fprintf(w, "  %s %s\n      why: %s\n", r.ID, r.Text, r.Unobservable)
+	}
+	return nil
+}
+
+func writeCoverageMarkdown(w io.Writer, cov scenarios.Coverage) error {
+	fmt.Fprintf(w, "# Rule coverage\n\nAll families: %s.\n\n", countsLine(cov.CoverageCounts))
+	fmt.Fprintln(w, "| family | checked | against a Runtime | against a Core | unobservable |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
+	for _, f := range cov.Families {
+		fmt.Fprintf(w, "| %s %s | %d/%d | %d/%d | %d/%d | %d |\n", f.Prefix, f.Name, f.Checked, f.Observable,
+			f.RuntimeChecked, f.RuntimeBound, f.CoreChecked, f.CoreBound, f.Unobservable)
+	}
+	for _, f := range cov.Families {
+		fmt.Fprintf(w, "\n## %s %s\n\n| rule | binds | against a Runtime | against a Core |\n| --- | --- | --- | --- |\n", f.Prefix, f.Name)
+		for _, r := range f.Rules {
+			runtime, core := sideList(r.BindsRuntime(), r.Runtime), sideList(r.BindsCore(), r.Core)
+			if r.Unobservable != "" {
+				runtime, core = "unobservable: "+r.Unobservable, "-"
+			}
+			fmt.Fprintf(w, "| %s %s | %s | %s | %s |\n", r.ID, mdCell(r.Text), r.Binds, mdCell(runtime), mdCell(core))
+		}
+	}
+	return nil
+}
+
+// mdCell keeps a table cell on its row.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

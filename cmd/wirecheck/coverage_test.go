@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+func runCoverage(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newCoverageCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// Every format names the families, the unchecked rules and the unobservable ones with their reason.
+func TestCoverageFormats(t *testing.T) {
+	text, err := runCoverage(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"All families: ", "CN connection: ", "connection/version/0-7-0", "NOT CHECKED", "Rules no scenario checks", "why: queue and channel sizes"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q", want)
+		}
+	}
+	md, err := runCoverage(t, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md, "| CN connection |") || !strings.Contains(md, "## PJ delivery projection") || !strings.Contains(md, "unobservable: ") {
+		t.Errorf("markdown output:\n%.600s", md)
+	}
+	js, err := runCoverage(t, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cov scenarios.Coverage
+	if err := json.Unmarshal([]byte(js), &cov); err != nil {
+		t.Fatal(err)
+	}
+	if cov.Rules != len(scenarios.Rules()) || len(cov.Families) != len(scenarios.RuleFamilies) || cov.Checked == 0 {
+		t.Errorf("json counts: %+v", cov.CoverageCounts)
+	}
+	if _, err := runCoverage(t, "--format", "yaml"); err == nil {
+		t.Error("an unknown format was accepted")
+	}
+}
