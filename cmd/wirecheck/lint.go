@@ -33,6 +33,12 @@ func init() {
 			if err != nil {
 				return err
 			}
+			if rerrs := scenarios.LintRules(cat); len(rerrs) > 0 {
+				for _, e := range rerrs {
+					fmt.Fprintln(cmd.ErrOrStderr(), e)
+				}
+				return &exitError{code: 1, err: fmt.Errorf("%d problems", rerrs.Total())}
+			}
 			if ferrs := runner.CheckFaults(cat); len(ferrs) > 0 {
 				for _, e := range ferrs {
 					fmt.Fprintln(cmd.ErrOrStderr(), e)
