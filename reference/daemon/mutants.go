@@ -52,13 +52,12 @@ func mutateEvents(rn *run, in <-chan harness.Event) <-chan harness.Event {
 	out := make(chan harness.Event)
 	go func() {
 		defer close(out)
-		var held, last *harness.Event
+		var held *harness.Event
 		swapped := !mutation.On(mutation.FirstEventsSwapped)
 		for ev := range in {
 			if ev.Type == proto.TypeError && mutation.On(mutation.ErrorClassificationDropped) {
 				ev.Payload = withoutClassification(ev.Payload)
 			}
-			last = &ev
 			switch {
 			case swapped:
 				out <- ev
@@ -73,8 +72,9 @@ func mutateEvents(rn *run, in <-chan harness.Event) <-chan harness.Event {
 		if !swapped && held != nil {
 			out <- *held
 		}
-		if last != nil && mutation.Recall(cancelledRun{rn}) != nil {
-			out <- *last // the interrupted Turn goes on speaking
+		if mutation.Recall(cancelledRun{rn}) != nil {
+			// The interrupted Turn goes on speaking.
+			out <- harness.Event{Type: proto.TypeDelta, Payload: &proto.DeltaPayload{Delta: "after the cancellation", Sequence: 1 << 20}}
 		}
 	}()
 	return out
