@@ -3,11 +3,16 @@ GO        ?= go
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: test check-runtime-contract fuzz lint bench schema build certify-reference reference-image certify-reference-image
+.PHONY: test mutants check-runtime-contract fuzz lint bench schema build certify-reference reference-image certify-reference-image
 
 ## test: every test of every package (what .ci/run calls).
 test:
 	$(GO) test -count=1 $(PKGS)
+
+## mutants: the mutation kill matrix: the Runtime catalog against every single-bug variant of the reference
+## Runtime (built only with -tags wirecheck_mutants); fails on any survivor. UPDATE=1 rewrites docs/mutants.md.
+mutants:
+	$(GO) test -count=1 -tags wirecheck_mutants -run '^TestMutationMatrix$$' -v ./runner/mutants $(if $(UPDATE),-update)
 
 ## check-runtime-contract: the regression gate: wire validators and handshake rules, then the scenario suite on both sides
 ## (self-check, reference Runtime in process and as a child process, reference Core).

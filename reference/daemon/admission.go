@@ -5,6 +5,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // grant is one admission the daemon granted: its protocol record, which only package admission
@@ -24,6 +25,9 @@ func (r *router) prepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionPreparePayload](env)
 	if err != nil || env.ID == "" {
 		r.d.log.Warn("execution_prepare rejected", "err", err)
+		if mutation.On(mutation.InvalidPrepareUnanswered) {
+			return
+		}
 		r.reject(env.ID, proto.OperationPrepare, proto.CodeInvalidRequest)
 		return
 	}
@@ -34,7 +38,10 @@ func (r *router) prepare(env proto.Envelope) {
 	if r.closing {
 		return
 	}
-	if old := r.records[env.ID]; old != nil {
+	if old := r.records[env.ID]; old != nil && !mutation.On(mutation.DuplicatePrepareNewHandle) {
+		if mutation.On(mutation.PrepareConflictRepublishes) {
+			hash = old.rec.PrepareHash
+		}
 		r.goAfter(r.applyLocked(old, admission.PrepareRepeated{Hash: hash}))
 		if r.records[env.ID] != nil {
 			return // a live request: its status was re-published, or the conflict refused
@@ -49,7 +56,7 @@ func (r *router) prepare(env proto.Envelope) {
 	g := &grant{reqID: env.ID, cfg: cfg}
 	ev := admission.PrepareAccepted{Now: r.d.cfg.Clock.Now(), Expiry: r.d.cfg.AdmissionExpiry, Handle: newID("handle-"),
 		ReadOnly: cfg.WorkspaceReadOnly, Hash: hash}
-	if e := r.byStateKeyLocked(cfg.AgentStateKey); e != nil {
+	if e := r.byStateKeyLocked(cfg.AgentStateKey); e != nil && !mutation.On(mutation.IdleExecutorNotReused) {
 		g.exec, ev.Reused = e, true // a healthy idle Executor of the same configuration, without native setup
 	} else {
 		h, _ := r.harness(cfg.AgentKind)
@@ -96,7 +103,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		return proto.CodeSessionBindingConflict
 	}
 	active, total, _ := r.countsLocked()
-	if active >= proto.PreparationCapacity {
+	if active >= proto.PreparationCapacity && !mutation.On(mutation.IgnoreAdmissionLimit) {
 		return proto.CodePreparationCapacity
 	}
 	if existing != nil {
@@ -211,6 +218,11 @@ func (r *router) release(env proto.Envelope) {
 	if g == nil || g.reqID != env.ID {
 		r.reject(env.ID, proto.OperationRelease, proto.CodeUnknownPreparation)
 		return
+	}
+	if mutation.On(mutation.ReleaseAfterStartCancelsRun) && (g.rec.State == admission.Starting || g.rec.State == admission.Started) {
+		if rn := r.runs[g.rec.RunID]; rn != nil {
+			r.goOwned(func() { _, _ = rn.cancelNative(r.ctx) })
+		}
 	}
 	r.goAfter(r.applyLocked(g, admission.ReleaseRequested{}))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // followUp is what a transition leaves for after the router lock: waiting for its status writes,
@@ -51,6 +52,9 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 	for _, eff := range effects {
 		switch eff := eff.(type) {
 		case admission.ArmExpiry:
+			if mutation.On(mutation.ExpiryNeverFires) || mutation.On(mutation.StartAfterExpiryAccepted) {
+				continue
+			}
 			if g.stopExpiry != nil {
 				g.stopExpiry()
 			}
@@ -72,7 +76,10 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			g.exec.stopIdleLocked()
 			g.exec.state = execAdmitted
 		case admission.IdleExecutor:
-			if g.exec != nil && g.exec.state == execAdmitted {
+			if g.exec != nil && g.exec.state == execAdmitted && mutation.On(mutation.ReleaseClosesIdleExecutor) {
+				e := g.exec
+				native = append(native, func() { r.closeExecutor(e) })
+			} else if g.exec != nil && g.exec.state == execAdmitted {
 				r.idleLocked(g.exec)
 			}
 		case admission.CloseExecutor:
@@ -87,8 +94,10 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			rn, input := r.runs[eff.RunID], eff.Input
 			native = append(native, func() { r.runPrepared(g, rn, input) })
 		case admission.Publish:
+			mutatePublished(&eff.Status)
 			writes = append(writes, r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
 		case admission.Reject:
+			mutateRejected(&eff.Status)
 			r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status))
 		case admission.Forget:
 			r.forgetLocked(g)
@@ -137,6 +146,7 @@ func (r *router) closeForAdmission(g *grant, e *executor, report bool) {
 // refused by an admission rule); it carries revision 0 and touches no record.
 func (r *router) reject(reqID, operation, code string) {
 	s := &proto.PreparationStatusPayload{State: proto.StateRejected, Operation: operation, ErrorCode: code}
+	mutateRejected(s)
 	r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, reqID, s))
 }
 

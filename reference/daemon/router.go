@@ -12,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // router serves one physical connection: fresh routing, admission handles and Runs. It decides
@@ -49,6 +50,9 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 		defer close(hbDone)
 		r.heartbeats(interval)
 	}()
+	if mutation.On(mutation.ReplayAfterReconnect) {
+		r.replayLastFrame()
+	}
 	stopOnCtx := context.AfterFunc(ctx, func() { _ = r.ws.Close(websocket.StatusNormalClosure, "client closing") })
 	defer stopOnCtx()
 
@@ -68,6 +72,15 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 }
 
 func (r *router) heartbeats(interval time.Duration) {
+	if mutation.On(mutation.HeartbeatNotFirst) {
+		t := r.d.cfg.Clock.NewTimer(interval)
+		select {
+		case <-t.C():
+		case <-r.ctx.Done():
+			t.Stop()
+			return
+		}
+	}
 	for {
 		r.mu.Lock()
 		active := len(r.runs)
@@ -146,7 +159,14 @@ func (r *router) afterFunc(d time.Duration, f func()) (stop func()) {
 }
 
 // send writes a frame and waits until the write completed locally (or failed).
-func (r *router) send(env proto.Envelope) error { return <-r.out.enqueue(env) }
+func (r *router) send(env proto.Envelope) error {
+	if mutation.On(mutation.ReplayAfterReconnect) {
+		if data, err := env.Encode(); err == nil {
+			mutation.Remember(r.d, data)
+		}
+	}
+	return <-r.out.enqueue(env)
+}
 
 func (r *router) harness(kind string) (harness.Harness, bool) {
 	h, ok := r.d.harnesses[kind]

@@ -8,6 +8,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // run is one execution attempt: its Turn's events go out in order under its Run ID, followed by
@@ -56,12 +57,14 @@ func (r *router) start(env proto.Envelope) {
 		return
 	}
 	g := r.byHandle[p.Handle]
-	if g == nil || g.reqID != env.ID {
+	if g == nil || (g.reqID != env.ID && !mutation.On(mutation.StartForeignRequestID)) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
 		return
 	}
-	r.goAfter(r.applyLocked(g, admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
-		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}))
+	ev := admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
+		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}
+	mutateStart(g, &ev)
+	r.goAfter(r.applyLocked(g, ev))
 }
 
 // runPrepared starts the native Turn of a prepared Run and streams it.
@@ -77,6 +80,10 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		failure := admission.NativeStartFailed{Cancelled: errors.Is(err, context.Canceled)}
 		if !failure.Cancelled {
 			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil
+		}
+		if mutation.On(mutation.NativeStartFailureUnanswered) {
+			rn.once.Do(func() { close(rn.finished) })
+			return
 		}
 		r.mu.Lock()
 		after := r.applyLocked(g, failure)
@@ -103,7 +110,8 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 // pump writes a Turn's events in order, then exactly one done, then releases the Executor.
 func (r *router) pump(rn *run) {
 	defer rn.once.Do(func() { close(rn.finished) })
-	for ev := range rn.turn.Events() {
+	events := mutateEvents(rn, rn.turn.Events())
+	for ev := range events {
 		env, err := proto.NewEnvelope(ev.Type, rn.id, ev.Payload)
 		if err != nil {
 			r.d.log.Error("dropping an event the harness could not encode", "run", rn.id, "type", ev.Type, "err", err)
@@ -115,6 +123,15 @@ func (r *router) pump(rn *run) {
 	done := res.Done
 	if done == nil {
 		done = &proto.DonePayload{} // the Turn produced no terminal frame: the stream still closes
+	}
+	if mutation.On(mutation.DropDone) {
+		r.releaseExecutor(rn, res.Reusable)
+		return
+	}
+	if mutation.On(mutation.DoneWithoutNativeIdentity) && done.Metadata != nil {
+		stripped := *done
+		stripped.Metadata = nil
+		done = &stripped
 	}
 	if rn.releaseFirst {
 		r.releaseExecutor(rn, res.Reusable)
@@ -156,7 +173,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	p := f.Payload.(*proto.PromptRequestPayload)
 	runID := f.RunID()
 	r.mu.Lock()
-	if r.closing || r.runs[runID] != nil {
+	if r.closing || (r.runs[runID] != nil && !mutation.On(mutation.DuplicatePromptRequestRestart)) {
 		r.mu.Unlock()
 		return // a duplicate of an active Run is ignored
 	}
@@ -216,6 +233,10 @@ func (r *router) promptRequest(env proto.Envelope) {
 
 // failRun reports a failure of a Run before it started: an error frame followed by an empty done.
 func (r *router) failRun(runID, reason string) {
+	if mutation.On(mutation.FailRunWithoutError) {
+		_ = r.send(proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
+		return
+	}
 	_ = r.send(proto.MustEnvelope(proto.TypeError, runID, &proto.ErrorPayload{Error: reason}))
 	_ = r.send(proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
 }
@@ -232,16 +253,26 @@ func (r *router) promptCancel(env proto.Envelope) {
 	rn := r.runs[env.ID]
 	r.mu.Unlock()
 	if rn == nil {
-		if p.DeliveryID != "" {
+		if p.DeliveryID != "" && !mutation.On(mutation.UnknownRunCancelSilent) {
 			r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, ErrorCode: proto.CodeRunInactive})
 		}
 		return
+	}
+	if mutation.On(mutation.EventsAfterCancellation) {
+		mutation.Remember(cancelledRun{rn}, []byte{1})
+	}
+	if mutation.On(mutation.ReceiptBeforeSettlement) && p.DeliveryID != "" {
+		r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, Applied: true, Outcome: &proto.DonePayload{}})
 	}
 	r.goOwned(func() {
 		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, proto.CancellationConfirmationTimeout)
 		defer cancel()
 		outcome, err := rn.cancelNative(ctx)
-		if p.DeliveryID == "" {
+		if p.DeliveryID == "" && mutation.On(mutation.LegacyCancelGetsReceipt) {
+			<-rn.finished
+			r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: env.ID, Applied: true, Outcome: outcome})
+		}
+		if p.DeliveryID == "" || mutation.On(mutation.ReceiptBeforeSettlement) {
 			return
 		}
 		receipt := &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID}
@@ -262,6 +293,9 @@ func (r *router) promptCancel(env proto.Envelope) {
 					receipt.ErrorCode = proto.CodeCancelOutcomeUnavailable
 				} else {
 					receipt.Applied, receipt.Outcome = true, outcome
+					if mutation.On(mutation.ReceiptWithoutOutcome) {
+						receipt.Outcome = nil
+					}
 				}
 			}
 		}
@@ -279,6 +313,9 @@ func (r *router) ack(id string, receipt *proto.InteractionDecisionAckPayload) {
 // deviceShutdown cancels every Run and closes pending preparations and idle Executors. No reply.
 // The connection goes on.
 func (r *router) deviceShutdown() {
+	if mutation.On(mutation.DeviceShutdownIgnored) {
+		return
+	}
 	r.mu.Lock()
 	var runs []*run
 	for _, rn := range r.runs {
@@ -286,6 +323,9 @@ func (r *router) deviceShutdown() {
 	}
 	var afters []followUp
 	for _, g := range r.records {
+		if mutation.On(mutation.DeviceShutdownKeepsPreparations) {
+			break
+		}
 		afters = append(afters, r.applyLocked(g, admission.DeviceShutdown{}))
 	}
 	var idle []*executor

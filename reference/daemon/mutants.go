@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/admission"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
+)
+
+// The mutation points that need more than a changed condition. Every body is guarded by
+// mutation.On, a constant false outside the wirecheck_mutants build: there they do nothing.
+
+// cancelledRun keys the mutation memory of a Run that Core cancelled.
+type cancelledRun struct{ rn *run }
+
+// mutateStart bends an execution_start before the admission record sees it.
+func mutateStart(g *grant, ev *admission.StartRequested) {
+	if mutation.On(mutation.StartExecutorMismatchAccepted) {
+		ev.ExecutorID = g.rec.ExecutorID
+	}
+	if mutation.On(mutation.StartConflictRepublishes) && g.rec.StartHash != "" {
+		ev.Hash = g.rec.StartHash
+	}
+	if mutation.On(mutation.RunConflictIgnored) {
+		ev.RunActive = false
+	}
+	if mutation.On(mutation.StartAfterExpiryAccepted) {
+		ev.Now = g.rec.ExpiresAt.Add(-1)
+	}
+}
+
+// mutatePublished bends a preparation_status the record published.
+func mutatePublished(s *proto.PreparationStatusPayload) {
+	if mutation.On(mutation.ReadyWithoutRevisionBump) && s.State == proto.StateReady && s.Revision > 1 {
+		s.Revision--
+	}
+}
+
+// mutateRejected bends a rejection, which must carry revision 0.
+func mutateRejected(s *proto.PreparationStatusPayload) {
+	if mutation.On(mutation.RejectionMovesRevision) {
+		s.Revision++
+	}
+}
+
+// mutateEvents bends a Turn's event stream on its way to the wire.
+func mutateEvents(rn *run, in <-chan harness.Event) <-chan harness.Event {
+	if !mutation.On(mutation.FirstEventsSwapped) && !mutation.On(mutation.EventsAfterCancellation) &&
+		!mutation.On(mutation.ErrorClassificationDropped) {
+		return in
+	}
+	out := make(chan harness.Event)
+	go func() {
+		defer close(out)
+		var held *harness.Event
+		swapped := !mutation.On(mutation.FirstEventsSwapped)
+		for ev := range in {
+			if ev.Type == proto.TypeError && mutation.On(mutation.ErrorClassificationDropped) {
+				ev.Payload = withoutClassification(ev.Payload)
+			}
+			switch {
+			case swapped:
+				out <- ev
+			case held == nil:
+				held = &ev
+			default:
+				out <- ev
+				out <- *held
+				swapped = true
+			}
+		}
+		if !swapped && held != nil {
+			out <- *held
+		}
+		if mutation.Recall(cancelledRun{rn}) != nil {
+			// The interrupted Turn goes on speaking.
+			out <- harness.Event{Type: proto.TypeDelta, Payload: &proto.DeltaPayload{Delta: "after the cancellation", Sequence: 1 << 20}}
+		}
+	}()
+	return out
+}
+
+// replayLastFrame re-sends, on a new connection, the last Run frame or receipt of the previous one.
+func (r *router) replayLastFrame() {
+	frame := mutation.Recall(r.d)
+	if frame == nil {
+		return
+	}
+	if env, err := proto.DecodeEnvelope(frame); err == nil {
+		r.out.enqueue(env)
+	}
+}
+
+// withoutClassification keeps an error's text and drops the engine failure code and HTTP status.
+func withoutClassification(payload any) any {
+	switch p := payload.(type) {
+	case *proto.ErrorPayload:
+		return &proto.ErrorPayload{Error: p.Error}
+	case proto.ErrorPayload:
+		return proto.ErrorPayload{Error: p.Error}
+	}
+	return payload
+}

@@ -1,0 +1,47 @@
+//go:build wirecheck_mutants
+
+package mutation
+
+// A Mutant is one single-bug variant of the reference Runtime: the point that turns it on and the
+// normative rule (../shared/spec/rules.md) it breaks.
+type Mutant struct {
+	Point       Point
+	Rule        string
+	Description string
+}
+
+// Runtime is the registry of Runtime mutants the matrix plays. Each was written from its rule's
+// text; a mutant no scenario kills stays out of it until a scenario does.
+var Runtime = []Mutant{
+	{ReadyWithoutRevisionBump, "AD-05", "ready is published at the revision of preparing instead of the next one"},
+	{RejectionMovesRevision, "AD-07", "a rejection carries a non-zero revision, as if it changed the handle"},
+	{InvalidPrepareUnanswered, "AD-08", "an undecodable execution_prepare gets no rejected invalid_request"},
+	{DuplicatePrepareNewHandle, "AD-15", "a repeated prepare request ID allocates a new handle instead of re-publishing"},
+	{PrepareConflictRepublishes, "AD-16", "the same request ID with another payload re-publishes instead of request_conflict"},
+	{IgnoreAdmissionLimit, "AD-19", "a fifth active admission is granted instead of preparation_capacity"},
+	{IdleExecutorNotReused, "AD-06", "a healthy idle Executor of the Session is set up again instead of ready(1, reused)"},
+	{StartForeignRequestID, "AD-33", "a start whose id is not the prepare request ID is accepted"},
+	{StartExecutorMismatchAccepted, "AD-35", "a start naming another executor_id is accepted instead of unknown_executor"},
+	{StartConflictRepublishes, "AD-36", "a different start on a started admission re-publishes instead of start_conflict"},
+	{RunConflictIgnored, "AD-39", "a start with a Run ID that is already active is accepted instead of run_conflict"},
+	{ExpiryNeverFires, "AD-51", "an admission never expires at its deadline"},
+	{StartAfterExpiryAccepted, "AD-38", "a start after the deadline starts the Run instead of expired"},
+	{NativeStartFailureUnanswered, "AD-40", "a native start without a Turn is never answered executor_unavailable"},
+	{ReleaseAfterStartCancelsRun, "AD-47", "a release after the admission passed to a Run cancels the Run"},
+	{ReleaseClosesIdleExecutor, "AD-48", "releasing a ready admission closes the Session's healthy Executor instead of idling it"},
+	{DropDone, "RS-07", "a Turn's stream never ends with done"},
+	{FirstEventsSwapped, "RS-07", "a Turn's first two events go out in the wrong order"},
+	{DuplicatePromptRequestRestart, "RS-03", "a duplicate prompt_request for an active Run starts it again"},
+	{FailRunWithoutError, "RS-04", "a prompt_request that cannot run gets an empty done without the error frame"},
+	{DoneWithoutNativeIdentity, "RS-18", "done.metadata loses the native identity (agent_session_id)"},
+	{ErrorClassificationDropped, "EF-08", "an error frame loses the engine failure code the adapter mapped"},
+	{EventsAfterCancellation, "CA-04", "a cancelled Turn goes on emitting events after the cancellation interrupted it"},
+	{ReceiptBeforeSettlement, "CA-12", "the cancellation receipt is applied:true before native settlement and done"},
+	{UnknownRunCancelSilent, "CA-03", "a prompt_cancel with delivery_id for an unknown Run gets no run_inactive receipt"},
+	{LegacyCancelGetsReceipt, "CA-02", "a prompt_cancel without delivery_id gets a receipt anyway"},
+	{ReceiptWithoutOutcome, "CA-04", "an applied cancellation receipt carries no outcome snapshot"},
+	{DeviceShutdownIgnored, "DS-02", "device_shutdown cancels no Run"},
+	{DeviceShutdownKeepsPreparations, "DS-03", "device_shutdown leaves pending preparations open"},
+	{HeartbeatNotFirst, "CN-23", "the first heartbeat waits a whole interval instead of going out when the WebSocket opens"},
+	{ReplayAfterReconnect, "CN-40", "after reconnecting, the last Run frame or receipt of the old connection is sent again"},
+}

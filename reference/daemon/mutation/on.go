@@ -1,0 +1,43 @@
+//go:build wirecheck_mutants
+
+package mutation
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+var active atomic.Pointer[Point]
+
+// On reports whether p is the mutant this process plays now.
+func On(p Point) bool {
+	a := active.Load()
+	return a != nil && *a == p
+}
+
+// Activate makes p the one active mutant ("" for none) and returns a function that restores the
+// previous one. Mutants are process-wide: play one at a time.
+func Activate(p Point) (restore func()) {
+	prev := active.Load()
+	if p == "" {
+		active.Store(nil)
+	} else {
+		active.Store(&p)
+	}
+	return func() { active.Store(prev) }
+}
+
+// frames holds the last frame each daemon sent, for the replay mutant: a daemon that carries a frame
+// of one connection into the next.
+var frames sync.Map
+
+// Remember records the last frame owner sent.
+func Remember(owner any, frame []byte) { frames.Store(owner, frame) }
+
+// Recall returns, and forgets, the last frame owner sent.
+func Recall(owner any) []byte {
+	if f, ok := frames.LoadAndDelete(owner); ok {
+		return f.([]byte)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package mutation
+
+// The decision points of the reference Runtime, one per single-bug variant. Each is written from
+// the rule it breaks (the catalog in catalog.go ties them), not from the scenarios.
+const (
+	// Admission (AD).
+	ReadyWithoutRevisionBump      Point = "ready-without-revision-bump"
+	RejectionMovesRevision        Point = "rejection-moves-revision"
+	InvalidPrepareUnanswered      Point = "invalid-prepare-unanswered"
+	DuplicatePrepareNewHandle     Point = "duplicate-prepare-new-handle"
+	PrepareConflictRepublishes    Point = "prepare-conflict-republishes"
+	IgnoreAdmissionLimit          Point = "ignore-admission-limit"
+	IdleExecutorNotReused         Point = "idle-executor-not-reused"
+	StartForeignRequestID         Point = "start-foreign-request-id"
+	StartExecutorMismatchAccepted Point = "start-executor-mismatch-accepted"
+	StartConflictRepublishes      Point = "start-conflict-republishes"
+	RunConflictIgnored            Point = "run-conflict-ignored"
+	ExpiryNeverFires              Point = "expiry-never-fires"
+	StartAfterExpiryAccepted      Point = "start-after-expiry-accepted"
+	NativeStartFailureUnanswered  Point = "native-start-failure-unanswered"
+	ReleaseAfterStartCancelsRun   Point = "release-after-start-cancels-run"
+	ReleaseClosesIdleExecutor     Point = "release-closes-idle-executor"
+
+	// Run streams (RS).
+	DropDone                      Point = "drop-done"
+	FirstEventsSwapped            Point = "first-events-swapped"
+	DuplicatePromptRequestRestart Point = "duplicate-prompt-request-restarts"
+	FailRunWithoutError           Point = "fail-run-without-error"
+	DoneWithoutNativeIdentity     Point = "done-without-native-identity"
+
+	// Engine failures (EF).
+	ErrorClassificationDropped Point = "error-classification-dropped"
+
+	// Cancellation (CA).
+	EventsAfterCancellation Point = "events-after-cancellation"
+	ReceiptBeforeSettlement Point = "receipt-before-settlement"
+	UnknownRunCancelSilent  Point = "unknown-run-cancel-silent"
+	LegacyCancelGetsReceipt Point = "legacy-cancel-gets-receipt"
+	ReceiptWithoutOutcome   Point = "receipt-without-outcome"
+
+	// device_shutdown (DS).
+	DeviceShutdownIgnored           Point = "device-shutdown-ignored"
+	DeviceShutdownKeepsPreparations Point = "device-shutdown-keeps-preparations"
+
+	// Connection (CN).
+	HeartbeatNotFirst    Point = "heartbeat-not-first"
+	ReplayAfterReconnect Point = "replay-after-reconnect"
+)
