@@ -349,16 +349,22 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 		p.Conn = c
 		return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %d %s", want.Status, want.Error)
 	case rej = <-r.srv.rejects:
-		if rej.status != want.Status || rej.code != want.Error {
-			f := p.Failf(nil, "Core answered %d %s (%s); the scenario expects %d %s%s",
-				rej.status, rej.code, rej.cause, want.Status, want.Error, identityHint(rej))
-			f.Cause = rej.cause
-			return scenarios.Fail, f
-		}
 	case <-r.rt.Done():
-		return scenarios.Fail, r.exited(nil, "before its connection could be refused")
+		// A Runtime refused for good stops. Its refusal was recorded before it was answered, so a
+		// refusal waiting here came before the exit.
+		select {
+		case rej = <-r.srv.rejects:
+		default:
+			return scenarios.Fail, r.exited(nil, "before its connection could be refused")
+		}
 	case <-t.C:
 		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v of being launched", r.cfg.StartTimeout)
+	}
+	if rej.status != want.Status || rej.code != want.Error {
+		f := p.Failf(nil, "Core answered %d %s (%s); the scenario expects %d %s%s",
+			rej.status, rej.code, rej.cause, want.Status, want.Error, identityHint(rej))
+		f.Cause = rej.cause
+		return scenarios.Fail, f
 	}
 	// A permanent rejection: the Runtime must stop after exactly one attempt. Attempts are judged
 	// by their order, not by when this goroutine looks: one made right after the rejection, before
