@@ -297,10 +297,13 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 			}
 			return nil
 		case rej := <-r.srv.rejects:
-			f := r.p.Failf(st, "Core refused the Runtime's connection with %d %s: %s", rej.status, rej.code, rej.cause)
-			f.Cause = rej.cause
-			return f
+			return r.refused(st, rej)
 		case <-r.rt.Done():
+			select { // a refusal recorded before the exit explains it
+			case rej := <-r.srv.rejects:
+				return r.refused(st, rej)
+			default:
+			}
 			return r.exited(st, "before connecting")
 		case <-t.C:
 			if st == nil {
@@ -530,6 +533,13 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	r.srv.online = false
 	r.srv.mu.Unlock()
 	return nil
+}
+
+// refused is the failure of a Runtime Core refused, in the words of what it did.
+func (r *run) refused(st *scenarios.Step, rej rejection) *scenarios.Failure {
+	f := r.p.Failf(st, "Core refused the Runtime's connection with %d %s: %s", rej.status, rej.code, rej.cause)
+	f.Cause = rej.cause
+	return f
 }
 
 // identityHint points at the launch identity only when the refusal is about it: a daemon refused
