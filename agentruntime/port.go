@@ -176,7 +176,11 @@ func (e Exit) String() string {
 		s += " (out of memory)"
 	}
 	if len(e.LeftBehind) > 0 {
-		s += fmt.Sprintf("; %d processes of its group outlived it and were killed (pids %v)", len(e.LeftBehind), e.LeftBehind)
+		if len(e.LeftBehind) == 1 {
+			s += fmt.Sprintf("; a process of its group outlived it and was killed (pid %d)", e.LeftBehind[0])
+		} else {
+			s += fmt.Sprintf("; %d processes of its group outlived it and were killed (pids %v)", len(e.LeftBehind), e.LeftBehind)
+		}
 	}
 	return s
 }
