@@ -73,12 +73,15 @@ func (r *router) prepare(env proto.Envelope) {
 // admitLocked applies the admission rules and returns the rejection code, or "" to admit.
 func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	cfg := &p.Configuration
-	if err := p.CheckPrepareConfiguration(); err != nil {
+	if err := p.CheckPrepareConfiguration(); err != nil && !mutation.On(mutation.InvalidConfigurationAccepted) {
 		r.d.log.Info("execution_prepare: invalid configuration", "rule", err)
 		return proto.CodeInvalidConfiguration
 	}
 	h, ok := r.harness(cfg.AgentKind)
 	if !ok || !h.Available() {
+		if mutation.On(mutation.UnknownKindWrongCode) {
+			return proto.CodeUnsupportedPreparation
+		}
 		return proto.CodeResourceUnavailable
 	}
 	caps := h.Capabilities()
@@ -112,20 +115,20 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 			native = existing.native.NativeSessionID()
 		}
 		switch {
-		case existing.fingerprint != fingerprint(*cfg):
+		case existing.fingerprint != fingerprint(*cfg) && !mutation.On(mutation.ConfigurationConflictIgnored):
 			return proto.CodeConfigurationConflict
 		case existing.state == execInvalid:
 			return proto.CodeExecutorCleanupUnconfirmed
-		case existing.busy():
+		case existing.busy() && !mutation.On(mutation.BusyExecutorAccepted):
 			return proto.CodeResourceUnavailable
-		case cfg.AgentSessionID != "" && cfg.AgentSessionID != native:
+		case cfg.AgentSessionID != "" && cfg.AgentSessionID != native && !mutation.On(mutation.NativeSessionConflictIgnored):
 			return proto.CodeNativeSessionConflict
-		case cfg.RequireExistingNativeSession && native == "":
+		case cfg.RequireExistingNativeSession && native == "" && !mutation.On(mutation.HistoryUnavailableIgnored):
 			return proto.CodeHistoryUnavailable
 		}
 		return ""
 	}
-	if cfg.RequireExistingNativeSession {
+	if cfg.RequireExistingNativeSession && !mutation.On(mutation.HistoryUnavailableIgnored) {
 		return proto.CodeHistoryUnavailable
 	}
 	if total >= proto.ExecutorCapacity {
@@ -137,15 +140,15 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 // checkEnvironment rejects an Environment binding the Runtime cannot apply or does not support.
 func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.AgentKindCapabilities) string {
 	switch {
-	case cfg.LocalEnvironment != nil && !caps.LocalEnvironment.Supported():
+	case cfg.LocalEnvironment != nil && !caps.LocalEnvironment.Supported() && !mutation.On(mutation.LocalEnvironmentUnsupportedOK):
 		return proto.CodeUnsupportedConfiguration
 	case cfg.LocalEnvironment != nil && cfg.LocalEnvironment.WorkspaceDirectory != r.d.cfg.WorkspaceDirectory:
 		return proto.CodeInvalidConfiguration
 	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported():
 		return proto.CodeUnsupportedConfiguration
-	case cfg.LocalEnvironment == nil && !cfg.DisableExecutionEnvironment:
+	case cfg.LocalEnvironment == nil && !cfg.DisableExecutionEnvironment && !mutation.On(mutation.NoEnvironmentBindingAccepted):
 		return proto.CodeInvalidConfiguration // no Environment binding at all
-	case len(cfg.FunctionTools) > 0 && !caps.FunctionTools.Supported():
+	case len(cfg.FunctionTools) > 0 && !caps.FunctionTools.Supported() && !mutation.On(mutation.FunctionToolsWithoutCapability):
 		return proto.CodeUnsupportedConfiguration
 	case cfg.ToolSearch && !caps.ToolSearch.Supported():
 		return proto.CodeUnsupportedConfiguration
@@ -209,6 +212,9 @@ func (r *router) expire(g *grant) {
 func (r *router) release(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionReleasePayload](env)
 	if err != nil {
+		if mutation.On(mutation.InvalidReleaseUnanswered) {
+			return
+		}
 		r.reject(env.ID, proto.OperationRelease, proto.CodeInvalidRelease)
 		return
 	}
@@ -216,6 +222,9 @@ func (r *router) release(env proto.Envelope) {
 	defer r.mu.Unlock()
 	g := r.byHandle[p.Handle]
 	if g == nil || g.reqID != env.ID {
+		if mutation.On(mutation.UnknownReleaseSilent) {
+			return
+		}
 		r.reject(env.ID, proto.OperationRelease, proto.CodeUnknownPreparation)
 		return
 	}

@@ -54,7 +54,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if errors.Is(err, ErrPermanent) {
+		if errors.Is(err, ErrPermanent) && !permanentTakenForTransient(err) {
 			d.log.Error("stopping: the connection was refused for good", "err", err)
 			return err
 		}

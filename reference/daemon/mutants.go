@@ -1,6 +1,9 @@
 package daemon
 
 import (
+	"errors"
+	"slices"
+
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
@@ -33,6 +36,15 @@ func mutateStart(g *grant, ev *admission.StartRequested) {
 func mutatePublished(s *proto.PreparationStatusPayload) {
 	if mutation.On(mutation.ReadyWithoutRevisionBump) && s.State == proto.StateReady && s.Revision > 1 {
 		s.Revision--
+	}
+	if mutation.On(mutation.ReleasedWithoutRevisionBump) && s.State == proto.StateReleased && s.Revision > 1 {
+		s.Revision--
+	}
+	if mutation.On(mutation.ExpiredWithoutExpiresAt) && s.State == proto.StateExpired {
+		s.ExpiresAt = 0
+	}
+	if mutation.On(mutation.StartingWithoutRunID) && s.State == proto.StateStarting {
+		s.RunID = ""
 	}
 }
 
@@ -100,4 +112,26 @@ func withoutClassification(payload any) any {
 		return proto.ErrorPayload{Error: p.Error}
 	}
 	return payload
+}
+
+// permanentTakenForTransient reports whether a permanent refusal is retried as if it were transient.
+func permanentTakenForTransient(err error) bool {
+	var retired *RetiredError
+	switch {
+	case errors.As(err, &retired):
+		return mutation.On(mutation.RetiredCloseRetried)
+	case errors.Is(err, ErrIncompatibleVersion):
+		return mutation.On(mutation.RetryAfterIncompatibleVersion)
+	}
+	return mutation.On(mutation.RetryAfterUnauthorized)
+}
+
+// mutateKinds bends the advertisement of a heartbeat.
+func mutateKinds(kinds []proto.SupportedAgentKind) []proto.SupportedAgentKind {
+	if !mutation.On(mutation.HeartbeatEmptyKind) || len(kinds) == 0 {
+		return kinds
+	}
+	bent := slices.Clone(kinds)
+	bent[0].Kind = ""
+	return bent
 }

@@ -86,7 +86,7 @@ func (r *router) heartbeats(interval time.Duration) {
 		active := len(r.runs)
 		r.mu.Unlock()
 		env := proto.MustEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{
-			TS: r.d.cfg.Clock.Now().Unix(), ActiveRequests: active, DaemonVersion: r.d.cfg.DaemonVersion, SupportedAgentKinds: r.d.kinds})
+			TS: r.d.cfg.Clock.Now().Unix(), ActiveRequests: active, DaemonVersion: r.d.cfg.DaemonVersion, SupportedAgentKinds: mutateKinds(r.d.kinds)})
 		if err := <-r.out.enqueue(env); err != nil {
 			return
 		}

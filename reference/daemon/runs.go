@@ -47,6 +47,9 @@ func (r *router) start(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionStartPayload](env)
 	if err != nil {
 		r.d.log.Info("execution_start rejected", "err", err)
+		if mutation.On(mutation.InvalidStartUnanswered) {
+			return
+		}
 		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart)
 		return
 	}
@@ -133,7 +136,7 @@ func (r *router) pump(rn *run) {
 		stripped.Metadata = nil
 		done = &stripped
 	}
-	if rn.releaseFirst {
+	if rn.releaseFirst && !mutation.On(mutation.DoneBeforeRelease) {
 		r.releaseExecutor(rn, res.Reusable)
 		_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
 		return
@@ -281,6 +284,9 @@ func (r *router) promptCancel(env proto.Envelope) {
 			receipt.ErrorCode = proto.CodeCancelTimeout
 		case err != nil:
 			receipt.ErrorCode = proto.CodeCancelFailed
+			if mutation.On(mutation.CancelFailureAsTimeout) {
+				receipt.ErrorCode = proto.CodeCancelTimeout
+			}
 		default:
 			// The stream's done goes first; then the receipt owns the terminal outcome.
 			select {
@@ -289,7 +295,9 @@ func (r *router) promptCancel(env proto.Envelope) {
 				receipt.ErrorCode = proto.CodeCancelTimeout
 			}
 			if receipt.ErrorCode == "" {
-				if outcome == nil {
+				if outcome == nil && mutation.On(mutation.MissingOutcomeApplied) {
+					receipt.Applied, receipt.Outcome = true, &proto.DonePayload{}
+				} else if outcome == nil {
 					receipt.ErrorCode = proto.CodeCancelOutcomeUnavailable
 				} else {
 					receipt.Applied, receipt.Outcome = true, outcome
@@ -298,6 +306,9 @@ func (r *router) promptCancel(env proto.Envelope) {
 					}
 				}
 			}
+		}
+		if receipt.ErrorCode == proto.CodeCancelTimeout && mutation.On(mutation.CancelTimeoutSilent) {
+			return
 		}
 		r.ack(env.ID, receipt)
 	})

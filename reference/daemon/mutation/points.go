@@ -20,6 +20,20 @@ const (
 	NativeStartFailureUnanswered  Point = "native-start-failure-unanswered"
 	ReleaseAfterStartCancelsRun   Point = "release-after-start-cancels-run"
 	ReleaseClosesIdleExecutor     Point = "release-closes-idle-executor"
+	InvalidConfigurationAccepted  Point = "invalid-configuration-accepted"
+	NoEnvironmentBindingAccepted  Point = "no-environment-binding-accepted"
+	UnknownKindWrongCode          Point = "unknown-kind-wrong-code"
+	LocalEnvironmentUnsupportedOK Point = "local-environment-unsupported-accepted"
+	ConfigurationConflictIgnored  Point = "configuration-conflict-ignored"
+	BusyExecutorAccepted          Point = "busy-executor-accepted"
+	NativeSessionConflictIgnored  Point = "native-session-conflict-ignored"
+	HistoryUnavailableIgnored     Point = "history-unavailable-ignored"
+	InvalidStartUnanswered        Point = "invalid-start-unanswered"
+	InvalidReleaseUnanswered      Point = "invalid-release-unanswered"
+	UnknownReleaseSilent          Point = "unknown-release-silent"
+	ReleasedWithoutRevisionBump   Point = "released-without-revision-bump"
+	ExpiredWithoutExpiresAt       Point = "expired-without-expires-at"
+	StartingWithoutRunID          Point = "starting-without-run-id"
 
 	// Run streams (RS).
 	DropDone                      Point = "drop-done"
@@ -27,6 +41,7 @@ const (
 	DuplicatePromptRequestRestart Point = "duplicate-prompt-request-restarts"
 	FailRunWithoutError           Point = "fail-run-without-error"
 	DoneWithoutNativeIdentity     Point = "done-without-native-identity"
+	DoneBeforeRelease             Point = "done-before-release"
 
 	// Engine failures (EF).
 	ErrorClassificationDropped Point = "error-classification-dropped"
@@ -37,12 +52,22 @@ const (
 	UnknownRunCancelSilent  Point = "unknown-run-cancel-silent"
 	LegacyCancelGetsReceipt Point = "legacy-cancel-gets-receipt"
 	ReceiptWithoutOutcome   Point = "receipt-without-outcome"
+	CancelFailureAsTimeout  Point = "cancel-failure-as-timeout"
+	MissingOutcomeApplied   Point = "missing-outcome-applied"
+	CancelTimeoutSilent     Point = "cancel-timeout-silent"
 
 	// device_shutdown (DS).
 	DeviceShutdownIgnored           Point = "device-shutdown-ignored"
 	DeviceShutdownKeepsPreparations Point = "device-shutdown-keeps-preparations"
 
 	// Connection (CN).
-	HeartbeatNotFirst    Point = "heartbeat-not-first"
-	ReplayAfterReconnect Point = "replay-after-reconnect"
+	HeartbeatNotFirst             Point = "heartbeat-not-first"
+	ReplayAfterReconnect          Point = "replay-after-reconnect"
+	RetryAfterIncompatibleVersion Point = "retry-after-incompatible-version"
+	RetryAfterUnauthorized        Point = "retry-after-unauthorized"
+	RetiredCloseRetried           Point = "retired-close-retried"
+	HeartbeatEmptyKind            Point = "heartbeat-empty-kind"
+
+	// Function tools (FN).
+	FunctionToolsWithoutCapability Point = "function-tools-without-capability"
 )
