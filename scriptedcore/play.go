@@ -380,6 +380,7 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	}
 	window := time.NewTimer(r.cfg.RetryWindow)
 	defer window.Stop()
+	defer r.moveBackoffClock()()
 	for {
 		r.drainAttempts()
 		if f := retried(); f != nil {
@@ -396,6 +397,37 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 		}
 		return scenarios.Pass, nil
 	}
+}
+
+// moveBackoffClock lets a Runtime on a virtual clock show a forbidden retry within the window: a
+// Runtime that takes a permanent refusal for a transient one waits a backoff on its own clock, which
+// nothing else moves here. Once a timer of the Runtime falls due within a minute, that minute passes.
+// A Runtime that stopped arms no timer and sees no time pass. The returned function ends the watch.
+func (r *run) moveBackoffClock() (stop func()) {
+	f, ok := r.cfg.Clock.(interface {
+		WaitDue(d, wait time.Duration) bool
+		Advance(d time.Duration)
+	})
+	if !ok {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if f.WaitDue(time.Minute, 20*time.Millisecond) {
+				f.Advance(time.Minute)
+				return
+			}
+		}
+	}()
+	return func() { close(quit); <-ended }
 }
 
 func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
