@@ -32,7 +32,6 @@ const (
 	InvalidReleaseUnanswered      Point = "invalid-release-unanswered"
 	UnknownReleaseSilent          Point = "unknown-release-silent"
 	ReleasedWithoutRevisionBump   Point = "released-without-revision-bump"
-	ExpiredWithoutExpiresAt       Point = "expired-without-expires-at"
 	StartingWithoutRunID          Point = "starting-without-run-id"
 
 	// Run streams (RS).
@@ -41,7 +40,6 @@ const (
 	DuplicatePromptRequestRestart Point = "duplicate-prompt-request-restarts"
 	FailRunWithoutError           Point = "fail-run-without-error"
 	DoneWithoutNativeIdentity     Point = "done-without-native-identity"
-	DoneBeforeRelease             Point = "done-before-release"
 
 	// Engine failures (EF).
 	ErrorClassificationDropped Point = "error-classification-dropped"
