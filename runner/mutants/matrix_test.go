@@ -6,8 +6,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -68,7 +66,7 @@ func TestMutationMatrix(t *testing.T) {
 	fmt.Print(table)
 	t.Logf("%d mutants against %d scenarios in %v", len(matrix), len(scs), elapsed)
 	if *updateMatrix {
-		if err := os.WriteFile(filepath.Join("..", "..", "docs", "mutants.md"), []byte(table), 0o644); err != nil {
+		if err := writeSection("", table); err != nil {
 			t.Fatal(err)
 		}
 	}

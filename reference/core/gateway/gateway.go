@@ -17,6 +17,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/transport"
 )
 
@@ -163,7 +164,19 @@ func (g *Gateway) accept(ws *websocket.Conn, deviceID string, live clock.Timer) 
 	g.mu.Unlock()
 	if old := g.registry.register(s); old != nil {
 		old.log.Info("replaced by a newer connection", "newer", s.id)
-		old.Close(closeReplaced, reasonReplaced)
+		if mutation.On(mutation.RunRoutesInherited) {
+			old.mu.Lock()
+			s.mu.Lock()
+			for id, sub := range old.runs {
+				s.runs[id] = sub
+			}
+			old.runs = map[string]*RunSubscription{}
+			s.mu.Unlock()
+			old.mu.Unlock()
+		}
+		if !mutation.On(mutation.ReplacedConnectionKept) {
+			old.Close(closeReplaced, reasonReplaced)
+		}
 	}
 	s.start()
 	go func() {

@@ -2,14 +2,19 @@ package gateway
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/transport"
 )
 
 // reject answers a request that failed one of transport.Rules; an Authenticator failure is logged
 // here, since the answer says only "internal".
 func (g *Gateway) reject(w http.ResponseWriter, rej *transport.Rejection) {
+	if mutation.On(mutation.UnknownDeviceAsBadCredential) && rej.Code == proto.HTTPUnknownDevice {
+		rej = transport.Reject(transport.CheckCredential, proto.HTTPBadCredential, "the credential does not match the device")
+	}
 	if rej.Err != nil {
 		g.log.Error("authentication failed", "check", rej.Check, "error", rej.Err)
 	}
@@ -38,6 +43,9 @@ func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) websocket(w http.ResponseWriter, r *http.Request) {
 	dev, rej := g.rules.CheckUpgrade(r)
 	if rej != nil {
+		rej, dev = mutateUpgrade(g, r, rej, dev)
+	}
+	if rej != nil {
 		g.reject(w, rej)
 		return
 	}
@@ -51,4 +59,26 @@ func (g *Gateway) websocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.accept(ws, dev.ID, live)
+}
+
+// mutateUpgrade is where the Core mutants of the upgrade's checks (CN) answer differently; outside
+// the mutants build it returns the refusal as it is.
+func mutateUpgrade(g *Gateway, r *http.Request, rej *transport.Rejection, dev transport.Device) (*transport.Rejection, transport.Device) {
+	switch {
+	case mutation.On(mutation.IncompatibleVersionAccepted) && rej.Code == proto.HTTPIncompatibleVersion:
+		q := r.URL.Query()
+		q.Set(proto.QueryVersion, proto.Version)
+		r2 := r.Clone(r.Context())
+		r2.URL.RawQuery = q.Encode()
+		d, rj := g.rules.CheckUpgrade(r2)
+		return rj, d
+	case mutation.On(mutation.CredentialInURLAccepted) && rej.Check == transport.CheckCredentialInURL:
+		q := r.URL.Query()
+		keep := url.Values{proto.QueryDeviceID: q[proto.QueryDeviceID], proto.QueryVersion: q[proto.QueryVersion]}
+		r2 := r.Clone(r.Context())
+		r2.URL.RawQuery = keep.Encode()
+		d, rj := g.rules.CheckUpgrade(r2)
+		return rj, d
+	}
+	return rej, dev
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // Close codes and reasons Core uses.
@@ -320,7 +321,7 @@ func (s *Session) watchLiveness() {
 			s.liveMu.Lock()
 			current := s.liveT == t
 			s.liveMu.Unlock()
-			if current {
+			if current && !mutation.On(mutation.LivenessNeverFires) {
 				s.shutdown(fmt.Errorf("%w: no frame within %v", ErrSessionClosed, proto.LivenessTimeout), closeLiveness, reasonLiveness)
 				return
 			}
@@ -401,6 +402,9 @@ func (s *Session) onHeartbeat(frame *proto.Frame, perr error) {
 		s.mu.Unlock()
 		s.g.notify()
 		s.log.Warn("invalid heartbeat: clearing the capability snapshot and closing", "error", perr)
+		if mutation.On(mutation.InvalidHeartbeatKeepsOpen) {
+			return
+		}
 		s.shutdown(fmt.Errorf("%w: invalid heartbeat: %v", ErrSessionClosed, perr), closeInvalidFrame, reasonBadHeartbeat)
 		return
 	}

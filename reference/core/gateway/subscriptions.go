@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // Observation errors a subscription ends with. Neither says anything about native completion.
@@ -140,7 +141,7 @@ func (p *PreparationSubscription) offer(ev Event) bool {
 	case p.handle != "" && st.Handle != p.handle:
 		p.mu.Unlock()
 		return false
-	case st.Revision <= p.revision:
+	case st.Revision <= p.revision && !mutation.On(mutation.StaleRevisionDelivered):
 		p.mu.Unlock()
 		return false
 	}

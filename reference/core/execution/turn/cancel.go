@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -65,6 +66,15 @@ func cancelledUnreleased(s *State, _ Event) ([]Effect, error) {
 }
 
 func cancelTimedOut(s *State, _ Event) ([]Effect, error) {
+	switch {
+	case mutation.On(mutation.CancelTimeoutCancels):
+		return []Effect{s.cancelled()}, nil
+	case mutation.On(mutation.CancelResentOnTimeout):
+		env, err := proto.NewEnvelope(proto.TypePromptCancel, s.Spec.RunID, &proto.PromptCancelPayload{DeliveryID: CancelDeliveryID(s.Spec.RunID)})
+		if err == nil {
+			return []Effect{Send{Envelope: env, BestEffort: true}, s.fail(proto.ReasonCancelUnconfirmed, "no cancellation confirmation within 15s")}, nil
+		}
+	}
 	return []Effect{s.fail(proto.ReasonCancelUnconfirmed, "no cancellation confirmation within 15s")}, nil
 }
 
@@ -78,12 +88,18 @@ func receipt(s *State, ev Event) ([]Effect, error) {
 	case ack.Applied && ack.Outcome != nil:
 		o = s.merge(ack.Outcome)
 		o.Status, o.DoneObserved = proto.TurnCancelled, s.Seen.Done != nil
+	case ack.Applied && mutation.On(mutation.ReceiptWithoutOutcomeCancels):
+		o = s.merge(s.Seen.Done)
+		o.Status = proto.TurnCancelled
 	case ack.Applied:
 		o = s.merge(s.Seen.Done)
 		o.Status, o.Reason = proto.TurnFailed, proto.ReasonCancelOutcomeUnavailable
 		o.Error = "the cancellation was applied without an outcome snapshot"
-	case ack.ErrorCode == proto.CodeRunInactive && s.Seen.Done != nil:
+	case ack.ErrorCode == proto.CodeRunInactive && s.Seen.Done != nil && !mutation.On(mutation.RunInactiveAfterDoneUnconfirmed):
 		o = s.fromDone()
+	case mutation.On(mutation.ReceiptNotAppliedCancels):
+		o = s.merge(s.Seen.Done)
+		o.Status = proto.TurnCancelled
 	default:
 		o = s.merge(s.Seen.Done)
 		o.Status, o.Reason = proto.TurnFailed, proto.ReasonCancelUnconfirmed

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -42,9 +43,11 @@ func (s *State) cancelled() Effect {
 func (s *State) fromDone() *store.Outcome {
 	o := s.merge(s.Seen.Done)
 	o.DoneObserved = true
-	if e := s.Seen.Error; e != nil {
+	if e := s.Seen.Error; e != nil && !mutation.On(mutation.EngineErrorCompletes) {
 		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
-		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+		if !mutation.On(mutation.EngineCodeDropped) {
+			o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+		}
 	} else {
 		o.Status = proto.TurnCompleted
 	}

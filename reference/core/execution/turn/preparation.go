@@ -2,6 +2,7 @@ package turn
 
 import (
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -60,7 +61,7 @@ func prepareRejected(s *State, ev Event) ([]Effect, error) {
 	st := ev.(Status)
 	d := s.Spec.policy().Preparation(st.ErrorCode)
 	effects := []Effect{Journal{Event: store.Event{Kind: store.EventAdmission, Note: d.String()}}}
-	if d.Verdict == policy.Retry {
+	if d.Verdict == policy.Retry && !mutation.On(mutation.CapacityRejectionFinal) {
 		return append(effects, Close{Stream: StreamPreparation}, s.moveTo(store.PhaseQueued), s.scheduleRetry()), nil
 	}
 	return append(effects, s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonPreparationStartFailed,
@@ -71,11 +72,11 @@ func prepareRejected(s *State, ev Event) ([]Effect, error) {
 // closed, so Core retries once with a fresh preparation request for the same Run.
 func startRejected(s *State, ev Event) ([]Effect, error) {
 	st := ev.(Status)
-	if st.ErrorCode != proto.CodeExecutorUnavailable {
+	if st.ErrorCode != proto.CodeExecutorUnavailable || mutation.On(mutation.ExecutorUnavailableNotRecovered) {
 		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonPreparationStartFailed,
 			PreparationErrorCode: st.ErrorCode, Error: "execution_start rejected: " + st.ErrorCode})}, nil
 	}
-	if s.Recovered {
+	if s.Recovered && !mutation.On(mutation.RecoveryRepeated) {
 		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutorRecoveryFailed,
 			PreparationErrorCode: st.ErrorCode, Error: "the single recovery after executor_unavailable failed"})}, nil
 	}
@@ -94,7 +95,11 @@ func preparationInterrupted(s *State, ev Event) ([]Effect, error) {
 	if s.CancelRequested {
 		return append(effects, s.cancelled()), nil
 	}
-	return append(effects, s.fail(proto.ReasonPreparationInterrupted, "the preparation status stream ended before started: "+err.Error())), nil
+	reason := proto.ReasonPreparationInterrupted
+	if mutation.On(mutation.PreparationLossIncomplete) {
+		reason = proto.ReasonEventStreamIncomplete
+	}
+	return append(effects, s.fail(reason, "the preparation status stream ended before started: "+err.Error())), nil
 }
 
 // preparationClosedAfterStart: from starting on, the Run subscription decides.
@@ -124,7 +129,7 @@ func (s *State) start() []Effect {
 func (s *State) release() []Effect {
 	var effects []Effect
 	env, err := proto.NewEnvelope(proto.TypeExecutionRelease, s.PrepareID, &proto.ExecutionReleasePayload{Handle: s.LearnedHandle})
-	if err == nil {
+	if err == nil && !mutation.On(mutation.CancelBeforeStartNoRelease) {
 		effects = append(effects, Send{Envelope: env, BestEffort: true})
 	}
 	return append(effects, s.cancelled())

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // Run events fold into the observation until done closes the stream or the stream is lost.
@@ -40,6 +41,9 @@ func done(s *State, ev Event) ([]Effect, error) {
 // doneWhileCancelling is kept for the outcome: the cancellation receipt owns it.
 func doneWhileCancelling(s *State, ev Event) ([]Effect, error) {
 	s.Seen.Done = ev.(Done).Done
+	if mutation.On(mutation.DoneOverridesReceipt) {
+		return []Effect{s.finish(s.fromDone())}, nil
+	}
 	return nil, nil
 }
 
@@ -53,6 +57,9 @@ func undecodable(s *State, ev Event) ([]Effect, error) {
 	u := ev.(Undecodable)
 	switch u.Type {
 	case proto.TypeError, proto.TypeUsage, proto.TypeDone, proto.TypePromptSteerAck:
+		if mutation.On(mutation.InvalidDoneIgnored) && u.Type == proto.TypeDone {
+			break
+		}
 		return []Effect{s.fail(proto.ReasonInvalidExecutorResult, "undecodable "+u.Type+": "+u.Err.Error())}, nil
 	}
 	return []Effect{note("ignoring an invalid " + u.Type + ": " + u.Err.Error())}, nil
@@ -63,6 +70,12 @@ func runClosed(s *State, ev Event) ([]Effect, error) {
 	err := ev.(RunClosed).Err
 	if err == nil {
 		return nil, nil // done was delivered and handled
+	}
+	switch {
+	case mutation.On(mutation.StreamLossCompletes):
+		return []Effect{s.finish(s.fromDone())}, nil
+	case mutation.On(mutation.StreamLossDeviceDisconnected):
+		return []Effect{s.fail(proto.ReasonDeviceDisconnected, "the Run's event stream ended without done")}, nil
 	}
 	return []Effect{note("run subscription closed: " + err.Error()),
 		s.fail(proto.ReasonEventStreamIncomplete, "the Run's event stream ended without done: "+err.Error())}, nil

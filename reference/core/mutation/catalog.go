@@ -1,0 +1,40 @@
+//go:build wirecheck_mutants
+
+package mutation
+
+// A Mutant is one single-bug variant of the reference Core: the point that turns it on and the
+// normative rule (../shared/spec/rules.md) it breaks.
+type Mutant struct {
+	Point       Point
+	Rule        string
+	Description string
+}
+
+// Core is the registry of Core mutants the matrix plays. Each was written from its rule's text; a
+// mutant no scenario kills stays out of it until a scenario does.
+var Core = []Mutant{
+	{IncompatibleVersionAccepted, "CN-14", "an upgrade whose version is not byte for byte proto.Version is accepted instead of 426"},
+	{CredentialInURLAccepted, "CN-03", "a credential in the upgrade's query is ignored and the connection accepted"},
+	{UnknownDeviceAsBadCredential, "CN-09", "an unknown device is answered 401 bad_credential instead of unknown_device"},
+	{LivenessNeverFires, "CN-30", "a connection silent for 60 s is never closed"},
+	{InvalidHeartbeatKeepsOpen, "CN-29", "an invalid heartbeat clears the snapshot but leaves the transport open"},
+	{ReplacedConnectionKept, "CN-35", "a newer connection for the device leaves the previous one open"},
+	{RunRoutesInherited, "CN-35", "a newer connection inherits the Run routes of the one it replaced"},
+	{StaleRevisionDelivered, "AD-54", "a preparation_status with a revision not above the last delivered is delivered"},
+	{CapacityRejectionFinal, "AD-56", "a definite preparation_capacity rejection fails the Turn instead of leaving it unclaimed"},
+	{ExecutorUnavailableNotRecovered, "AD-43", "executor_unavailable fails the Turn without the single recovery"},
+	{RecoveryRepeated, "AD-43", "a second executor_unavailable is recovered again instead of executor_recovery_failed"},
+	{StreamLossCompletes, "PJ-02", "a Run stream lost without done completes the Turn (a fabricated done)"},
+	{StreamLossDeviceDisconnected, "PJ-02", "a Run stream lost without done is recorded device_disconnected instead of event_stream_incomplete"},
+	{EngineErrorCompletes, "PJ-08", "a done after an error frame completes the Turn instead of engine_failed"},
+	{EngineCodeDropped, "EF-05", "an engine_failed outcome loses engine_error_code and engine_http_status"},
+	{PreparationLossIncomplete, "PJ-05", "a status stream lost before started is recorded event_stream_incomplete instead of preparation_interrupted"},
+	{InvalidDoneIgnored, "PJ-09", "an undecodable done is ignored instead of invalid_executor_result"},
+	{CancelTimeoutCancels, "CA-15", "no receipt within 15 s cancels the Turn instead of cancel_unconfirmed"},
+	{CancelResentOnTimeout, "CA-15", "no receipt within 15 s sends prompt_cancel again"},
+	{ReceiptWithoutOutcomeCancels, "CA-16", "an applied receipt without an outcome snapshot cancels the Turn instead of cancel_outcome_unavailable"},
+	{ReceiptNotAppliedCancels, "CA-17", "a receipt that was not applied cancels the Turn instead of cancel_unconfirmed"},
+	{RunInactiveAfterDoneUnconfirmed, "CA-17", "run_inactive after done is cancel_unconfirmed instead of the stream's outcome"},
+	{DoneOverridesReceipt, "CA-18", "a done while cancelling decides the outcome before the receipt"},
+	{CancelBeforeStartNoRelease, "CA-20", "a cancellation before start abandons the admission without execution_release"},
+}

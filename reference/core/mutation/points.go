@@ -1,0 +1,37 @@
+package mutation
+
+// The decision points of the reference Core, one per single-bug variant. Each is written from the
+// rule it breaks (the catalog in catalog.go ties them), not from the scenarios.
+const (
+	// Connection (CN): the upgrade's checks, liveness, heartbeats and replacement.
+	IncompatibleVersionAccepted  Point = "incompatible-version-accepted"
+	CredentialInURLAccepted      Point = "credential-in-url-accepted"
+	UnknownDeviceAsBadCredential Point = "unknown-device-as-bad-credential"
+	LivenessNeverFires           Point = "liveness-never-fires"
+	InvalidHeartbeatKeepsOpen    Point = "invalid-heartbeat-keeps-connection"
+	ReplacedConnectionKept       Point = "replaced-connection-kept"
+	RunRoutesInherited           Point = "run-routes-inherited"
+
+	// Admission (AD).
+	StaleRevisionDelivered          Point = "stale-revision-delivered"
+	CapacityRejectionFinal          Point = "capacity-rejection-final"
+	ExecutorUnavailableNotRecovered Point = "executor-unavailable-not-recovered"
+	RecoveryRepeated                Point = "recovery-repeated"
+
+	// Run streams and projection (RS, PJ, EF).
+	StreamLossCompletes          Point = "stream-loss-completes"
+	StreamLossDeviceDisconnected Point = "stream-loss-is-device-disconnected"
+	EngineErrorCompletes         Point = "engine-error-completes"
+	EngineCodeDropped            Point = "engine-code-dropped"
+	PreparationLossIncomplete    Point = "preparation-loss-is-event-stream-incomplete"
+	InvalidDoneIgnored           Point = "invalid-done-ignored"
+
+	// Cancellation (CA).
+	CancelTimeoutCancels            Point = "cancel-timeout-cancels"
+	CancelResentOnTimeout           Point = "cancel-resent-on-timeout"
+	ReceiptWithoutOutcomeCancels    Point = "receipt-without-outcome-cancels"
+	ReceiptNotAppliedCancels        Point = "receipt-not-applied-cancels"
+	RunInactiveAfterDoneUnconfirmed Point = "run-inactive-after-done-unconfirmed"
+	DoneOverridesReceipt            Point = "done-overrides-receipt"
+	CancelBeforeStartNoRelease      Point = "cancel-before-start-without-release"
+)

@@ -1,0 +1,173 @@
+//go:build wirecheck_mutants
+
+package mutants_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coremutation "github.com/wirecheck/wirecheck/reference/core/mutation"
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// coreSection marks where the Core matrix begins in docs/mutants.md; the Runtime matrix is above it.
+const coreSection = "\n## Core mutants\n"
+
+// The Core-side catalog is worth what it catches: every registered single-bug variant of the
+// reference Core fails at least one Core scenario that the unmutated reference Core passes. A
+// survivor fails the test; it is never whitelisted.
+func TestCoreMutationMatrix(t *testing.T) {
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	pairing := runner.ReferenceCorePairing()
+	var all []*scenarios.Scenario
+	for _, sc := range cat.Scenarios {
+		if pairing.Covers(sc) && pairing.Skip(sc) == "" {
+			all = append(all, sc)
+		}
+	}
+	var scs []*scenarios.Scenario
+	for i, r := range confirm(all, playCore(all)) {
+		if r.Verdict != scenarios.Pass {
+			// Every Core scenario the catalog holds passes against the unmutated reference Core.
+			t.Errorf("the unmutated reference Core fails %s (%s): %v", all[i].ID, r.Verdict, r.Failure)
+			continue
+		}
+		scs = append(scs, all[i])
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Logf("the unmutated reference Core passes all %d Core scenarios; they judge the mutants", len(scs))
+
+	type coreKill struct {
+		mutant  coremutation.Mutant
+		killers []string
+	}
+	var matrix []coreKill
+	for _, m := range coremutation.Core {
+		restore := coremutation.Activate(m.Point)
+		results := confirm(scs, playCore(scs))
+		restore()
+		k := coreKill{mutant: m}
+		for _, r := range results {
+			if r.Verdict != scenarios.Pass {
+				k.killers = append(k.killers, fmt.Sprintf("%s (%s)", r.Scenario, r.Verdict))
+			}
+		}
+		slices.Sort(k.killers)
+		matrix = append(matrix, k)
+		if len(k.killers) == 0 {
+			t.Errorf("Core mutant %s (%s) survived: %s", m.Point, m.Rule, m.Description)
+		}
+	}
+	elapsed := time.Since(began).Round(100 * time.Millisecond)
+
+	var b strings.Builder
+	fmt.Fprint(&b, coreSection[1:])
+	fmt.Fprintf(&b, "\nEach single-bug variant of the reference Core (`reference/core/mutation`), the rule it breaks "+
+		"(`../shared/spec/rules.md`), and the Core scenarios (of the %d the unmutated reference Core passes, "+
+		"played by the `core: reference` pairing) that fail against it. A mutant no scenario kills fails the run.\n\n", len(scs))
+	fmt.Fprintf(&b, "| mutant | rule | breaks | verdict | killed by |\n| --- | --- | --- | --- | --- |\n")
+	for _, k := range matrix {
+		verdict := "killed"
+		if len(k.killers) == 0 {
+			verdict = "**survived**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", k.mutant.Point, k.mutant.Rule, k.mutant.Description, verdict, strings.Join(k.killers, "<br>"))
+	}
+	fmt.Fprintf(&b, "\nDropped, with the scenario that should catch them (none can today):\n\n")
+	for _, d := range droppedCore {
+		fmt.Fprintf(&b, "- %s\n", d)
+	}
+	table := b.String()
+	fmt.Print(table)
+	t.Logf("%d Core mutants against %d scenarios in %v", len(matrix), len(scs), elapsed)
+	if *updateMatrix {
+		if err := writeSection(coreSection, table); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// droppedCore lists the Core mutants taken out of the catalog because no scenario can kill them,
+// each with its rule and what would.
+var droppedCore = []string{
+	"missing-params-as-missing-bearer (CN-05): an upgrade without Authorization answered 401 missing_bearer instead of 400 missing_params. " +
+		"A handshake scenario that reaches the upgrade without a Bearer header should catch it; the handshake DSL cannot express one (bootstrap refuses first).",
+	"undeclared-capability-admitted (CN-50): the final admission check admits a Turn whose capabilities the latest heartbeat does not declare. " +
+		"A Core scenario whose heartbeat withdraws a required capability between the Turn's request and its claim should catch it (no Core-side prepare expected).",
+	"start-rejection-code-dropped (PJ-06): a rejected start recorded without the preparation error code. " +
+		"core/projection/start-rejection-is-preparation-start-failed should catch it; a turn check cannot name preparation_error_code.",
+	"usage-added (PJ-15): a usage snapshot added to the previous one instead of replacing it. " +
+		"core/projection/completed-with-merged-usage-and-content should catch it; a turn check cannot name usage.",
+	"invalid-heartbeat-keeps-snapshot (CN-29): an invalid heartbeat closes the transport but keeps the snapshot. " +
+		"connection/heartbeat/incomplete-capabilities-close-the-transport; the snapshot dies with the closed Session, so only a race can observe it.",
+}
+
+// playCore plays the scenarios against fresh in-process reference Cores, a few at a time.
+func playCore(scs []*scenarios.Scenario) []*scenarios.Result {
+	results := make([]*scenarios.Result, len(scs))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, sc := range scs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = runner.PlayReferenceCore(context.Background(), sc, "mutants")
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// confirm plays again, alone, every scenario that did not pass when played beside others, and keeps
+// the second result: a verdict that comes only from the load of a parallel run (a short real-time
+// window missed) is neither a kill nor a baseline failure.
+func confirm(scs []*scenarios.Scenario, results []*scenarios.Result) []*scenarios.Result {
+	for i, r := range results {
+		if r.Verdict != scenarios.Pass {
+			results[i] = runner.PlayReferenceCore(context.Background(), scs[i], "mutants")
+		}
+	}
+	return results
+}
+
+// mutantsDoc is docs/mutants.md: the Runtime matrix, then the Core section.
+var mutantsDoc = filepath.Join("..", "..", "docs", "mutants.md")
+
+// writeSection rewrites one section of docs/mutants.md and keeps the other: section "" is the
+// Runtime matrix at the top, coreSection the Core matrix after it.
+func writeSection(section, text string) error {
+	old, err := os.ReadFile(mutantsDoc)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	runtime, core, _ := strings.Cut(string(old), coreSection)
+	if core != "" {
+		core = coreSection[1:] + core
+	}
+	if section == "" {
+		runtime = text
+	} else {
+		core = text
+	}
+	out := strings.TrimRight(runtime, "\n") + "\n"
+	if core != "" {
+		out += "\n" + core
+	}
+	return os.WriteFile(mutantsDoc, []byte(out), 0o644)
+}
