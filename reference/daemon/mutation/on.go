@@ -4,28 +4,16 @@ package mutation
 
 import (
 	"sync"
-	"sync/atomic"
+
+	"github.com/wirecheck/wirecheck/internal/mutation"
 )
 
-var active atomic.Pointer[Point]
-
 // On reports whether p is the mutant this process plays now.
-func On(p Point) bool {
-	a := active.Load()
-	return a != nil && *a == p
-}
+func On(p Point) bool { return mutation.On(string(p)) }
 
 // Activate makes p the one active mutant ("" for none) and returns a function that restores the
 // previous one. Mutants are process-wide: play one at a time.
-func Activate(p Point) (restore func()) {
-	prev := active.Load()
-	if p == "" {
-		active.Store(nil)
-	} else {
-		active.Store(&p)
-	}
-	return func() { active.Store(prev) }
-}
+func Activate(p Point) (restore func()) { return mutation.Activate(string(p)) }
 
 // frames holds the last frame each daemon sent, for the replay mutant: a daemon that carries a frame
 // of one connection into the next.
