@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,41 +36,23 @@ func TestCoreMutationMatrix(t *testing.T) {
 			all = append(all, sc)
 		}
 	}
-	var scs []*scenarios.Scenario
-	for i, r := range confirm(all, playCore(all)) {
+	for i, r := range coreSide.confirmed(all) {
 		if r.Verdict != scenarios.Pass {
 			// Every Core scenario the catalog holds passes against the unmutated reference Core.
 			t.Errorf("the unmutated reference Core fails %s (%s): %v", all[i].ID, r.Verdict, r.Failure)
-			continue
 		}
-		scs = append(scs, all[i])
 	}
 	if t.Failed() {
 		t.FailNow()
 	}
+	scs := all
 	t.Logf("the unmutated reference Core passes all %d Core scenarios; they judge the mutants", len(scs))
-
-	type coreKill struct {
-		mutant  coremutation.Mutant
-		killers []string
-	}
-	var matrix []coreKill
+	var ms []mutant
 	for _, m := range coremutation.Core {
-		restore := coremutation.Activate(m.Point)
-		results := confirm(scs, playCore(scs))
-		restore()
-		k := coreKill{mutant: m}
-		for _, r := range results {
-			if r.Verdict != scenarios.Pass {
-				k.killers = append(k.killers, fmt.Sprintf("%s (%s)", r.Scenario, r.Verdict))
-			}
-		}
-		slices.Sort(k.killers)
-		matrix = append(matrix, k)
-		if len(k.killers) == 0 {
-			t.Errorf("Core mutant %s (%s) survived: %s", m.Point, m.Rule, m.Description)
-		}
+		ms = append(ms, mutant{point: string(m.Point), rule: m.Rule, description: m.Description,
+			activate: func() func() { return coremutation.Activate(m.Point) }})
 	}
+	matrix := judge(t, coreSide, scs, ms)
 	elapsed := time.Since(began).Round(100 * time.Millisecond)
 
 	var b strings.Builder
@@ -79,14 +60,7 @@ func TestCoreMutationMatrix(t *testing.T) {
 	fmt.Fprintf(&b, "\nEach single-bug variant of the reference Core (`reference/core/mutation`), the rule it breaks "+
 		"(`../shared/spec/rules.md`), and the Core scenarios (of the %d the unmutated reference Core passes, "+
 		"played by the `core: reference` pairing) that fail against it. A mutant no scenario kills fails the run.\n\n", len(scs))
-	fmt.Fprintf(&b, "| mutant | rule | breaks | verdict | killed by |\n| --- | --- | --- | --- | --- |\n")
-	for _, k := range matrix {
-		verdict := "killed"
-		if len(k.killers) == 0 {
-			verdict = "**survived**"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", k.mutant.Point, k.mutant.Rule, k.mutant.Description, verdict, strings.Join(k.killers, "<br>"))
-	}
+	writeRows(&b, matrix)
 	fmt.Fprintf(&b, "\nDropped, with the scenario that should catch them (none can today):\n\n")
 	for _, d := range droppedCore {
 		fmt.Fprintf(&b, "- %s\n", d)
@@ -116,34 +90,27 @@ var droppedCore = []string{
 		"connection/heartbeat/incomplete-capabilities-close-the-transport; the snapshot dies with the closed Session, so only a race can observe it.",
 }
 
-// playCore plays the scenarios against fresh in-process reference Cores, a few at a time.
-func playCore(scs []*scenarios.Scenario) []*scenarios.Result {
-	results := make([]*scenarios.Result, len(scs))
-	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
-	for i, sc := range scs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i] = runner.PlayReferenceCore(context.Background(), sc, "mutants")
-		}()
-	}
-	wg.Wait()
-	return results
-}
-
-// confirm plays again, alone, every scenario that did not pass when played beside others, and keeps
-// the second result: a verdict that comes only from the load of a parallel run (a short real-time
-// window missed) is neither a kill nor a baseline failure.
-func confirm(scs []*scenarios.Scenario, results []*scenarios.Result) []*scenarios.Result {
-	for i, r := range results {
-		if r.Verdict != scenarios.Pass {
-			results[i] = runner.PlayReferenceCore(context.Background(), scs[i], "mutants")
+// coreSide plays Core scenarios against fresh in-process reference Cores, a few at a time.
+var coreSide = side{
+	play: func(scs []*scenarios.Scenario) []*scenarios.Result {
+		results := make([]*scenarios.Result, len(scs))
+		sem := make(chan struct{}, 8)
+		var wg sync.WaitGroup
+		for i, sc := range scs {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				results[i] = runner.PlayReferenceCore(context.Background(), sc, "mutants")
+			}()
 		}
-	}
-	return results
+		wg.Wait()
+		return results
+	},
+	replay: func(sc *scenarios.Scenario) *scenarios.Result {
+		return runner.PlayReferenceCore(context.Background(), sc, "mutants")
+	},
 }
 
 // mutantsDoc is docs/mutants.md: the Runtime matrix, then the Core section.
