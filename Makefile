@@ -13,7 +13,7 @@ test:
 ## Runtime, and the Core scenarios against every single-bug variant of the reference Core (both built only with
 ## -tags wirecheck_mutants); fails on any survivor. UPDATE=1 rewrites docs/mutants.md.
 mutants:
-	$(GO) test -count=1 -tags wirecheck_mutants -run '^Test(Core)?MutationMatrix$$' -v ./runner/mutants $(if $(UPDATE),-update)
+	$(GO) test -count=1 -tags wirecheck_mutants -run '^Test(Core)?MutationMatrix$$' -v ./runner/mutants/... $(if $(UPDATE),-p 1 -args -update)
 
 ## check-runtime-contract: the regression gate: wire validators and handshake rules, then the scenario suite on both sides
 ## (self-check, reference Runtime in process and as a child process, reference Core).

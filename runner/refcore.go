@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
@@ -23,12 +24,19 @@ const referenceCoreDevice = "runtime"
 // cued through the Core's own API (see refCoreDriver); a scenario that arms faults gets a relay
 // between the scripted Runtime and Core, on Core's clock.
 func PlayReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
+	return PlayReferenceCoreWithin(ctx, sc, seed, 0)
+}
+
+// PlayReferenceCoreWithin is PlayReferenceCore with every read and wait of the scripted Runtime
+// bounded by step (0: its 3 s default); the mutation matrix, which expects most plays to fail,
+// spends less waiting on frames a mutant withholds.
+func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration) *scenarios.Result {
 	rc, err := startReferenceCore()
 	if err != nil {
 		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())
 	}
 	defer rc.close()
-	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed,
+	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: step,
 		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, DeviceID: referenceCoreDevice}}
 	if sc.HasFaults() {
 		relay := &Relay{Seed: seed}

@@ -1,12 +1,11 @@
 //go:build wirecheck_mutants
 
-package mutants_test
+package corematrix_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,11 +13,9 @@ import (
 
 	coremutation "github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/runner/mutants"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
-
-// coreSection marks where the Core matrix begins in docs/mutants.md; the Runtime matrix is above it.
-const coreSection = "\n## Core mutants\n"
 
 // The Core-side catalog is worth what it catches: every registered single-bug variant of the
 // reference Core fails at least one Core scenario that the unmutated reference Core passes. A
@@ -36,7 +33,7 @@ func TestCoreMutationMatrix(t *testing.T) {
 			all = append(all, sc)
 		}
 	}
-	for i, r := range coreSide.confirmed(all) {
+	for i, r := range coreSide.Confirmed(all) {
 		if r.Verdict != scenarios.Pass {
 			// Every Core scenario the catalog holds passes against the unmutated reference Core.
 			t.Errorf("the unmutated reference Core fails %s (%s): %v", all[i].ID, r.Verdict, r.Failure)
@@ -47,20 +44,21 @@ func TestCoreMutationMatrix(t *testing.T) {
 	}
 	scs := all
 	t.Logf("the unmutated reference Core passes all %d Core scenarios; they judge the mutants", len(scs))
-	var ms []mutant
+	var ms []mutants.Mutant
 	for _, m := range coremutation.Core {
-		ms = append(ms, mutant{point: string(m.Point), rule: m.Rule, description: m.Description,
-			activate: func() func() { return coremutation.Activate(m.Point) }})
+		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Description: m.Description,
+			Activate: func() func() { return coremutation.Activate(m.Point) }})
 	}
-	matrix := judge(t, coreSide, scs, ms)
+	matrix := mutants.Judge(t, coreSide, scs, ms)
 	elapsed := time.Since(began).Round(100 * time.Millisecond)
 
 	var b strings.Builder
-	fmt.Fprint(&b, coreSection[1:])
+	fmt.Fprint(&b, mutants.CoreSection[1:])
 	fmt.Fprintf(&b, "\nEach single-bug variant of the reference Core (`reference/core/mutation`), the rule it breaks "+
 		"(`../shared/spec/rules.md`), and the Core scenarios (of the %d the unmutated reference Core passes, "+
-		"played by the `core: reference` pairing) that fail against it. A mutant no scenario kills fails the run.\n\n", len(scs))
-	writeRows(&b, matrix)
+		"played by the `core: reference` pairing) that fail against it, a kill counted only when a failure repeats with the "+
+		"scenario playing alone. A mutant no scenario kills fails the run.\n\n", len(scs))
+	mutants.WriteRows(&b, matrix)
 	fmt.Fprintf(&b, "\nDropped, with the scenario that should catch them (none can today):\n\n")
 	for _, d := range droppedCore {
 		fmt.Fprintf(&b, "- %s\n", d)
@@ -69,7 +67,7 @@ func TestCoreMutationMatrix(t *testing.T) {
 	fmt.Print(table)
 	t.Logf("%d Core mutants against %d scenarios in %v", len(matrix), len(scs), elapsed)
 	if *updateMatrix {
-		if err := writeSection(coreSection, table); err != nil {
+		if err := mutants.WriteSection(mutants.CoreSection, table); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,10 +89,10 @@ var droppedCore = []string{
 }
 
 // coreSide plays Core scenarios against fresh in-process reference Cores, a few at a time.
-var coreSide = side{
-	play: func(scs []*scenarios.Scenario) []*scenarios.Result {
+var coreSide = mutants.Side{
+	Play: func(scs []*scenarios.Scenario) []*scenarios.Result {
 		results := make([]*scenarios.Result, len(scs))
-		sem := make(chan struct{}, 8)
+		sem := make(chan struct{}, 16)
 		var wg sync.WaitGroup
 		for i, sc := range scs {
 			wg.Add(1)
@@ -102,39 +100,15 @@ var coreSide = side{
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				results[i] = runner.PlayReferenceCore(context.Background(), sc, "mutants")
+				results[i] = runner.PlayReferenceCoreWithin(context.Background(), sc, "mutants", time.Second/2)
 			}()
 		}
 		wg.Wait()
 		return results
 	},
-	replay: func(sc *scenarios.Scenario) *scenarios.Result {
-		return runner.PlayReferenceCore(context.Background(), sc, "mutants")
+	Replay: func(sc *scenarios.Scenario) *scenarios.Result {
+		return runner.PlayReferenceCoreWithin(context.Background(), sc, "mutants", time.Second)
 	},
 }
 
-// mutantsDoc is docs/mutants.md: the Runtime matrix, then the Core section.
-var mutantsDoc = filepath.Join("..", "..", "docs", "mutants.md")
-
-// writeSection rewrites one section of docs/mutants.md and keeps the other: section "" is the
-// Runtime matrix at the top, coreSection the Core matrix after it.
-func writeSection(section, text string) error {
-	old, err := os.ReadFile(mutantsDoc)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	runtime, core, _ := strings.Cut(string(old), coreSection)
-	if core != "" {
-		core = coreSection[1:] + core
-	}
-	if section == "" {
-		runtime = text
-	} else {
-		core = text
-	}
-	out := strings.TrimRight(runtime, "\n") + "\n"
-	if core != "" {
-		out += "\n" + core
-	}
-	return os.WriteFile(mutantsDoc, []byte(out), 0o644)
-}
+var updateMatrix = flag.Bool("update", false, "rewrite the Core section of docs/mutants.md from this run")
