@@ -61,6 +61,7 @@ fuzz:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags wirecheck_mutants $(PKGS)
 	$(GO) tool staticcheck $(PKGS)
 
 ## bench: the benchmarks recorded in docs/performance.md.
