@@ -95,10 +95,10 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			native = append(native, func() { r.runPrepared(g, rn, input) })
 		case admission.Publish:
 			mutatePublished(&eff.Status)
-			writes = append(writes, r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
+			writes = append(writes, r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status))))
 		case admission.Reject:
 			mutateRejected(&eff.Status)
-			r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status))
+			r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
 		case admission.Forget:
 			r.forgetLocked(g)
 		default:
@@ -147,7 +147,7 @@ func (r *router) closeForAdmission(g *grant, e *executor, report bool) {
 func (r *router) reject(reqID, operation, code string) {
 	s := &proto.PreparationStatusPayload{State: proto.StateRejected, Operation: operation, ErrorCode: code}
 	mutateRejected(s)
-	r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, reqID, s))
+	r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, reqID, s)))
 }
 
 // payloadHash fingerprints a request payload independently of member order and spacing: an

@@ -89,15 +89,30 @@ func mutateEvents(rn *run, in <-chan harness.Event) <-chan harness.Event {
 	return out
 }
 
-// replayLastFrame re-sends, on a new connection, the last Run frame or receipt of the previous one.
-func (r *router) replayLastFrame() {
-	frame := mutation.Recall(r.d)
+// replayLastFrame re-sends, on a new connection, the last frame the previous one remembered under
+// owner: r.d for a Run frame or receipt, lastStatus{r.d} for a preparation_status.
+func (r *router) replayLastFrame(owner any) {
+	frame := mutation.Recall(owner)
 	if frame == nil {
 		return
 	}
 	if env, err := proto.DecodeEnvelope(frame); err == nil {
 		r.out.enqueue(env)
 	}
+}
+
+// lastStatus keys the mutation memory of the last preparation_status a daemon sent.
+type lastStatus struct{ d *Daemon }
+
+// sentStatus passes a preparation_status on its way to the wire, remembering it for the status
+// replay mutant.
+func (r *router) sentStatus(env proto.Envelope) proto.Envelope {
+	if mutation.On(mutation.StatusReplayAfterReconnect) {
+		if data, err := env.Encode(); err == nil {
+			mutation.Remember(lastStatus{r.d}, data)
+		}
+	}
+	return env
 }
 
 // withoutClassification keeps an error's text and drops the engine failure code and HTTP status.

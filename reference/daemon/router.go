@@ -51,7 +51,10 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 		r.heartbeats(interval)
 	}()
 	if mutation.On(mutation.ReplayAfterReconnect) {
-		r.replayLastFrame()
+		r.replayLastFrame(r.d)
+	}
+	if mutation.On(mutation.StatusReplayAfterReconnect) {
+		r.replayLastFrame(lastStatus{r.d})
 	}
 	stopOnCtx := context.AfterFunc(ctx, func() { _ = r.ws.Close(websocket.StatusNormalClosure, "client closing") })
 	defer stopOnCtx()

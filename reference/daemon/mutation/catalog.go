@@ -64,5 +64,6 @@ var Runtime = []Mutant{
 	{RetryAfterUnauthorized, "CN-17", "a 401/403 refusal is treated as transient: the daemon dials again"},
 	{RetiredCloseRetried, "CN-19", "a 4001 close (runtime retired) is treated as transient: the daemon reconnects"},
 	{HeartbeatEmptyKind, "CN-25", "the heartbeat advertises its kinds with an empty kind name"},
+	{StatusReplayAfterReconnect, "CN-40", "after reconnecting, the last preparation_status of the old connection is sent again"},
 	{FunctionToolsWithoutCapability, "FN-04", "function_tools are admitted by a kind without the function_tools capability"},
 }

@@ -65,6 +65,7 @@ const (
 	RetryAfterUnauthorized        Point = "retry-after-unauthorized"
 	RetiredCloseRetried           Point = "retired-close-retried"
 	HeartbeatEmptyKind            Point = "heartbeat-empty-kind"
+	StatusReplayAfterReconnect    Point = "status-replay-after-reconnect"
 
 	// Function tools (FN).
 	FunctionToolsWithoutCapability Point = "function-tools-without-capability"
