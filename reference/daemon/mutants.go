@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -113,6 +115,42 @@ func (r *router) sentStatus(env proto.Envelope) proto.Envelope {
 		}
 	}
 	return env
+}
+
+// heldDone holds, per cancelled Run, the done that waits for the receipt (receipt-before-done).
+var heldDone sync.Map
+
+// receiptBeforeDone cancels rn and sends the receipt as soon as native settlement returns, while
+// the stream's done waits for it.
+func (r *router) receiptBeforeDone(rn *run, id, deliveryID string) {
+	hold := make(chan struct{})
+	heldDone.Store(rn, hold)
+	r.goOwned(func() {
+		defer close(hold)
+		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, proto.CancellationConfirmationTimeout)
+		defer cancel()
+		outcome, err := rn.cancelNative(ctx)
+		receipt := &proto.InteractionDecisionAckPayload{DeliveryID: deliveryID}
+		switch {
+		case err != nil:
+			receipt.ErrorCode = proto.CodeCancelFailed
+		case outcome == nil:
+			receipt.ErrorCode = proto.CodeCancelOutcomeUnavailable
+		default:
+			receipt.Applied, receipt.Outcome = true, outcome
+		}
+		r.ack(id, receipt)
+	})
+}
+
+// holdDone makes a cancelled Run's done wait for its receipt (receipt-before-done).
+func holdDone(rn *run) {
+	if !mutation.On(mutation.ReceiptBeforeDone) {
+		return
+	}
+	if hold, ok := heldDone.LoadAndDelete(rn); ok {
+		<-hold.(chan struct{})
+	}
 }
 
 // withoutClassification keeps an error's text and drops the engine failure code and HTTP status.

@@ -168,6 +168,9 @@ func (r *router) send(env proto.Envelope) error {
 			mutation.Remember(r.d, data)
 		}
 	}
+	if mutation.On(mutation.DoneSentTwice) && env.Type == proto.TypeDone {
+		r.out.enqueue(env)
+	}
 	return <-r.out.enqueue(env)
 }
 

@@ -67,6 +67,12 @@ const (
 	HeartbeatEmptyKind            Point = "heartbeat-empty-kind"
 	StatusReplayAfterReconnect    Point = "status-replay-after-reconnect"
 
+	// The fault-rule "broken Runtimes" the removed TestBrokenRuntimesAreCaught made on the relay.
+	ReceiptBeforeDone     Point = "receipt-before-done"
+	StartedNeverPublished Point = "started-never-published"
+	DoneSentTwice         Point = "done-sent-twice"
+	RejectionWithheld     Point = "rejection-withheld"
+
 	// Function tools (FN).
 	FunctionToolsWithoutCapability Point = "function-tools-without-capability"
 )
