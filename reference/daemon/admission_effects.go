@@ -94,11 +94,17 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			rn, input := r.runs[eff.RunID], eff.Input
 			native = append(native, func() { r.runPrepared(g, rn, input) })
 		case admission.Publish:
+			if mutation.On(mutation.StartedNeverPublished) && eff.Status.State == proto.StateStarted {
+				continue
+			}
 			mutatePublished(&eff.Status)
-			writes = append(writes, r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
+			writes = append(writes, r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status))))
 		case admission.Reject:
 			mutateRejected(&eff.Status)
-			r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status))
+			if mutation.On(mutation.RejectionWithheld) {
+				continue
+			}
+			r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
 		case admission.Forget:
 			r.forgetLocked(g)
 		default:
@@ -147,7 +153,10 @@ func (r *router) closeForAdmission(g *grant, e *executor, report bool) {
 func (r *router) reject(reqID, operation, code string) {
 	s := &proto.PreparationStatusPayload{State: proto.StateRejected, Operation: operation, ErrorCode: code}
 	mutateRejected(s)
-	r.out.enqueue(proto.MustEnvelope(proto.TypePreparationStatus, reqID, s))
+	if mutation.On(mutation.RejectionWithheld) {
+		return
+	}
+	r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, reqID, s)))
 }
 
 // payloadHash fingerprints a request payload independently of member order and spacing: an

@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -89,14 +91,65 @@ func mutateEvents(rn *run, in <-chan harness.Event) <-chan harness.Event {
 	return out
 }
 
-// replayLastFrame re-sends, on a new connection, the last Run frame or receipt of the previous one.
-func (r *router) replayLastFrame() {
-	frame := mutation.Recall(r.d)
+// replayLastFrame re-sends, on a new connection, the last frame the previous one remembered under
+// owner: r.d for a Run frame or receipt, lastStatus{r.d} for a preparation_status.
+func (r *router) replayLastFrame(owner any) {
+	frame := mutation.Recall(owner)
 	if frame == nil {
 		return
 	}
 	if env, err := proto.DecodeEnvelope(frame); err == nil {
 		r.out.enqueue(env)
+	}
+}
+
+// lastStatus keys the mutation memory of the last preparation_status a daemon sent.
+type lastStatus struct{ d *Daemon }
+
+// sentStatus passes a preparation_status on its way to the wire, remembering it for the status
+// replay mutant.
+func (r *router) sentStatus(env proto.Envelope) proto.Envelope {
+	if mutation.On(mutation.StatusReplayAfterReconnect) {
+		if data, err := env.Encode(); err == nil {
+			mutation.Remember(lastStatus{r.d}, data)
+		}
+	}
+	return env
+}
+
+// heldDone holds, per cancelled Run, the done that waits for the receipt (receipt-before-done).
+var heldDone sync.Map
+
+// receiptBeforeDone cancels rn and sends the receipt as soon as native settlement returns, while
+// the stream's done waits for it.
+func (r *router) receiptBeforeDone(rn *run, id, deliveryID string) {
+	hold := make(chan struct{})
+	heldDone.Store(rn, hold)
+	r.goOwned(func() {
+		defer close(hold)
+		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, proto.CancellationConfirmationTimeout)
+		defer cancel()
+		outcome, err := rn.cancelNative(ctx)
+		receipt := &proto.InteractionDecisionAckPayload{DeliveryID: deliveryID}
+		switch {
+		case err != nil:
+			receipt.ErrorCode = proto.CodeCancelFailed
+		case outcome == nil:
+			receipt.ErrorCode = proto.CodeCancelOutcomeUnavailable
+		default:
+			receipt.Applied, receipt.Outcome = true, outcome
+		}
+		r.ack(id, receipt)
+	})
+}
+
+// holdDone makes a cancelled Run's done wait for its receipt (receipt-before-done).
+func holdDone(rn *run) {
+	if !mutation.On(mutation.ReceiptBeforeDone) {
+		return
+	}
+	if hold, ok := heldDone.LoadAndDelete(rn); ok {
+		<-hold.(chan struct{})
 	}
 }
 

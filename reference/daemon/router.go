@@ -51,7 +51,10 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 		r.heartbeats(interval)
 	}()
 	if mutation.On(mutation.ReplayAfterReconnect) {
-		r.replayLastFrame()
+		r.replayLastFrame(r.d)
+	}
+	if mutation.On(mutation.StatusReplayAfterReconnect) {
+		r.replayLastFrame(lastStatus{r.d})
 	}
 	stopOnCtx := context.AfterFunc(ctx, func() { _ = r.ws.Close(websocket.StatusNormalClosure, "client closing") })
 	defer stopOnCtx()
@@ -164,6 +167,9 @@ func (r *router) send(env proto.Envelope) error {
 		if data, err := env.Encode(); err == nil {
 			mutation.Remember(r.d, data)
 		}
+	}
+	if mutation.On(mutation.DoneSentTwice) && env.Type == proto.TypeDone {
+		r.out.enqueue(env)
 	}
 	return <-r.out.enqueue(env)
 }

@@ -127,6 +127,7 @@ func (r *router) pump(rn *run) {
 	if done == nil {
 		done = &proto.DonePayload{} // the Turn produced no terminal frame: the stream still closes
 	}
+	holdDone(rn)
 	if mutation.On(mutation.DropDone) {
 		r.releaseExecutor(rn, res.Reusable)
 		return
@@ -263,6 +264,10 @@ func (r *router) promptCancel(env proto.Envelope) {
 	}
 	if mutation.On(mutation.EventsAfterCancellation) {
 		mutation.Remember(cancelledRun{rn}, []byte{1})
+	}
+	if mutation.On(mutation.ReceiptBeforeDone) && p.DeliveryID != "" {
+		r.receiptBeforeDone(rn, env.ID, p.DeliveryID)
+		return
 	}
 	if mutation.On(mutation.ReceiptBeforeSettlement) && p.DeliveryID != "" {
 		r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, Applied: true, Outcome: &proto.DonePayload{}})

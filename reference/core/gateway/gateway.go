@@ -179,6 +179,7 @@ func (g *Gateway) accept(ws *websocket.Conn, deviceID string, live clock.Timer) 
 		}
 	}
 	s.start()
+	s.replayOnReconnect()
 	go func() {
 		defer g.wg.Done()
 		<-s.done

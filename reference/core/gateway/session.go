@@ -95,6 +95,7 @@ func (s *Session) Send(ctx context.Context, env proto.Envelope) error {
 		return ErrSessionClosed
 	default:
 	}
+	s.rememberSent(env, raw)
 	select {
 	case s.queue <- raw:
 		return nil

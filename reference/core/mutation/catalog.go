@@ -37,4 +37,6 @@ var Core = []Mutant{
 	{RunInactiveAfterDoneUnconfirmed, "CA-17", "run_inactive after done is cancel_unconfirmed instead of the stream's outcome"},
 	{DoneOverridesReceipt, "CA-18", "a done while cancelling decides the outcome before the receipt"},
 	{CancelBeforeStartNoRelease, "CA-20", "a cancellation before start abandons the admission without execution_release"},
+	{StartResentAfterReconnect, "CN-40", "after the daemon reconnects, the execution_start sent on its previous connection is sent again"},
+	{CancelResentAfterReconnect, "CA-15", "after the daemon reconnects, the prompt_cancel sent on its previous connection is sent again"},
 }

@@ -34,4 +34,8 @@ const (
 	RunInactiveAfterDoneUnconfirmed Point = "run-inactive-after-done-unconfirmed"
 	DoneOverridesReceipt            Point = "done-overrides-receipt"
 	CancelBeforeStartNoRelease      Point = "cancel-before-start-without-release"
+
+	// Reconnection (CN-40): nothing of the old connection is sent again.
+	StartResentAfterReconnect  Point = "start-resent-after-reconnect"
+	CancelResentAfterReconnect Point = "cancel-resent-after-reconnect"
 )

@@ -64,5 +64,10 @@ var Runtime = []Mutant{
 	{RetryAfterUnauthorized, "CN-17", "a 401/403 refusal is treated as transient: the daemon dials again"},
 	{RetiredCloseRetried, "CN-19", "a 4001 close (runtime retired) is treated as transient: the daemon reconnects"},
 	{HeartbeatEmptyKind, "CN-25", "the heartbeat advertises its kinds with an empty kind name"},
+	{StatusReplayAfterReconnect, "CN-40", "after reconnecting, the last preparation_status of the old connection is sent again"},
+	{ReceiptBeforeDone, "CA-04", "after native settlement the cancellation receipt goes out before the stream's done"},
+	{StartedNeverPublished, "AD-05", "a started admission never publishes started(4)"},
+	{DoneSentTwice, "RS-07", "every done goes out twice: the stream has two terminal frames"},
+	{RejectionWithheld, "AD-07", "no rejected status is ever sent: a refused control operation goes unanswered"},
 	{FunctionToolsWithoutCapability, "FN-04", "function_tools are admitted by a kind without the function_tools capability"},
 }

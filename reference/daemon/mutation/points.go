@@ -65,6 +65,13 @@ const (
 	RetryAfterUnauthorized        Point = "retry-after-unauthorized"
 	RetiredCloseRetried           Point = "retired-close-retried"
 	HeartbeatEmptyKind            Point = "heartbeat-empty-kind"
+	StatusReplayAfterReconnect    Point = "status-replay-after-reconnect"
+
+	// The fault-rule "broken Runtimes" the removed TestBrokenRuntimesAreCaught made on the relay.
+	ReceiptBeforeDone     Point = "receipt-before-done"
+	StartedNeverPublished Point = "started-never-published"
+	DoneSentTwice         Point = "done-sent-twice"
+	RejectionWithheld     Point = "rejection-withheld"
 
 	// Function tools (FN).
 	FunctionToolsWithoutCapability Point = "function-tools-without-capability"

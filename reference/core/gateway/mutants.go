@@ -1,0 +1,51 @@
+package gateway
+
+import (
+	"sync"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
+)
+
+// The replay mutants: a gateway that carries a frame of one connection into the next. Every body
+// is guarded by mutation.On, a constant false outside the wirecheck_mutants build.
+
+// replayKey names a device's connections within one Gateway.
+type replayKey struct {
+	g        *Gateway
+	deviceID string
+}
+
+// replayed holds, per device, the last frame of the type the active replay mutant carries over.
+var replayed sync.Map
+
+// replayedType is the frame type the active replay mutant re-sends after a reconnect, or "".
+func replayedType() string {
+	switch {
+	case mutation.On(mutation.StartResentAfterReconnect):
+		return proto.TypeExecutionStart
+	case mutation.On(mutation.CancelResentAfterReconnect):
+		return proto.TypePromptCancel
+	}
+	return ""
+}
+
+// rememberSent keeps the frame s sends for the replay mutants.
+func (s *Session) rememberSent(env proto.Envelope, raw []byte) {
+	if t := replayedType(); t != "" && env.Type == t {
+		replayed.Store(replayKey{s.g, s.deviceID}, raw)
+	}
+}
+
+// replayOnReconnect re-sends, on the device's new connection, the frame its previous one sent.
+func (s *Session) replayOnReconnect() {
+	if replayedType() == "" {
+		return
+	}
+	if raw, ok := replayed.LoadAndDelete(replayKey{s.g, s.deviceID}); ok {
+		select {
+		case s.queue <- raw.([]byte):
+		default:
+		}
+	}
+}
