@@ -78,14 +78,35 @@ type Handshake struct {
 	Credential        *string
 	Version           *string
 	CredentialInQuery bool
-	Expect            *HTTPExpect // nil: the connection is accepted
+	// UpgradeWithout: the Runtime bootstraps with its identity as usual, then sends the WebSocket
+	// upgrade without these (UpgradeParams): the only way to reach the upgrade's own
+	// missing_params rule, since a bootstrap without a Bearer is refused first. Core-side only.
+	UpgradeWithout []string
+	Expect         *HTTPExpect // nil: the connection is accepted
 }
+
+// The parts of the upgrade a handshake can leave out.
+const (
+	UpgradeDeviceID = "device_id" // the device_id query parameter
+	UpgradeVersion  = "version"   // the version query parameter
+	UpgradeBearer   = "bearer"    // the Authorization header
+)
+
+// UpgradeParams lists what handshake.upgrade_without may name.
+var UpgradeParams = []string{UpgradeDeviceID, UpgradeVersion, UpgradeBearer}
 
 // HTTPExpect is the rejection Core must answer with.
 type HTTPExpect struct {
 	Status int
 	Error  string
+	At     string // the request refused: ExpectAtBootstrap, ExpectAtUpgrade, or "" for either
 }
+
+// The requests a refusal can answer.
+const (
+	ExpectAtBootstrap = "bootstrap"
+	ExpectAtUpgrade   = "upgrade"
+)
 
 // StepKind is what a step does.
 type StepKind string
@@ -219,6 +240,15 @@ func (c *Check) String() string {
 		if c.Turn.Reason != "" {
 			s += " with reason " + c.Turn.Reason
 		}
+		if c.Turn.PreparationCode != "" {
+			s += " and preparation code " + c.Turn.PreparationCode
+		}
+		if c.Turn.Usage != nil {
+			s += " with usage " + compact(c.Turn.Usage)
+		}
+		if c.Turn.Content != nil {
+			s += fmt.Sprintf(" with content %q", *c.Turn.Content)
+		}
 		return s
 	}
 	return "?"
@@ -236,6 +266,16 @@ type TurnCheck struct {
 	Status string
 	Reason string // Core's error_code; "" when none is expected
 	Engine string // engine_error_code, when expected
+	// PreparationCode is the preparation error code the outcome keeps (protocol-facts §6.2,
+	// preparation_start_failed); "" leaves it unchecked.
+	PreparationCode string
+	// Usage, when not nil, is a template of the outcome's usage snapshot in the members of a usage
+	// frame's payload: every member compared, none missing and none extra (a snapshot replaces,
+	// it never adds). nil leaves it unchecked.
+	Usage Value
+	// Content, when not nil, is the outcome's content exactly (done's, or filled from earlier
+	// frames when done's is empty).
+	Content *string
 }
 
 // FaultArmer arms a scenario's fault step on the relay between the peers. Exactly one of the two

@@ -363,11 +363,15 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	case <-t.C:
 		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v of being launched", r.cfg.StartTimeout)
 	}
-	if rej.status != want.Status || rej.code != want.Error {
-		f := p.Failf(nil, "Core answered %d %s (%s); the scenario expects %d %s%s",
-			rej.status, rej.code, rej.cause, want.Status, want.Error, identityHint(rej))
+	if rej.status != want.Status || rej.code != want.Error || (want.At != "" && rej.route != want.At) {
+		f := p.Failf(nil, "Core answered %d %s at the %s (%s); the scenario expects %d %s%s%s",
+			rej.status, rej.code, rej.route, rej.cause, want.Status, want.Error, atWhat(want.At), identityHint(rej))
 		f.Cause = rej.cause
 		return scenarios.Fail, f
+	}
+	if !proto.PermanentHTTPStatus(want.Status) {
+		// A transient refusal (facts §1.3): the Runtime may try again with backoff.
+		return scenarios.Pass, nil
 	}
 	// A permanent rejection: the Runtime must stop after exactly one attempt. Attempts are judged
 	// by their order, not by when this goroutine looks: one made right after the rejection, before
@@ -576,6 +580,13 @@ func (r *run) refused(st *scenarios.Step, rej rejection) *scenarios.Failure {
 
 // identityHint points at the launch identity only when the refusal is about it: a daemon refused
 // for its device or credential may not be presenting what it was launched with.
+func atWhat(at string) string {
+	if at == "" {
+		return ""
+	}
+	return " at the " + at
+}
+
 func identityHint(rej rejection) string {
 	switch rej.check {
 	case transport.CheckDevice, transport.CheckCredential:

@@ -37,4 +37,6 @@ var Core = []Mutant{
 	{RunInactiveAfterDoneUnconfirmed, "CA-17", "run_inactive after done is cancel_unconfirmed instead of the stream's outcome"},
 	{DoneOverridesReceipt, "CA-18", "a done while cancelling decides the outcome before the receipt"},
 	{CancelBeforeStartNoRelease, "CA-20", "a cancellation before start abandons the admission without execution_release"},
+	{StartRejectionCodeDropped, "PJ-06", "a rejected execution_start is recorded preparation_start_failed without the preparation error code"},
+	{UsageAdded, "RS-14", "a usage snapshot is added to the previous one instead of replacing it"},
 }

@@ -34,4 +34,10 @@ const (
 	RunInactiveAfterDoneUnconfirmed Point = "run-inactive-after-done-unconfirmed"
 	DoneOverridesReceipt            Point = "done-overrides-receipt"
 	CancelBeforeStartNoRelease      Point = "cancel-before-start-without-release"
+
+	// Dropped before the scenario language could observe them (issue W2.3), now back.
+	StartRejectionCodeDropped    Point = "start-rejection-code-dropped"
+	UsageAdded                   Point = "usage-added"
+	MissingParamsAsMissingBearer Point = "missing-params-as-missing-bearer"
+	UndeclaredCapabilityAdmitted Point = "undeclared-capability-admitted"
 )
