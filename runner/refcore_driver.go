@@ -208,11 +208,12 @@ func (d *refCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenar
 func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, string, error) {
 	switch {
 	case c.Capabilities != nil:
-		got := "none"
-		if hb, known := d.Core.Capabilities(d.DeviceID); known && hb.Kind(c.Capabilities.Kind) != nil {
-			got = "complete"
+		var k *proto.SupportedAgentKind
+		if hb, known := d.Core.Capabilities(d.DeviceID); known {
+			k = hb.Kind(c.Capabilities.Kind)
 		}
-		return got == c.Capabilities.Declared, "declared " + got, nil
+		ok, got := c.Capabilities.Judge(k)
+		return ok, got, nil
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {

@@ -372,11 +372,25 @@ func (p *parser) check(n *yaml.Node) *Check {
 		return nil
 	}
 	if v := f["capabilities"]; v != nil {
-		cf := p.fields(v, "check.capabilities", "kind", "declared")
+		cf := p.fields(v, "check.capabilities", "kind", "declared", "supports", "lacks")
 		if cf != nil {
-			c.Capabilities = &CapabilitiesCheck{Kind: p.String(cf["kind"], "kind"), Declared: p.String(cf["declared"], "declared")}
+			c.Capabilities = &CapabilitiesCheck{Kind: p.String(cf["kind"], "kind"), Declared: p.String(cf["declared"], "declared"),
+				Supports: p.Strings(cf["supports"], "check.capabilities.supports"), Lacks: p.Strings(cf["lacks"], "check.capabilities.lacks")}
 			if c.Capabilities.Declared != "none" && c.Capabilities.Declared != "complete" {
 				p.Errorf(v.Line, "check.capabilities.declared must be none or complete")
+			}
+			for _, k := range []string{"supports", "lacks"} {
+				if cf[k] == nil {
+					continue
+				}
+				if c.Capabilities.Declared != "complete" {
+					p.Errorf(cf[k].Line, "check.capabilities.%s needs declared: complete", k)
+				}
+				for _, name := range cf[k].Content {
+					if !slices.Contains(proto.CapabilityNames(), name.Value) {
+						p.Errorf(name.Line, "check.capabilities.%s: %q is not a capability", k, name.Value)
+					}
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -234,7 +235,14 @@ type Check struct {
 func (c *Check) String() string {
 	switch {
 	case c.Capabilities != nil:
-		return fmt.Sprintf("capabilities of kind %q are %s", c.Capabilities.Kind, c.Capabilities.Declared)
+		s := fmt.Sprintf("capabilities of kind %q are %s", c.Capabilities.Kind, c.Capabilities.Declared)
+		if len(c.Capabilities.Supports) > 0 {
+			s += ", supporting " + strings.Join(c.Capabilities.Supports, ", ")
+		}
+		if len(c.Capabilities.Lacks) > 0 {
+			s += ", lacking " + strings.Join(c.Capabilities.Lacks, ", ")
+		}
+		return s
 	case c.Turn != nil:
 		s := fmt.Sprintf("turn of run %v is %s", c.Turn.Run, c.Turn.Status)
 		if c.Turn.Reason != "" {
@@ -258,6 +266,41 @@ func (c *Check) String() string {
 type CapabilitiesCheck struct {
 	Kind     string
 	Declared string // "none" or "complete"
+	// Supports and Lacks (with Declared "complete") name capabilities the snapshot's declaration
+	// of Kind supports, or does not: a check waits until a heartbeat that changes them has been
+	// applied, so later steps are ordered after it.
+	Supports []string
+	Lacks    []string
+}
+
+// Judge reports whether Core's snapshot holds: k is its declaration of the kind (nil when no
+// capability is known for it). got says what the snapshot is, for messages.
+func (c *CapabilitiesCheck) Judge(k *proto.SupportedAgentKind) (ok bool, got string) {
+	if k == nil {
+		return c.Declared == "none", "declared none"
+	}
+	supported := func(name string) bool {
+		if k.Capabilities == nil {
+			return false
+		}
+		v, known := k.Capabilities.Get(name)
+		return known && v.Supported()
+	}
+	var wrong []string
+	for _, name := range c.Supports {
+		if !supported(name) {
+			wrong = append(wrong, name+" unsupported")
+		}
+	}
+	for _, name := range c.Lacks {
+		if supported(name) {
+			wrong = append(wrong, name+" supported")
+		}
+	}
+	if len(wrong) > 0 {
+		return false, "declared complete with " + strings.Join(wrong, ", ")
+	}
+	return c.Declared == "complete", "declared complete"
 }
 
 // TurnCheck checks a Turn's recorded outcome.

@@ -39,4 +39,6 @@ var Core = []Mutant{
 	{CancelBeforeStartNoRelease, "CA-20", "a cancellation before start abandons the admission without execution_release"},
 	{StartRejectionCodeDropped, "PJ-06", "a rejected execution_start is recorded preparation_start_failed without the preparation error code"},
 	{UsageAdded, "RS-14", "a usage snapshot is added to the previous one instead of replacing it"},
+	{MissingParamsAsMissingBearer, "CN-05", "an upgrade without Authorization is answered 401 missing_bearer instead of 400 missing_params"},
+	{UndeclaredCapabilityAdmitted, "CN-50", "the final admission check before a claim admits a Turn whose capabilities the latest heartbeat no longer declares"},
 }
