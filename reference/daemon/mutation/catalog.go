@@ -65,4 +65,6 @@ var Runtime = []Mutant{
 	{RetiredCloseRetried, "CN-19", "a 4001 close (runtime retired) is treated as transient: the daemon reconnects"},
 	{HeartbeatEmptyKind, "CN-25", "the heartbeat advertises its kinds with an empty kind name"},
 	{FunctionToolsWithoutCapability, "FN-04", "function_tools are admitted by a kind without the function_tools capability"},
+	{ExpiredWithoutExpiresAt, "AD-04", "the expired status does not carry the expires_at deadline fixed at grant"},
+	{DoneBeforeRelease, "RS-17", "with release_on_completion, done is forwarded before the native writer (the Executor) is released"},
 }
