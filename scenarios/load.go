@@ -409,8 +409,8 @@ func (p *parser) check(n *yaml.Node) *Check {
 					p.checkPlaceholders(u)
 					c.Turn.Usage = p.value(u, "check.turn.usage")
 					// The snapshot is what a usage frame carries: it must be one.
-					if err := CheckFrame(&FrameTemplate{Type: proto.TypeUsage, ID: "run", Payload: c.Turn.Usage}, p.vars); err != nil {
-						p.Errorf(u.Line, "check.turn.usage: %v", err)
+					if err := checkUsage(c.Turn.Usage, p.vars); err != nil {
+						p.Errorf(u.Line, "check.turn.usage is not a usage snapshot: %v", err)
 					}
 				}
 			}
@@ -433,6 +433,16 @@ func (p *parser) check(n *yaml.Node) *Check {
 		}
 	}
 	return c
+}
+
+// checkUsage validates a usage template as the payload of a usage frame.
+func checkUsage(usage Value, vars map[string]Value) error {
+	raw, err := renderFrame(&FrameTemplate{Type: proto.TypeUsage, ID: "run", Payload: usage}, BindingsWith(vars), readableValue)
+	if err != nil {
+		return err
+	}
+	_, err = proto.ParseFrame(raw)
+	return err
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
