@@ -281,26 +281,34 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 	}
 	t := time.NewTimer(bound)
 	defer t.Stop()
+	take := func(c *script.Conn) {
+		if old := r.p.Conn; old != nil {
+			// A second connection for the same device while the first is open: the newer one
+			// replaces it, as Core does.
+			old.Close(1008, "preempted by newer connection from same device_id")
+		}
+		r.p.Conn = c
+		r.p.OnHeartbeat = r.view.observeHeartbeat
+		r.drainAttempts()
+		if st == nil {
+			r.p.Rec.Event("started", fmt.Sprintf("the Runtime connected %v after it was launched", time.Since(r.launched).Round(time.Millisecond)))
+		}
+	}
 	for {
 		select {
 		case c := <-r.srv.conns:
-			if old := r.p.Conn; old != nil {
-				// A second connection for the same device while the first is open: the newer one
-				// replaces it, as Core does.
-				old.Close(1008, "preempted by newer connection from same device_id")
-			}
-			r.p.Conn = c
-			r.p.OnHeartbeat = r.view.observeHeartbeat
-			r.drainAttempts()
-			if st == nil {
-				r.p.Rec.Event("started", fmt.Sprintf("the Runtime connected %v after it was launched", time.Since(r.launched).Round(time.Millisecond)))
-			}
+			take(c)
 			return nil
 		case rej := <-r.srv.rejects:
 			return r.refused(st, rej)
 		case <-r.rt.Done():
-			select { // a refusal recorded before the exit explains it
-			case rej := <-r.srv.rejects:
+			select {
+			case c := <-r.srv.conns:
+				// A Runtime that connected, said everything and hung up before this looked: its
+				// frames are still on the connection.
+				take(c)
+				return nil
+			case rej := <-r.srv.rejects: // a refusal recorded before the exit explains it
 				return r.refused(st, rej)
 			default:
 			}
