@@ -208,11 +208,12 @@ func (d *refCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenar
 func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, string, error) {
 	switch {
 	case c.Capabilities != nil:
-		got := "none"
-		if hb, known := d.Core.Capabilities(d.DeviceID); known && hb.Kind(c.Capabilities.Kind) != nil {
-			got = "complete"
+		var k *proto.SupportedAgentKind
+		if hb, known := d.Core.Capabilities(d.DeviceID); known {
+			k = hb.Kind(c.Capabilities.Kind)
 		}
-		return got == c.Capabilities.Declared, "declared " + got, nil
+		ok, got := c.Capabilities.Judge(k)
+		return ok, got, nil
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {
@@ -233,13 +234,43 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 			return false, "the Turn is in phase " + t.Phase, nil
 		}
 		o := t.Outcome
-		got := fmt.Sprintf("status %s, reason %q, engine %q (%s)", o.Status, o.Reason, o.EngineErrorCode, o.Error)
-		if o.Status != c.Turn.Status || o.Reason != c.Turn.Reason || o.EngineErrorCode != c.Turn.Engine {
+		got := fmt.Sprintf("status %s, reason %q, engine %q, preparation code %q (%s)", o.Status, o.Reason, o.EngineErrorCode, o.PreparationErrorCode, o.Error)
+		if o.Status != c.Turn.Status || o.Reason != c.Turn.Reason || o.EngineErrorCode != c.Turn.Engine ||
+			(c.Turn.PreparationCode != "" && o.PreparationErrorCode != c.Turn.PreparationCode) {
 			return false, got, fmt.Errorf("the Turn's outcome is %s", got)
+		}
+		if err := outcomeRecord(c.Turn, o, b); err != nil {
+			return false, got, fmt.Errorf("the Turn's outcome (%s): %w", got, err)
 		}
 		return true, got, nil
 	}
 	return false, "", fmt.Errorf("unknown check: %w", scriptedruntime.ErrNotApplicable)
+}
+
+// outcomeRecord compares the outcome's usage snapshot and content with the check, when it names them.
+func outcomeRecord(c *scenarios.TurnCheck, o *store.Outcome, b *scenarios.Bindings) error {
+	if c.Content != nil && o.Content != *c.Content {
+		return fmt.Errorf("content is %q, want %q", o.Content, *c.Content)
+	}
+	if c.Usage == nil {
+		return nil
+	}
+	if o.Usage == nil {
+		return errors.New("usage: no snapshot recorded")
+	}
+	raw, err := json.Marshal(o.Usage)
+	if err != nil {
+		return err
+	}
+	got, err := scenarios.DecodeJSON(raw)
+	if err != nil {
+		return err
+	}
+	if m := readOnly(b).Match(c.Usage, got); m != nil {
+		m.Path = strings.TrimSuffix("usage."+m.Path, ".")
+		return fmt.Errorf("%w (recorded %s)", m, raw)
+	}
+	return nil
 }
 
 // readOnly copies the bindings so resolving a template never binds a Core-chosen value early.

@@ -76,14 +76,15 @@ func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios
 	}
 	for {
 		changed := d.view.Changed()
-		got := d.view.Declared(c.Capabilities.Kind)
-		if got == c.Capabilities.Declared {
+		k, _ := d.view.Capabilities(c.Capabilities.Kind)
+		ok, got := c.Capabilities.Judge(k)
+		if ok {
 			return nil
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return fmt.Errorf("capabilities of kind %q are %s, want %s", c.Capabilities.Kind, got, c.Capabilities.Declared)
+			return fmt.Errorf("%s does not hold: %s", c, got)
 		}
 	}
 }

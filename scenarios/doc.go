@@ -15,6 +15,20 @@
 // codes the decoder normalises never fail a scenario, while everything the wire defines is
 // compared exactly.
 //
+// A `check` step asks the Core under test about what the wire cannot show. check.capabilities
+// reads the capability snapshot of the connection: declared none or complete, and with complete
+// the capabilities it supports or lacks (a check waits until it holds, so it orders a heartbeat
+// before the steps after it). check.turn reads the Turn record of a Run: status, reason
+// (error_code), engine (engine_error_code), and, when written, preparation_error_code, the usage
+// snapshot (compared member for member as a usage frame's payload: a snapshot replaces, never
+// adds) and content.
+//
+// A `handshake` changes what the Runtime presents and says how Core must refuse it
+// (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,
+// bearer] bootstraps with a valid identity and then upgrades without those, the only way to reach
+// the upgrade's own 400 missing_params; no Runtime under test can be made to do it, so such a
+// scenario tests a Core.
+//
 // Every spec link of a scenario names a heading of the spec (or of docs/contract-harness.md, for the
 // rules that are ours); spec_anchors.txt lists them, generated from the spec files:
 //

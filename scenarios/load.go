@@ -177,6 +177,9 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 	}
 	if v := f["handshake"]; v != nil {
 		sc.Handshake = p.handshake(v)
+		if sc.Handshake != nil && len(sc.Handshake.UpgradeWithout) > 0 && sc.Tests != SideCore {
+			p.Errorf(v.Line, "handshake.upgrade_without tests a Core (a Runtime under test always sends them): the scenario needs tests: core")
+		}
 	}
 	sc.Include = p.Strings(f["include"], "include")
 	if v := f["steps"]; v != nil {
@@ -202,7 +205,7 @@ var (
 )
 
 func (p *parser) handshake(n *yaml.Node) *Handshake {
-	f := p.fields(n, "handshake", "device_id", "credential", "version", "credential_in_query", "expect")
+	f := p.fields(n, "handshake", "device_id", "credential", "version", "credential_in_query", "upgrade_without", "expect")
 	if f == nil {
 		return nil
 	}
@@ -218,10 +221,25 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	if v := f["credential_in_query"]; v != nil {
 		h.CredentialInQuery = p.Bool(v, "handshake.credential_in_query")
 	}
+	h.UpgradeWithout = p.Strings(f["upgrade_without"], "handshake.upgrade_without")
+	for i, w := range h.UpgradeWithout {
+		if !slices.Contains(UpgradeParams, w) {
+			p.Errorf(f["upgrade_without"].Content[i].Line, "handshake.upgrade_without: %q is not one of %s", w, strings.Join(UpgradeParams, ", "))
+		}
+	}
+	if f["upgrade_without"] != nil && f["expect"] == nil {
+		p.Errorf(f["upgrade_without"].Line, "handshake.upgrade_without needs expect: an upgrade without them is refused")
+	}
 	if v := f["expect"]; v != nil {
-		e := p.fields(v, "handshake.expect", "status", "error")
+		e := p.fields(v, "handshake.expect", "status", "error", "at")
 		if e != nil {
-			h.Expect = &HTTPExpect{Error: p.String(e["error"], "error")}
+			h.Expect = &HTTPExpect{Error: p.String(e["error"], "error"), At: p.String(e["at"], "at")}
+			if at := h.Expect.At; at != "" && at != ExpectAtBootstrap && at != ExpectAtUpgrade {
+				p.Errorf(e["at"].Line, "handshake.expect.at must be bootstrap or upgrade, got %q", at)
+			}
+			if h.Expect.At == ExpectAtBootstrap && len(h.UpgradeWithout) > 0 {
+				p.Errorf(e["at"].Line, "handshake.expect.at: with upgrade_without the bootstrap is valid; the upgrade is refused")
+			}
 			if e["status"] == nil {
 				p.Errorf(v.Line, "handshake.expect.status is required")
 			} else if st, ok := yamlstrict.Int(e["status"]); !ok {
@@ -354,18 +372,52 @@ func (p *parser) check(n *yaml.Node) *Check {
 		return nil
 	}
 	if v := f["capabilities"]; v != nil {
-		cf := p.fields(v, "check.capabilities", "kind", "declared")
+		cf := p.fields(v, "check.capabilities", "kind", "declared", "supports", "lacks")
 		if cf != nil {
-			c.Capabilities = &CapabilitiesCheck{Kind: p.String(cf["kind"], "kind"), Declared: p.String(cf["declared"], "declared")}
+			c.Capabilities = &CapabilitiesCheck{Kind: p.String(cf["kind"], "kind"), Declared: p.String(cf["declared"], "declared"),
+				Supports: p.Strings(cf["supports"], "check.capabilities.supports"), Lacks: p.Strings(cf["lacks"], "check.capabilities.lacks")}
 			if c.Capabilities.Declared != "none" && c.Capabilities.Declared != "complete" {
 				p.Errorf(v.Line, "check.capabilities.declared must be none or complete")
+			}
+			for _, k := range []string{"supports", "lacks"} {
+				if cf[k] == nil {
+					continue
+				}
+				if c.Capabilities.Declared != "complete" {
+					p.Errorf(cf[k].Line, "check.capabilities.%s needs declared: complete", k)
+				}
+				for _, name := range cf[k].Content {
+					if !slices.Contains(proto.CapabilityNames(), name.Value) {
+						p.Errorf(name.Line, "check.capabilities.%s: %q is not a capability", k, name.Value)
+					}
+				}
 			}
 		}
 	}
 	if v := f["turn"]; v != nil {
-		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine")
+		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content")
 		if tf != nil {
-			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"), Engine: p.String(tf["engine"], "engine")}
+			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"), Engine: p.String(tf["engine"], "engine"),
+				PreparationCode: p.String(tf["preparation_error_code"], "preparation_error_code")}
+			if c.Turn.PreparationCode != "" && !proto.KnownPreparationCode(c.Turn.PreparationCode) {
+				p.Errorf(tf["preparation_error_code"].Line, "check.turn.preparation_error_code %q is not a preparation error code (facts §4.3)", c.Turn.PreparationCode)
+			}
+			if u := tf["usage"]; u != nil {
+				if u.Kind != yaml.MappingNode {
+					p.Errorf(u.Line, "check.turn.usage must be a usage snapshot (the members of a usage frame's payload)")
+				} else {
+					p.checkPlaceholders(u)
+					c.Turn.Usage = p.value(u, "check.turn.usage")
+					// The snapshot is what a usage frame carries: it must be one.
+					if err := checkUsage(c.Turn.Usage, p.vars); err != nil {
+						p.Errorf(u.Line, "check.turn.usage is not a usage snapshot: %v", err)
+					}
+				}
+			}
+			if tf["content"] != nil {
+				s := p.String(tf["content"], "content")
+				c.Turn.Content = &s
+			}
 			if tf["run"] == nil {
 				p.Errorf(v.Line, "check.turn.run is required")
 			} else {
@@ -381,6 +433,16 @@ func (p *parser) check(n *yaml.Node) *Check {
 		}
 	}
 	return c
+}
+
+// checkUsage validates a usage template as the payload of a usage frame.
+func checkUsage(usage Value, vars map[string]Value) error {
+	raw, err := renderFrame(&FrameTemplate{Type: proto.TypeUsage, ID: "run", Payload: usage}, BindingsWith(vars), readableValue)
+	if err != nil {
+		return err
+	}
+	_, err = proto.ParseFrame(raw)
+	return err
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {

@@ -62,6 +62,22 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:4: lost must be true or false, got "yes"`},
 		{"silence without a peer", "id: a\ntitle: t\nsteps:\n  - silence: {window: 1s}\n",
 			`f.yaml:4: silence.from: a peer (core or runtime) is required`},
+		{"unknown upgrade part", "id: a\ntitle: t\ntests: core\nhandshake:\n  upgrade_without: [token]\n  expect: {status: 400, error: missing_params}\n",
+			`f.yaml:5: handshake.upgrade_without: "token" is not one of device_id, version, bearer`},
+		{"upgrade_without without expect", "id: a\ntitle: t\ntests: core\nhandshake:\n  upgrade_without: [bearer]\n",
+			`f.yaml:5: handshake.upgrade_without needs expect: an upgrade without them is refused`},
+		{"upgrade_without tests a Core", "id: a\ntitle: t\nhandshake:\n  upgrade_without: [bearer]\n  expect: {status: 400, error: missing_params}\n",
+			`f.yaml:4: handshake.upgrade_without tests a Core (a Runtime under test always sends them): the scenario needs tests: core`},
+		{"refused at an unknown request", "id: a\ntitle: t\nhandshake:\n  credential: \"\"\n  expect: {status: 401, error: missing_bearer, at: dial}\n",
+			`f.yaml:5: handshake.expect.at must be bootstrap or upgrade, got "dial"`},
+		{"unknown preparation code", "id: a\ntitle: t\nsteps:\n  - check: {turn: {run: r, status: failed, reason: preparation_start_failed, preparation_error_code: run_clash}}\n",
+			`f.yaml:4: check.turn.preparation_error_code "run_clash" is not a preparation error code (facts §4.3)`},
+		{"usage that is no usage", "id: a\ntitle: t\nsteps:\n  - check: {turn: {run: r, status: completed, usage: {input_tokens: many}}}\n",
+			`f.yaml:4: check.turn.usage is not a usage snapshot: usage.input_tokens: must be a JSON integer`},
+		{"lacks without complete", "id: a\ntitle: t\nsteps:\n  - check: {capabilities: {kind: contract, declared: none, lacks: [preparation]}}\n",
+			`f.yaml:4: check.capabilities.lacks needs declared: complete`},
+		{"lacks an unknown capability", "id: a\ntitle: t\nsteps:\n  - check: {capabilities: {kind: contract, declared: complete, lacks: [teleport]}}\n",
+			`f.yaml:4: check.capabilities.lacks: "teleport" is not a capability`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

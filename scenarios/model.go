@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -78,14 +79,35 @@ type Handshake struct {
 	Credential        *string
 	Version           *string
 	CredentialInQuery bool
-	Expect            *HTTPExpect // nil: the connection is accepted
+	// UpgradeWithout: the Runtime bootstraps with its identity as usual, then sends the WebSocket
+	// upgrade without these (UpgradeParams): the only way to reach the upgrade's own
+	// missing_params rule, since a bootstrap without a Bearer is refused first. Core-side only.
+	UpgradeWithout []string
+	Expect         *HTTPExpect // nil: the connection is accepted
 }
+
+// The parts of the upgrade a handshake can leave out.
+const (
+	UpgradeDeviceID = "device_id" // the device_id query parameter
+	UpgradeVersion  = "version"   // the version query parameter
+	UpgradeBearer   = "bearer"    // the Authorization header
+)
+
+// UpgradeParams lists what handshake.upgrade_without may name.
+var UpgradeParams = []string{UpgradeDeviceID, UpgradeVersion, UpgradeBearer}
 
 // HTTPExpect is the rejection Core must answer with.
 type HTTPExpect struct {
 	Status int
 	Error  string
+	At     string // the request refused: ExpectAtBootstrap, ExpectAtUpgrade, or "" for either
 }
+
+// The requests a refusal can answer.
+const (
+	ExpectAtBootstrap = "bootstrap"
+	ExpectAtUpgrade   = "upgrade"
+)
 
 // StepKind is what a step does.
 type StepKind string
@@ -213,11 +235,27 @@ type Check struct {
 func (c *Check) String() string {
 	switch {
 	case c.Capabilities != nil:
-		return fmt.Sprintf("capabilities of kind %q are %s", c.Capabilities.Kind, c.Capabilities.Declared)
+		s := fmt.Sprintf("capabilities of kind %q are %s", c.Capabilities.Kind, c.Capabilities.Declared)
+		if len(c.Capabilities.Supports) > 0 {
+			s += ", supporting " + strings.Join(c.Capabilities.Supports, ", ")
+		}
+		if len(c.Capabilities.Lacks) > 0 {
+			s += ", lacking " + strings.Join(c.Capabilities.Lacks, ", ")
+		}
+		return s
 	case c.Turn != nil:
 		s := fmt.Sprintf("turn of run %v is %s", c.Turn.Run, c.Turn.Status)
 		if c.Turn.Reason != "" {
 			s += " with reason " + c.Turn.Reason
+		}
+		if c.Turn.PreparationCode != "" {
+			s += " and preparation code " + c.Turn.PreparationCode
+		}
+		if c.Turn.Usage != nil {
+			s += " with usage " + compact(c.Turn.Usage)
+		}
+		if c.Turn.Content != nil {
+			s += fmt.Sprintf(" with content %q", *c.Turn.Content)
 		}
 		return s
 	}
@@ -228,6 +266,41 @@ func (c *Check) String() string {
 type CapabilitiesCheck struct {
 	Kind     string
 	Declared string // "none" or "complete"
+	// Supports and Lacks (with Declared "complete") name capabilities the snapshot's declaration
+	// of Kind supports, or does not: a check waits until a heartbeat that changes them has been
+	// applied, so later steps are ordered after it.
+	Supports []string
+	Lacks    []string
+}
+
+// Judge reports whether Core's snapshot holds: k is its declaration of the kind (nil when no
+// capability is known for it). got says what the snapshot is, for messages.
+func (c *CapabilitiesCheck) Judge(k *proto.SupportedAgentKind) (ok bool, got string) {
+	if k == nil {
+		return c.Declared == "none", "declared none"
+	}
+	supported := func(name string) bool {
+		if k.Capabilities == nil {
+			return false
+		}
+		v, known := k.Capabilities.Get(name)
+		return known && v.Supported()
+	}
+	var wrong []string
+	for _, name := range c.Supports {
+		if !supported(name) {
+			wrong = append(wrong, name+" unsupported")
+		}
+	}
+	for _, name := range c.Lacks {
+		if supported(name) {
+			wrong = append(wrong, name+" supported")
+		}
+	}
+	if len(wrong) > 0 {
+		return false, "declared complete with " + strings.Join(wrong, ", ")
+	}
+	return c.Declared == "complete", "declared complete"
 }
 
 // TurnCheck checks a Turn's recorded outcome.
@@ -236,6 +309,16 @@ type TurnCheck struct {
 	Status string
 	Reason string // Core's error_code; "" when none is expected
 	Engine string // engine_error_code, when expected
+	// PreparationCode is the preparation error code the outcome keeps (protocol-facts §6.2,
+	// preparation_start_failed); "" leaves it unchecked.
+	PreparationCode string
+	// Usage, when not nil, is a template of the outcome's usage snapshot in the members of a usage
+	// frame's payload: every member compared, none missing and none extra (a snapshot replaces,
+	// it never adds). nil leaves it unchecked.
+	Usage Value
+	// Content, when not nil, is the outcome's content exactly (done's, or filled from earlier
+	// frames when done's is empty).
+	Content *string
 }
 
 // FaultArmer arms a scenario's fault step on the relay between the peers. Exactly one of the two

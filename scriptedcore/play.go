@@ -281,26 +281,34 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 	}
 	t := time.NewTimer(bound)
 	defer t.Stop()
+	take := func(c *script.Conn) {
+		if old := r.p.Conn; old != nil {
+			// A second connection for the same device while the first is open: the newer one
+			// replaces it, as Core does.
+			old.Close(1008, "preempted by newer connection from same device_id")
+		}
+		r.p.Conn = c
+		r.p.OnHeartbeat = r.view.observeHeartbeat
+		r.drainAttempts()
+		if st == nil {
+			r.p.Rec.Event("started", fmt.Sprintf("the Runtime connected %v after it was launched", time.Since(r.launched).Round(time.Millisecond)))
+		}
+	}
 	for {
 		select {
 		case c := <-r.srv.conns:
-			if old := r.p.Conn; old != nil {
-				// A second connection for the same device while the first is open: the newer one
-				// replaces it, as Core does.
-				old.Close(1008, "preempted by newer connection from same device_id")
-			}
-			r.p.Conn = c
-			r.p.OnHeartbeat = r.view.observeHeartbeat
-			r.drainAttempts()
-			if st == nil {
-				r.p.Rec.Event("started", fmt.Sprintf("the Runtime connected %v after it was launched", time.Since(r.launched).Round(time.Millisecond)))
-			}
+			take(c)
 			return nil
 		case rej := <-r.srv.rejects:
 			return r.refused(st, rej)
 		case <-r.rt.Done():
-			select { // a refusal recorded before the exit explains it
-			case rej := <-r.srv.rejects:
+			select {
+			case c := <-r.srv.conns:
+				// A Runtime that connected, said everything and hung up before this looked: its
+				// frames are still on the connection.
+				take(c)
+				return nil
+			case rej := <-r.srv.rejects: // a refusal recorded before the exit explains it
 				return r.refused(st, rej)
 			default:
 			}
@@ -363,11 +371,15 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	case <-t.C:
 		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v of being launched", r.cfg.StartTimeout)
 	}
-	if rej.status != want.Status || rej.code != want.Error {
-		f := p.Failf(nil, "Core answered %d %s (%s); the scenario expects %d %s%s",
-			rej.status, rej.code, rej.cause, want.Status, want.Error, identityHint(rej))
+	if rej.status != want.Status || rej.code != want.Error || (want.At != "" && rej.route != want.At) {
+		f := p.Failf(nil, "Core answered %d %s at the %s (%s); the scenario expects %d %s%s%s",
+			rej.status, rej.code, rej.route, rej.cause, want.Status, want.Error, atWhat(want.At), identityHint(rej))
 		f.Cause = rej.cause
 		return scenarios.Fail, f
+	}
+	if !proto.PermanentHTTPStatus(want.Status) {
+		// A transient refusal (facts §1.3): the Runtime may try again with backoff.
+		return scenarios.Pass, nil
 	}
 	// A permanent rejection: the Runtime must stop after exactly one attempt. Attempts are judged
 	// by their order, not by when this goroutine looks: one made right after the rejection, before
@@ -576,6 +588,13 @@ func (r *run) refused(st *scenarios.Step, rej rejection) *scenarios.Failure {
 
 // identityHint points at the launch identity only when the refusal is about it: a daemon refused
 // for its device or credential may not be presenting what it was launched with.
+func atWhat(at string) string {
+	if at == "" {
+		return ""
+	}
+	return " at the " + at
+}
+
 func identityHint(rej rejection) string {
 	switch rej.check {
 	case transport.CheckDevice, transport.CheckCredential:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/transport"
 )
 
@@ -43,6 +44,7 @@ type rejection struct {
 	after  int             // how many attempts had been made when it was answered
 	check  transport.Check // the rule that refused it
 	cause  string          // what the daemon did, in plain words (transport.Rules.Explain)
+	route  string          // the request refused: scenarios.ExpectAtBootstrap or ExpectAtUpgrade
 }
 
 func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds int, rec *script.Recorder) (*server, error) {
@@ -111,8 +113,15 @@ func (s *server) reject(w http.ResponseWriter, r *http.Request, rej *transport.R
 	s.hmu.Lock()
 	after := len(s.history)
 	s.hmu.Unlock()
+	route := r.URL.Path
+	switch route {
+	case proto.RouteWebSocket:
+		route = scenarios.ExpectAtUpgrade
+	case proto.RouteBootstrap:
+		route = scenarios.ExpectAtBootstrap
+	}
 	select {
-	case s.rejects <- rejection{status: rej.Status, code: rej.Code, after: after, check: rej.Check, cause: cause}:
+	case s.rejects <- rejection{status: rej.Status, code: rej.Code, after: after, check: rej.Check, cause: cause, route: route}:
 	default:
 	}
 	rej.Write(w)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 
 	"github.com/coder/websocket"
 
@@ -20,17 +22,45 @@ var client = func() transport.Client {
 	return transport.Client{HTTP: &http.Client{Transport: t}, UserAgent: "wirecheck-scriptedruntime"}
 }()
 
-// bootstrapAndDial connects as id; a refusal comes back as a *refused.
-func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identity) (*websocket.Conn, error) {
+// bootstrapAndDial connects as id, leaving out of the upgrade what without names (see
+// scenarios.Handshake.UpgradeWithout); a refusal comes back as a *refused.
+func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identity, without []string) (*websocket.Conn, error) {
 	boot, err := client.Bootstrap(ctx, serverURL, id)
 	if err != nil {
 		return nil, explain(err)
 	}
-	ws, err := client.Dial(ctx, boot.WSURL, id)
+	var ws *websocket.Conn
+	if len(without) == 0 {
+		ws, err = client.Dial(ctx, boot.WSURL, id)
+	} else {
+		ws, err = dialWithout(ctx, boot.WSURL, id, without)
+	}
 	if err != nil {
 		return nil, explain(err)
 	}
 	return ws, nil
+}
+
+// dialWithout is transport.Client.Dial with some of the upgrade's parameters left out: what no
+// real Runtime does, to reach the upgrade's missing_params rule after a valid bootstrap.
+func dialWithout(ctx context.Context, wsURL string, id transport.Identity, without []string) (*websocket.Conn, error) {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return nil, fmt.Errorf("ws_url: %w", err)
+	}
+	q := u.Query()
+	if !slices.Contains(without, scenarios.UpgradeDeviceID) {
+		q.Set(proto.QueryDeviceID, id.DeviceID)
+	}
+	if !slices.Contains(without, scenarios.UpgradeVersion) {
+		q.Set(proto.QueryVersion, id.Version)
+	}
+	u.RawQuery = q.Encode()
+	h := http.Header{}
+	if !slices.Contains(without, scenarios.UpgradeBearer) && id.Credential != "" {
+		h.Set("Authorization", "Bearer "+id.Credential)
+	}
+	return transport.Upgrade(ctx, u.String(), &websocket.DialOptions{HTTPHeader: h, HTTPClient: client.HTTP})
 }
 
 // refused is a Core's refusal in the words of the scripted Runtime's reports.

@@ -127,11 +127,11 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 	if want := expected(sc); want != nil {
 		var ref *refused
 		switch {
-		case errors.As(err, &ref) && ref.Status == want.Status && ref.Code == want.Error:
+		case errors.As(err, &ref) && ref.Status == want.Status && ref.Code == want.Error && atStage(want.At, ref.Stage):
 			p.Rec.Event("rejected", ref.Error())
 			return scenarios.Pass, nil, nil
 		case errors.As(err, &ref):
-			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %d %s", ref.Status, ref.Code, ref.Stage, want.Status, want.Error), nil
+			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %d %s%s", ref.Status, ref.Code, ref.Stage, want.Status, want.Error, atWhat(want.At)), nil
 		case err == nil:
 			return scenarios.Fail, p.Failf(nil, "Core accepted the connection; the protocol requires %d %s", want.Status, want.Error), nil
 		default:
@@ -174,6 +174,24 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 	return scenarios.Pass, nil, nil
 }
 
+// atStage reports whether a refusal came at the request a scenario expects it at ("": either).
+func atStage(at string, stage transport.Stage) bool {
+	switch at {
+	case scenarios.ExpectAtBootstrap:
+		return stage == transport.StageBootstrap
+	case scenarios.ExpectAtUpgrade:
+		return stage == transport.StageDial
+	}
+	return true
+}
+
+func atWhat(at string) string {
+	if at == "" {
+		return ""
+	}
+	return " at the " + at
+}
+
 func expected(sc *scenarios.Scenario) *scenarios.HTTPExpect {
 	if sc.Handshake != nil {
 		return sc.Handshake.Expect
@@ -183,7 +201,11 @@ func expected(sc *scenarios.Scenario) *scenarios.HTTPExpect {
 
 // connect bootstraps, dials and, in auto mode, heartbeats at once.
 func (r *run) connect(ctx context.Context) error {
-	ws, err := bootstrapAndDial(ctx, r.cfg.ServerURL, r.id)
+	var without []string
+	if h := r.p.Scenario.Handshake; h != nil {
+		without = h.UpgradeWithout
+	}
+	ws, err := bootstrapAndDial(ctx, r.cfg.ServerURL, r.id, without)
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,9 @@ func mutatePublished(s *proto.PreparationStatusPayload) {
 	if mutation.On(mutation.ReleasedWithoutRevisionBump) && s.State == proto.StateReleased && s.Revision > 1 {
 		s.Revision--
 	}
+	if mutation.On(mutation.ExpiredWithoutExpiresAt) && s.State == proto.StateExpired {
+		s.ExpiresAt = 0
+	}
 	if mutation.On(mutation.StartingWithoutRunID) && s.State == proto.StateStarting {
 		s.RunID = ""
 	}

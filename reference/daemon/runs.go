@@ -137,7 +137,7 @@ func (r *router) pump(rn *run) {
 		stripped.Metadata = nil
 		done = &stripped
 	}
-	if rn.releaseFirst {
+	if rn.releaseFirst && !mutation.On(mutation.DoneBeforeRelease) {
 		r.releaseExecutor(rn, res.Reusable)
 		_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
 		return

@@ -72,6 +72,8 @@ func mutateUpgrade(g *Gateway, r *http.Request, rej *transport.Rejection, dev tr
 		r2.URL.RawQuery = q.Encode()
 		d, rj := g.rules.CheckUpgrade(r2)
 		return rj, d
+	case mutation.On(mutation.MissingParamsAsMissingBearer) && rej.Code == proto.HTTPMissingParams && r.Header.Get("Authorization") == "":
+		return transport.Reject(transport.CheckBearer, proto.HTTPMissingBearer, "Authorization: Bearer <credential> is required"), dev
 	case mutation.On(mutation.CredentialInURLAccepted) && rej.Check == transport.CheckCredentialInURL:
 		q := r.URL.Query()
 		keep := url.Values{proto.QueryDeviceID: q[proto.QueryDeviceID], proto.QueryVersion: q[proto.QueryVersion]}

@@ -39,4 +39,8 @@ var Core = []Mutant{
 	{CancelBeforeStartNoRelease, "CA-20", "a cancellation before start abandons the admission without execution_release"},
 	{StartResentAfterReconnect, "CN-40", "after the daemon reconnects, the execution_start sent on its previous connection is sent again"},
 	{CancelResentAfterReconnect, "CA-15", "after the daemon reconnects, the prompt_cancel sent on its previous connection is sent again"},
+	{StartRejectionCodeDropped, "PJ-06", "a rejected execution_start is recorded preparation_start_failed without the preparation error code"},
+	{UsageAdded, "RS-14", "a usage snapshot is added to the previous one instead of replacing it"},
+	{MissingParamsAsMissingBearer, "CN-05", "an upgrade without Authorization is answered 401 missing_bearer instead of 400 missing_params"},
+	{UndeclaredCapabilityAdmitted, "CN-50", "the final admission check before a claim admits a Turn whose capabilities the latest heartbeat no longer declares"},
 }

@@ -38,4 +38,10 @@ const (
 	// Reconnection (CN-40): nothing of the old connection is sent again.
 	StartResentAfterReconnect  Point = "start-resent-after-reconnect"
 	CancelResentAfterReconnect Point = "cancel-resent-after-reconnect"
+
+	// Dropped before the scenario language could observe them (issue W2.3), now back.
+	StartRejectionCodeDropped    Point = "start-rejection-code-dropped"
+	UsageAdded                   Point = "usage-added"
+	MissingParamsAsMissingBearer Point = "missing-params-as-missing-bearer"
+	UndeclaredCapabilityAdmitted Point = "undeclared-capability-admitted"
 )

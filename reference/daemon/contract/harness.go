@@ -76,7 +76,9 @@ type Executor struct {
 // ErrClose is the scripted cleanup failure.
 var ErrClose = errors.New("contract: scripted close failure")
 
+// Close takes close_delay_ms first; the wait is not interruptible (native cleanup runs to its end).
 func (e *Executor) Close(context.Context) error {
+	_ = e.h.sleep(context.Background(), e.script.CloseDelayMS)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed++

@@ -30,6 +30,9 @@ type Script struct {
 	NativeSession string `json:"native_session,omitempty" wire:"opt"`
 	// CloseFails makes closing the Executor fail: cleanup stays unconfirmed.
 	CloseFails bool `json:"close_fails,omitempty" wire:"opt"`
+	// CloseDelayMS: every native close of the Executor takes this long (on the Runtime's clock), so
+	// what must wait for the close (done after a release_on_completion release) is visible.
+	CloseDelayMS int `json:"close_delay_ms,omitempty" wire:"opt"`
 }
 
 // Setup scripts native setup.

@@ -21,7 +21,7 @@ func TestParseDefaults(t *testing.T) {
 			t.Errorf("agent_options %q: %v", opts, err)
 			continue
 		}
-		if s.Setup != nil || s.Turn != nil || s.Cancel != nil || s.Reusable != nil || s.NativeSession != "" || s.CloseFails {
+		if s.Setup != nil || s.Turn != nil || s.Cancel != nil || s.Reusable != nil || s.NativeSession != "" || s.CloseFails || s.CloseDelayMS != 0 {
 			t.Errorf("agent_options %q is not the empty script: %+v", opts, s)
 		}
 	}
@@ -40,6 +40,7 @@ func TestParseRejects(t *testing.T) {
 		{`{"contract":{"cancel":{"outcome":{"content":"x","extra":1}}}}`, "cancel.outcome.extra: unknown member"},
 		{`{"contract":{"setup":{"delay_ms":1.5}}}`, "delay_ms"},
 		{`{"contract":{"reusable":"no"}}`, "reusable"},
+		{`{"contract":{"close_delay_ms":"1s"}}`, "close_delay_ms"},
 	} {
 		_, err := contract.Parse(json.RawMessage(tc.opts))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

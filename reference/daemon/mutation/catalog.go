@@ -70,4 +70,6 @@ var Runtime = []Mutant{
 	{DoneSentTwice, "RS-07", "every done goes out twice: the stream has two terminal frames"},
 	{RejectionWithheld, "AD-07", "no rejected status is ever sent: a refused control operation goes unanswered"},
 	{FunctionToolsWithoutCapability, "FN-04", "function_tools are admitted by a kind without the function_tools capability"},
+	{ExpiredWithoutExpiresAt, "AD-04", "the expired status does not carry the expires_at deadline fixed at grant"},
+	{DoneBeforeRelease, "RS-17", "with release_on_completion, done is forwarded before the native writer (the Executor) is released"},
 }

@@ -75,4 +75,8 @@ const (
 
 	// Function tools (FN).
 	FunctionToolsWithoutCapability Point = "function-tools-without-capability"
+
+	// Dropped before a scenario could observe them (issue W2.3), now back.
+	ExpiredWithoutExpiresAt Point = "expired-without-expires-at"
+	DoneBeforeRelease       Point = "done-before-release"
 )

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -23,7 +24,7 @@ func claim(s *State, ev Event) ([]Effect, error) {
 	}
 	dec := s.Spec.policy().Evaluate(s.Spec.policyRequest(), d.Heartbeat, d.Known)
 	effects := []Effect{Journal{Event: store.Event{Kind: store.EventAdmission, Note: dec.String()}}}
-	if dec.Verdict != policy.Allow {
+	if dec.Verdict != policy.Allow && !mutation.On(mutation.UndeclaredCapabilityAdmitted) {
 		return append(effects, s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutionStateChanged,
 			Error: "admission denied at the final check: " + dec.String(), Denied: dec.Missing})), nil
 	}

@@ -73,8 +73,12 @@ func prepareRejected(s *State, ev Event) ([]Effect, error) {
 func startRejected(s *State, ev Event) ([]Effect, error) {
 	st := ev.(Status)
 	if st.ErrorCode != proto.CodeExecutorUnavailable || mutation.On(mutation.ExecutorUnavailableNotRecovered) {
+		code := st.ErrorCode
+		if mutation.On(mutation.StartRejectionCodeDropped) {
+			code = ""
+		}
 		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonPreparationStartFailed,
-			PreparationErrorCode: st.ErrorCode, Error: "execution_start rejected: " + st.ErrorCode})}, nil
+			PreparationErrorCode: code, Error: "execution_start rejected: " + st.ErrorCode})}, nil
 	}
 	if s.Recovered && !mutation.On(mutation.RecoveryRepeated) {
 		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutorRecoveryFailed,

@@ -22,8 +22,24 @@ func outputMessage(s *State, ev Event) ([]Effect, error) {
 // usage keeps the latest cumulative snapshot: it replaces, never adds.
 func usage(s *State, ev Event) ([]Effect, error) {
 	u := ev.(Usage).Usage
+	if mutation.On(mutation.UsageAdded) && s.Seen.Usage != nil {
+		u = addedUsage(*s.Seen.Usage, u)
+	}
 	s.Seen.Usage = &u
 	return nil, nil
+}
+
+// addedUsage is the usage-added mutant's sum of two snapshots (the rule says replace).
+func addedUsage(prev, u proto.Usage) proto.Usage {
+	add := func(a, b *int32) *int32 {
+		if a == nil || b == nil {
+			return b
+		}
+		n := *a + *b
+		return &n
+	}
+	u.InputTokens, u.OutputTokens = add(prev.InputTokens, u.InputTokens), add(prev.OutputTokens, u.OutputTokens)
+	return u
 }
 
 // engineError is remembered: done follows it and the Turn then fails with engine_failed.
