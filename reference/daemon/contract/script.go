@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // Kind is the agent kind the contract Harness registers under.
@@ -127,7 +128,11 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 	}
 	// As strict as the wire: exact member names, unknown members rejected at any depth, and the
 	// wire types inside (usage, error, tool_call, done) with their required members.
-	if err := proto.DecodeStrict(raw, s); err != nil {
+	decode := proto.DecodeStrict
+	if mutation.On(mutation.LenientContractScript) {
+		decode = json.Unmarshal // unknown members ignored, names folded
+	}
+	if err := decode(raw, s); err != nil {
 		return nil, fmt.Errorf("agent_options.contract: %w", err)
 	}
 	if s.Turn != nil {

@@ -199,7 +199,7 @@ func (r *Run) steer(s Steer) []Effect {
 
 func (r *Run) inFlight(id string, want Phase) (*Record, error) {
 	rec := r.Records[id]
-	if rec == nil || rec.Phase != want || r.Active != id {
+	if rec == nil || rec.Phase != want {
 		return nil, fmt.Errorf("input %q is not %s", id, want)
 	}
 	return rec, nil
@@ -221,7 +221,7 @@ func (r *Run) writeEnded(w WriteEnded) ([]Effect, error) {
 		// Nothing was written: the input is forgotten, so Core's resend is attempted again.
 		delete(r.Records, rec.ID)
 		r.Order = slices.DeleteFunc(r.Order, func(id string) bool { return id == rec.ID })
-		r.Active = ""
+		r.free(rec.ID)
 		return append(reject(rec.ID, proto.CodeNotReady), r.released()...), nil
 	case WriteRejected:
 		return r.finish(rec, proto.CodeRejected), nil
@@ -254,12 +254,19 @@ func (r *Run) settled(s Settled) ([]Effect, error) {
 func (r *Run) finish(rec *Record, code string) []Effect {
 	receipt := proto.PromptSteerAckPayload{InputID: rec.ID, Accepted: code == "", ErrorCode: code}
 	rec.Phase, rec.Receipt = Final, &receipt
-	r.Active = ""
+	r.free(rec.ID)
 	return append([]Effect{Ack{receipt}}, r.released()...)
 }
 
+// free ends id's hold on the Run's one in-flight slot.
+func (r *Run) free(id string) {
+	if r.Active == id {
+		r.Active = ""
+	}
+}
+
 func (r *Run) released() []Effect {
-	if r.Ending && !r.Ended {
+	if r.Ending && !r.Ended && r.Active == "" {
 		return []Effect{ReleaseDone{}}
 	}
 	return nil

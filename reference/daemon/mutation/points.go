@@ -68,4 +68,18 @@ const (
 
 	// Function tools (FN).
 	FunctionToolsWithoutCapability Point = "function-tools-without-capability"
+
+	// Active input (IN).
+	WrittenAsAccepted          Point = "written-as-accepted"
+	StoredReceiptRewritten     Point = "stored-receipt-rewritten"
+	BusyNotReported            Point = "busy-not-reported"
+	InFlightAsBusy             Point = "in-flight-as-busy"
+	InputConflictIgnored       Point = "input-conflict-ignored"
+	InputLimitIgnored          Point = "input-limit-ignored"
+	NativeWriteUnbounded       Point = "native-write-unbounded"
+	DoneBeforeInputSettles     Point = "done-before-input-settles"
+	InputReceiptAfterReconnect Point = "input-receipt-after-reconnect"
+
+	// The contract Harness's own promises (CH).
+	LenientContractScript Point = "lenient-contract-script"
 )
