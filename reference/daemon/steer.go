@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -89,7 +90,7 @@ func rawInputID(payload json.RawMessage) string {
 	var m struct {
 		InputID string `json:"input_id"`
 	}
-	if json.Unmarshal(payload, &m) != nil {
+	if json.Unmarshal(payload, &m) != nil || strings.TrimSpace(m.InputID) == "" {
 		return ""
 	}
 	return m.InputID
