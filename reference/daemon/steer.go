@@ -31,7 +31,7 @@ func newRunInputs() *runInputs {
 	return &runInputs{pending: map[string]proto.MessageInput{}, drained: make(chan struct{})}
 }
 
-// apply feeds the machine one event under the lock. A refused event is a bug of the daemon's
+// applyInput feeds the machine one event under the lock. A refused event is a bug of the daemon's
 // wiring, logged; it changes nothing.
 func (r *router) applyInput(rn *run, ev input.Event) []input.Effect {
 	rn.inputs.mu.Lock()
