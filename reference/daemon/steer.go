@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -171,8 +172,9 @@ func (r *router) writeInput(rn *run, id string, in proto.MessageInput) {
 func (r *router) awaitInputs(rn *run) {
 	effects := r.applyInput(rn, input.TurnSettled{})
 	r.inputEffects(rn, effects)
-	if mutation.On(mutation.DoneBeforeInputSettles) {
-		return
+	if !slices.ContainsFunc(effects, func(e input.Effect) bool { _, hold := e.(input.HoldDone); return hold }) ||
+		mutation.On(mutation.DoneBeforeInputSettles) {
+		return // nothing in flight: no timer, so a virtual clock sees none
 	}
 	t := r.d.cfg.Clock.NewTimer(proto.InFlightInputWait)
 	defer t.Stop()
