@@ -6,23 +6,50 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon"
 	"github.com/wirecheck/wirecheck/reference/daemon/contract"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // ReferenceRuntime launches the reference Runtime daemon in process, each on its own virtual clock:
 // what the gate certifies, in seconds.
-type ReferenceRuntime struct{}
+type ReferenceRuntime struct {
+	// Without lists capabilities its contract kind leaves undeclared, beside those the reference
+	// never declares: the reference composed with a narrower Harness.
+	Without []string
+}
+
+// ForScenario is the reference for one scenario: a scenario that `excludes` capabilities the
+// reference declares (it tests what a Runtime without them answers) gets the reference whose
+// contract kind declares neither, so the gate plays it instead of finding it not applicable.
+func (r ReferenceRuntime) ForScenario(sc *scenarios.Scenario) Target {
+	declared := daemon.ContractCapabilities()
+	for _, name := range sc.Excludes {
+		if v, ok := declared.Get(name); ok && v.Supported() {
+			r.Without = append(r.Without, name)
+		}
+	}
+	return r
+}
+
+func (r ReferenceRuntime) capabilities() proto.AgentKindCapabilities {
+	caps := daemon.ContractCapabilities()
+	for _, name := range r.Without {
+		caps.Set(name, proto.Unsupported)
+	}
+	return caps
+}
 
 func (ReferenceRuntime) Describe() string { return "reference Runtime (in process, virtual clock)" }
 func (ReferenceRuntime) Remote() bool     { return false }
 
-func (ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error) {
+func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error) {
 	fake := clock.NewFake()
 	d, err := daemon.New(daemon.Config{
 		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake,
-		Harnesses: []harness.Harness{contract.New(fake, daemon.ContractCapabilities())},
+		Harnesses: []harness.Harness{contract.New(fake, r.capabilities())},
 	})
 	if err != nil {
 		return nil, err

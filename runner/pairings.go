@@ -105,6 +105,9 @@ func ChildProcessPairing(binary string) Pairing {
 		Name: ChildProcessName, Labels: []string{"runtime", "process"},
 		Covers: coversRuntime,
 		Skip: func(sc *scenarios.Scenario) string {
+			if without := (ReferenceRuntime{}).ForScenario(sc).(ReferenceRuntime).Without; len(without) > 0 {
+				return fmt.Sprintf("left to the in-process run: it tests a Runtime without %s, which the reference's process declares", strings.Join(without, ", "))
+			}
 			if total := TotalAdvance(sc); total > RealTimeBudget {
 				return fmt.Sprintf("left to the in-process run: its steps advance the clock %v in total, more than the %v of real time a child-process run may take", total, RealTimeBudget)
 			}

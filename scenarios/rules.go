@@ -34,6 +34,9 @@ var RuleFamilies = []Family{
 	{"IN", "input"}, {"IA", "interactions"}, {"FN", "functions"}, {"RP", "runtime_prepare"},
 	{"WS", "workspace"}, {"SU", "suspension"}, {"SA", "sub-agents"}, {"DS", "device_shutdown"},
 	{"EF", "engine failures"}, {"PJ", "delivery projection"},
+	// The project's own: promises of the contract Harness (docs/contract-harness.md), which a
+	// certification depends on though the protocol spec does not state them.
+	{"CH", "contract Harness"},
 }
 
 //go:embed rules/rules.tsv

@@ -9,11 +9,13 @@ import (
 // the code that serves it; the fixture decides every other field explicitly as unsupported.
 func ContractCapabilities() proto.AgentKindCapabilities {
 	return proto.MustDeclareCapabilities(
-		"streaming",          // Run events stream as the Turn produces them
-		"usage",              // usage snapshots, replacing, never added
-		"tool_observations",  // tool_call frames carry the engine-neutral observation
-		"environment_none",   // disable_execution_environment
-		"preparation",        // execution_prepare / start / release
-		"execution_controls", // the controls block is accepted; the contract Turn has no model to apply it to
+		"streaming",              // Run events stream as the Turn produces them
+		"usage",                  // usage snapshots, replacing, never added
+		"tool_observations",      // tool_call frames carry the engine-neutral observation
+		"environment_none",       // disable_execution_environment
+		"preparation",            // execution_prepare / start / release
+		"execution_controls",     // the controls block is accepted; the contract Turn has no model to apply it to
+		"steering",               // prompt_steer, answered by package input
+		"durable_input_receipts", // written before accepted, stored receipts for repeats
 	)
 }

@@ -40,12 +40,20 @@ type stubFrame struct {
 // fresh coreStub, and stops both when the test ends.
 func startDaemon(tb testing.TB) *coreStub {
 	tb.Helper()
+	c := clock.Real()
+	return startDaemonWith(tb, c, contract.New(c, daemon.ContractCapabilities()), 15)
+}
+
+// startDaemonWith runs the reference daemon with one Harness on clock c against a fresh coreStub
+// that asks for a heartbeat every heartbeatSeconds.
+func startDaemonWith(tb testing.TB, c clock.Clock, h harness.Harness, heartbeatSeconds int) *coreStub {
+	tb.Helper()
 	conns := make(chan *websocket.Conn, 1)
 	var srv *httptest.Server
 	mux := http.NewServeMux()
 	mux.HandleFunc(proto.RouteBootstrap, func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(proto.BootstrapResponse{DeviceID: "bench", WorkspaceID: "w",
-			WSURL: "ws" + strings.TrimPrefix(srv.URL, "http") + proto.RouteWebSocket, HeartbeatSeconds: 15, ProtocolVersion: proto.Version})
+			WSURL: "ws" + strings.TrimPrefix(srv.URL, "http") + proto.RouteWebSocket, HeartbeatSeconds: heartbeatSeconds, ProtocolVersion: proto.Version})
 	})
 	mux.HandleFunc(proto.RouteWebSocket, func(w http.ResponseWriter, r *http.Request) {
 		ws, err := websocket.Accept(w, r, nil)
@@ -55,9 +63,8 @@ func startDaemon(tb testing.TB) *coreStub {
 	})
 	srv = httptest.NewServer(mux)
 
-	c := clock.Real()
 	d, err := daemon.New(daemon.Config{ServerURL: srv.URL + proto.APIPrefix, DeviceID: "bench", Credential: "bench-credential",
-		Clock: c, Harnesses: []harness.Harness{contract.New(c, daemon.ContractCapabilities())}})
+		Clock: c, Harnesses: []harness.Harness{h}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/input"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
@@ -187,4 +188,62 @@ func mutateKinds(kinds []proto.SupportedAgentKind) []proto.SupportedAgentKind {
 	bent := slices.Clone(kinds)
 	bent[0].Kind = ""
 	return bent
+}
+
+// mutateSteer bends a prompt_steer, or the Run's input record, before the input machine decides.
+func mutateSteer(m *input.Run, s *input.Steer) {
+	rec := m.Records[s.InputID]
+	if mutation.On(mutation.StoredReceiptRewritten) && rec != nil && rec.Phase == input.Final {
+		delete(m.Records, s.InputID) // forgotten: the repeat is written again
+		m.Order = slices.DeleteFunc(m.Order, func(id string) bool { return id == s.InputID })
+	}
+	if mutation.On(mutation.InputConflictIgnored) && rec != nil {
+		s.Hash, s.Durable = rec.Hash, rec.Durable
+	}
+	if mutation.On(mutation.BusyNotReported) && m.Active != s.InputID {
+		m.Active = "" // the new input is written beside the one in flight
+	}
+	if mutation.On(mutation.InputLimitIgnored) && rec == nil && len(m.Records) >= proto.MaxSteeringInputs {
+		delete(m.Records, m.Order[0]) // the oldest input is forgotten to make room
+		m.Order = m.Order[1:]
+	}
+}
+
+// mutateReceipt bends a prompt_steer_ack on its way out.
+func mutateReceipt(a *proto.PromptSteerAckPayload) {
+	if mutation.On(mutation.WrittenAsAccepted) && a.Written {
+		a.Written, a.Accepted = false, true
+	}
+	if mutation.On(mutation.InFlightAsBusy) && a.ErrorCode == proto.CodeInFlight {
+		a.ErrorCode = proto.CodeBusy
+	}
+}
+
+// inputReplay keys the mutation memory of an input receipt carried into the next connection.
+type inputReplay struct{ d *Daemon }
+
+// rememberWrittenInputs keeps, for the next connection, an accepted receipt of every input that
+// was written but not yet accepted when the transport ended.
+func (r *router) rememberWrittenInputs(runs []*run) {
+	for _, rn := range runs {
+		rn.inputs.mu.Lock()
+		for _, rec := range rn.inputs.m.Records {
+			if rec.Phase == input.Written {
+				env := proto.MustEnvelope(proto.TypePromptSteerAck, rn.id, &proto.PromptSteerAckPayload{InputID: rec.ID, Accepted: true})
+				if data, err := env.Encode(); err == nil {
+					mutation.Remember(inputReplay{r.d}, data)
+				}
+			}
+		}
+		rn.inputs.mu.Unlock()
+	}
+}
+
+// replayInputReceipt sends, on a new connection, the receipt remembered from the previous one.
+func (r *router) replayInputReceipt() {
+	if frame := mutation.Recall(inputReplay{r.d}); frame != nil {
+		if env, err := proto.DecodeEnvelope(frame); err == nil {
+			r.out.enqueue(env)
+		}
+	}
 }

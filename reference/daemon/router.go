@@ -56,6 +56,9 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 	if mutation.On(mutation.StatusReplayAfterReconnect) {
 		r.replayLastFrame(lastStatus{r.d})
 	}
+	if mutation.On(mutation.InputReceiptAfterReconnect) {
+		r.replayInputReceipt()
+	}
 	stopOnCtx := context.AfterFunc(ctx, func() { _ = r.ws.Close(websocket.StatusNormalClosure, "client closing") })
 	defer stopOnCtx()
 
@@ -126,6 +129,8 @@ func (r *router) dispatch(data []byte) {
 		r.promptRequest(env)
 	case proto.TypePromptCancel:
 		r.promptCancel(env)
+	case proto.TypePromptSteer:
+		r.promptSteer(env)
 	case proto.TypeDeviceShutdown:
 		r.deviceShutdown()
 	default:
@@ -193,6 +198,9 @@ func (r *router) shutdown() {
 		afters = append(afters, r.applyLocked(g, admission.ConnectionClosed{}))
 	}
 	r.mu.Unlock()
+	if mutation.On(mutation.InputReceiptAfterReconnect) {
+		r.rememberWrittenInputs(runs)
+	}
 	for _, after := range afters {
 		r.goAfter(after)
 	}

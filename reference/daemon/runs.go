@@ -8,6 +8,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/input"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
@@ -22,10 +23,11 @@ type run struct {
 	once     sync.Once
 	// releaseFirst (release_on_completion): the Executor is released before done is forwarded.
 	releaseFirst bool
+	inputs       *runInputs // active input (prompt_steer)
 }
 
 func newRun(id string, e *executor) *run {
-	return &run{id: id, exec: e, started: make(chan struct{}), finished: make(chan struct{})}
+	return &run{id: id, exec: e, started: make(chan struct{}), finished: make(chan struct{}), inputs: newRunInputs()}
 }
 
 // cancelNative asks the native Turn to cancel and waits for it to settle; the outcome snapshot is
@@ -122,6 +124,8 @@ func (r *router) pump(rn *run) {
 		}
 		_ = r.send(env) // after a disconnect the Turn still settles; its frames have nowhere to go
 	}
+	r.awaitInputs(rn)
+	defer r.applyInput(rn, input.DoneSent{})
 	res := rn.turn.Result()
 	done := res.Done
 	if done == nil {

@@ -2,6 +2,8 @@ package contract_test
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/wirecheck/wirecheck/reference/daemon/contract"
@@ -14,6 +16,8 @@ func FuzzParse(f *testing.F) {
 		`{"contract":{}}`,
 		`{"contract":{"setup":{"fail":true,"delay_ms":5}}}`,
 		`{"contract":{"turn":{"events":[{"delta":"a"},{"usage":{"input_tokens":1}},{"error":{"error":"x","code":"server_error"}}],"content":"c","wait_for_cancel":true},"cancel":{"settle_ms":100,"outcome":{"content":"p"}},"reusable":false,"native_session":"n","close_fails":true}}`,
+		`{"contract":{"turn":{"input":{"ready_ms":100,"default":{"write_ms":5,"accept_ms":10},"by_id":{"2":{"write_hangs":true},"3":{"reject":true,"no_accept":true}}}}}}`,
+		`{"contract":{"turn":{"input":{"unimplemented":true,"by_id":{"x":{"write_fails":true,"reject_late":true}}}}}}`,
 		`[]`, `{"contract":null}`,
 	} {
 		f.Add([]byte(s))
@@ -22,6 +26,13 @@ func FuzzParse(f *testing.F) {
 		s, err := contract.Parse(json.RawMessage(data))
 		if err != nil || s.Turn == nil {
 			return
+		}
+		if in := s.Turn.Input; in != nil {
+			for _, b := range append(slices.Collect(maps.Values(in.ByID)), valueOr(in.Default)) {
+				if count(b.WriteHangs, b.WriteFails, b.Reject) > 1 || count(b.NoAccept, b.RejectLate) > 1 {
+					t.Fatalf("accepted a contradictory input behaviour %+v: %s", b, data)
+				}
+			}
 		}
 		for i, e := range s.Turn.Events {
 			n := 0
@@ -35,4 +46,15 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func valueOr(b *contract.InputBehaviour) contract.InputBehaviour {
+	if b == nil {
+		return contract.InputBehaviour{}
+	}
+	return *b
+}
+
+func count(flags ...bool) int {
+	return len(slices.DeleteFunc(flags, func(f bool) bool { return !f }))
 }

@@ -101,7 +101,7 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 	if ts.StartFails {
 		return nil, harness.ErrNoTurn
 	}
-	t := &Turn{e: e, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{})}
+	t := &Turn{e: e, script: ts, startedAt: e.h.Clock.Now(), events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{})}
 	go t.run()
 	return t, nil
 }
@@ -115,6 +115,8 @@ type Turn struct {
 	once    sync.Once
 	settled chan struct{} // closed when native work has settled
 	result  harness.Result
+	// startedAt is when native start returned: turn.input.ready_ms counts from it.
+	startedAt time.Time
 }
 
 func (t *Turn) Events() <-chan harness.Event { return t.events }
@@ -209,4 +211,65 @@ func (t *Turn) Cancel(ctx context.Context) (*proto.DonePayload, error) {
 		return nil, nil
 	}
 	return cs.Outcome, nil
+}
+
+// errBrokenWrite is the scripted broken native write (write_fails).
+var errBrokenWrite = errors.New("contract: scripted broken native write")
+
+// WriteInput writes one active input as turn.input scripts it (docs/contract-harness.md §3.2).
+func (t *Turn) WriteInput(ctx context.Context, inputID string, _ proto.MessageInput) (<-chan error, error) {
+	is := t.script.Input
+	b := is.behaviour(inputID)
+	switch {
+	case is != nil && is.Unimplemented:
+		return nil, harness.ErrInputUnimplemented
+	case is != nil && t.e.h.Clock.Now().Before(t.startedAt.Add(time.Duration(is.ReadyMS)*time.Millisecond)):
+		return nil, harness.ErrInputNotReady
+	case b.Reject:
+		return nil, harness.ErrInputRejected
+	case b.WriteHangs:
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if err := t.e.h.sleep(ctx, b.WriteMS); err != nil {
+		return nil, err
+	}
+	if b.WriteFails {
+		return nil, errBrokenWrite
+	}
+	verdict := make(chan error, 1)
+	go t.consume(b, verdict)
+	return verdict, nil
+}
+
+// consume confirms (or refuses) a written input accept_ms after its write, unless the Turn settles
+// first: a settled Turn consumes nothing more.
+func (t *Turn) consume(b InputBehaviour, verdict chan<- error) {
+	answer := error(nil)
+	if b.RejectLate {
+		answer = harness.ErrInputRejected
+	}
+	if b.NoAccept {
+		<-t.settled
+		verdict <- harness.ErrInputNotConsumed
+		return
+	}
+	select {
+	case <-t.settled:
+		verdict <- harness.ErrInputNotConsumed
+		return
+	default:
+	}
+	if b.AcceptMS <= 0 {
+		verdict <- answer
+		return
+	}
+	timer := t.e.h.Clock.NewTimer(time.Duration(b.AcceptMS) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-timer.C():
+		verdict <- answer
+	case <-t.settled:
+		verdict <- harness.ErrInputNotConsumed
+	}
 }

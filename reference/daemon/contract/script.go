@@ -7,9 +7,11 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // Kind is the agent kind the contract Harness registers under.
@@ -53,6 +55,45 @@ type TurnScript struct {
 	WaitForCancel bool `json:"wait_for_cancel,omitempty" wire:"opt"`
 	// StartFails: native start produces no Turn (executor_unavailable).
 	StartFails bool `json:"start_fails,omitempty" wire:"opt"`
+	// Input: how the Turn answers active input (prompt_steer).
+	Input *InputScript `json:"input,omitempty" wire:"opt"`
+}
+
+// InputScript scripts how a Turn takes active input.
+type InputScript struct {
+	// ReadyMS: the Turn is not ready for input until this long after its native start.
+	ReadyMS int `json:"ready_ms,omitempty" wire:"opt"`
+	// Unimplemented: the Turn has no input path at all.
+	Unimplemented bool `json:"unimplemented,omitempty" wire:"opt"`
+	// Default is the behaviour of every input not named in ByID.
+	Default *InputBehaviour `json:"default,omitempty" wire:"opt"`
+	// ByID replaces Default for the inputs it names (by input_id).
+	ByID map[string]InputBehaviour `json:"by_id,omitempty" wire:"opt"`
+}
+
+// InputBehaviour scripts the native write of one input and its consumption.
+type InputBehaviour struct {
+	WriteMS    int  `json:"write_ms,omitempty" wire:"opt"`    // the native write takes this long
+	WriteHangs bool `json:"write_hangs,omitempty" wire:"opt"` // the native write never completes
+	WriteFails bool `json:"write_fails,omitempty" wire:"opt"` // the write breaks after write_ms
+	Reject     bool `json:"reject,omitempty" wire:"opt"`      // the adapter rejects it; nothing is written
+	AcceptMS   int  `json:"accept_ms,omitempty" wire:"opt"`   // consumption is confirmed this long after the write
+	NoAccept   bool `json:"no_accept,omitempty" wire:"opt"`   // consumption is never confirmed
+	RejectLate bool `json:"reject_late,omitempty" wire:"opt"` // written, then rejected after accept_ms
+}
+
+// behaviour returns the script of one input: its ByID entry, else Default, else the zero value.
+func (s *InputScript) behaviour(inputID string) InputBehaviour {
+	if s == nil {
+		return InputBehaviour{}
+	}
+	if b, ok := s.ByID[inputID]; ok {
+		return b
+	}
+	if s.Default != nil {
+		return *s.Default
+	}
+	return InputBehaviour{}
 }
 
 // EventStep is one scripted event: exactly one member is set.
@@ -90,10 +131,17 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 	}
 	// As strict as the wire: exact member names, unknown members rejected at any depth, and the
 	// wire types inside (usage, error, tool_call, done) with their required members.
-	if err := proto.DecodeStrict(raw, s); err != nil {
+	decode := proto.DecodeStrict
+	if mutation.On(mutation.LenientContractScript) {
+		decode = json.Unmarshal // unknown members ignored, names folded
+	}
+	if err := decode(raw, s); err != nil {
 		return nil, fmt.Errorf("agent_options.contract: %w", err)
 	}
 	if s.Turn != nil {
+		if err := s.Turn.Input.check(); err != nil {
+			return nil, fmt.Errorf("agent_options.contract.turn.input%w", err)
+		}
 		for i, e := range s.Turn.Events {
 			if n := e.members(); n != 1 {
 				return nil, fmt.Errorf("agent_options.contract.turn.events[%d]: needs exactly one member, has %d", i, n)
@@ -114,3 +162,41 @@ func (e EventStep) members() int {
 }
 
 func (s *Script) reusable() bool { return s.Reusable == nil || *s.Reusable }
+
+// check refuses behaviours that contradict themselves; the error starts with the member path.
+func (s *InputScript) check() error {
+	if s == nil {
+		return nil
+	}
+	if s.Default != nil {
+		if err := s.Default.check(); err != nil {
+			return fmt.Errorf(".default: %w", err)
+		}
+	}
+	for id, b := range s.ByID {
+		if err := b.check(); err != nil {
+			return fmt.Errorf(".by_id[%q]: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (b InputBehaviour) check() error {
+	if count(b.WriteHangs, b.WriteFails, b.Reject) > 1 {
+		return errors.New("at most one of write_hangs, write_fails and reject")
+	}
+	if count(b.NoAccept, b.RejectLate) > 1 {
+		return errors.New("at most one of no_accept and reject_late")
+	}
+	return nil
+}
+
+func count(flags ...bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
+}

@@ -41,6 +41,12 @@ func TestParseRejects(t *testing.T) {
 		{`{"contract":{"setup":{"delay_ms":1.5}}}`, "delay_ms"},
 		{`{"contract":{"reusable":"no"}}`, "reusable"},
 		{`{"contract":{"close_delay_ms":"1s"}}`, "close_delay_ms"},
+		{`{"contract":{"turn":{"input":{"defaults":{}}}}}`, "turn.input.defaults: unknown member"},
+		{`{"contract":{"turn":{"input":{"by_id":{"1":{"write_ms":1,"accepted":true}}}}}}`, "accepted: unknown member"},
+		{`{"contract":{"turn":{"input":{"default":{"write_ms":"10"}}}}}`, "write_ms"},
+		{`{"contract":{"turn":{"input":{"default":{"write_hangs":true,"reject":true}}}}}`, "turn.input.default: at most one of write_hangs, write_fails and reject"},
+		{`{"contract":{"turn":{"input":{"by_id":{"7":{"no_accept":true,"reject_late":true}}}}}}`, `turn.input.by_id["7"]: at most one of no_accept and reject_late`},
+		{`{"contract":{"turn":{"input":{"by_id":[]}}}}`, "by_id"},
 	} {
 		_, err := contract.Parse(json.RawMessage(tc.opts))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -66,3 +66,24 @@ type Result struct {
 	// Reusable: the Executor is healthy and may serve a later Turn of the same configuration.
 	Reusable bool
 }
+
+// Steerable is a Turn that takes active input (prompt_steer). A Turn that does not implement it
+// cannot take input: a Runtime that declares steering for it answers contract_violation.
+type Steerable interface {
+	// WriteInput writes one active input to the native Turn and returns once the native write
+	// completed; ctx bounds the write (the Runtime's 10 s). It fails with ErrInputNotReady or
+	// ErrInputRejected when nothing was written, ErrInputUnimplemented when the adapter has no
+	// input path, and any other error when the write broke or timed out after it may have been
+	// taken. On success the channel yields the adapter's verdict once: nil when native
+	// consumption is confirmed, ErrInputRejected, or ErrInputNotConsumed when the Turn settled
+	// without confirming it.
+	WriteInput(ctx context.Context, inputID string, input proto.MessageInput) (<-chan error, error)
+}
+
+// Active input errors of a Steerable Turn.
+var (
+	ErrInputNotReady      = errors.New("the native turn is not ready for input")
+	ErrInputRejected      = errors.New("the adapter rejected the input")
+	ErrInputUnimplemented = errors.New("the adapter does not implement active input")
+	ErrInputNotConsumed   = errors.New("the turn settled without confirming the input")
+)

@@ -79,4 +79,18 @@ const (
 	// Dropped before a scenario could observe them (issue W2.3), now back.
 	ExpiredWithoutExpiresAt Point = "expired-without-expires-at"
 	DoneBeforeRelease       Point = "done-before-release"
+
+	// Active input (IN).
+	WrittenAsAccepted          Point = "written-as-accepted"
+	StoredReceiptRewritten     Point = "stored-receipt-rewritten"
+	BusyNotReported            Point = "busy-not-reported"
+	InFlightAsBusy             Point = "in-flight-as-busy"
+	InputConflictIgnored       Point = "input-conflict-ignored"
+	InputLimitIgnored          Point = "input-limit-ignored"
+	NativeWriteUnbounded       Point = "native-write-unbounded"
+	DoneBeforeInputSettles     Point = "done-before-input-settles"
+	InputReceiptAfterReconnect Point = "input-receipt-after-reconnect"
+
+	// The contract Harness's own promises (CH).
+	LenientContractScript Point = "lenient-contract-script"
 )

@@ -1,0 +1,210 @@
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/input"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
+)
+
+// runInputs is a Run's active input: the pure machine (package input) under its own lock, and
+// what the daemon needs to carry out its effects.
+type runInputs struct {
+	mu      sync.Mutex
+	m       input.Run
+	pending map[string]proto.MessageInput // input of the StartWrite effects not yet carried out
+	drained chan struct{}                 // closed by ReleaseDone: done may go out
+	once    sync.Once
+}
+
+func newRunInputs() *runInputs {
+	return &runInputs{pending: map[string]proto.MessageInput{}, drained: make(chan struct{})}
+}
+
+// applyInput feeds the machine one event under the lock. A refused event is a bug of the daemon's
+// wiring, logged; it changes nothing.
+func (r *router) applyInput(rn *run, ev input.Event) []input.Effect {
+	rn.inputs.mu.Lock()
+	defer rn.inputs.mu.Unlock()
+	effects, err := rn.inputs.m.Apply(ev)
+	if err != nil {
+		r.d.log.Error("active input event refused", "run", rn.id, "err", err)
+	}
+	return effects
+}
+
+// promptSteer answers one prompt_steer (protocol-facts §4.11).
+func (r *router) promptSteer(env proto.Envelope) {
+	p, err := proto.Decode[proto.PromptSteerPayload](env)
+	if err != nil {
+		// invalid_input needs somewhere to go: the Run ID and an input ID to name.
+		id := rawInputID(env.Payload)
+		if env.ID == "" || id == "" {
+			r.d.log.Warn("dropping a prompt_steer that names no Run or no input", "err", err)
+			return
+		}
+		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: id, ErrorCode: proto.CodeInvalidInput, Error: err.Error()})
+		return
+	}
+	r.mu.Lock()
+	rn := r.runs[env.ID]
+	if r.closing {
+		rn = nil
+	}
+	r.mu.Unlock()
+	if rn == nil {
+		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: proto.CodeRunInactive})
+		return
+	}
+	content, _ := json.Marshal(p.Input)
+	sum := sha256.Sum256(content)
+	steer := input.Steer{InputID: p.InputID, Hash: hex.EncodeToString(sum[:]), Durable: p.DurableReceipt,
+		Ready: rn.hasTurn(), Steering: rn.exec.caps.Steering.Supported(), DurableReceipts: rn.exec.caps.DurableInputReceipts.Supported()}
+	rn.inputs.mu.Lock()
+	mutateSteer(&rn.inputs.m, &steer)
+	effects, err := rn.inputs.m.Apply(steer)
+	for _, eff := range effects {
+		if w, ok := eff.(input.StartWrite); ok {
+			rn.inputs.pending[w.InputID] = p.Input
+		}
+	}
+	rn.inputs.mu.Unlock()
+	if err != nil {
+		r.d.log.Error("prompt_steer refused by the input machine", "run", rn.id, "err", err)
+	}
+	r.inputEffects(rn, effects)
+}
+
+// rawInputID reads input_id from a payload that did not decode, if it is a non-blank string.
+func rawInputID(payload json.RawMessage) string {
+	var m struct {
+		InputID string `json:"input_id"`
+	}
+	if json.Unmarshal(payload, &m) != nil || strings.TrimSpace(m.InputID) == "" {
+		return ""
+	}
+	return m.InputID
+}
+
+// hasTurn reports whether the Run has its native Turn (it is no longer starting).
+func (rn *run) hasTurn() bool {
+	select {
+	case <-rn.started:
+		return rn.turn != nil
+	default:
+		return false
+	}
+}
+
+// inputEffects carries out the machine's effects in order.
+func (r *router) inputEffects(rn *run, effects []input.Effect) {
+	for _, eff := range effects {
+		switch eff := eff.(type) {
+		case input.Ack:
+			r.steerAck(rn.id, eff.Receipt)
+		case input.StartWrite:
+			rn.inputs.mu.Lock()
+			in := rn.inputs.pending[eff.InputID]
+			delete(rn.inputs.pending, eff.InputID)
+			rn.inputs.mu.Unlock()
+			r.goOwned(func() { r.writeInput(rn, eff.InputID, in) })
+		case input.ReleaseDone:
+			rn.inputs.once.Do(func() { close(rn.inputs.drained) })
+		case input.HoldDone:
+			// awaitInputs holds done; nothing to start here.
+		}
+	}
+}
+
+// writeInput writes one input natively within the 10 s bound (IN-17), then follows the adapter's
+// verdict to the input's last receipt. Each phase's receipt goes out before the next is decided.
+func (r *router) writeInput(rn *run, id string, in proto.MessageInput) {
+	steerable, ok := rn.turn.(harness.Steerable)
+	if !ok {
+		r.inputEffects(rn, r.applyInput(rn, input.WriteEnded{InputID: id, Outcome: input.WriteUnimplemented}))
+		return
+	}
+	ctx, cancel := withClockTimeout(r.ctx, r.d.cfg.Clock, proto.NativeWriteTimeout)
+	if mutation.On(mutation.NativeWriteUnbounded) {
+		ctx, cancel = context.WithCancel(r.ctx)
+	}
+	verdict, err := steerable.WriteInput(ctx, id, in)
+	cancel() // the write's timer stops once it is written
+	outcome := input.WriteDone
+	switch {
+	case err == nil:
+	case errors.Is(err, harness.ErrInputNotReady):
+		outcome = input.WriteNotReady
+	case errors.Is(err, harness.ErrInputRejected):
+		outcome = input.WriteRejected
+	case errors.Is(err, harness.ErrInputUnimplemented):
+		outcome = input.WriteUnimplemented
+	default:
+		outcome = input.WriteUnknown // timed out or broken after the input may have been taken
+	}
+	r.inputEffects(rn, r.applyInput(rn, input.WriteEnded{InputID: id, Outcome: outcome}))
+	if outcome != input.WriteDone {
+		return
+	}
+	v := input.Consumed
+	switch err := <-verdict; {
+	case err == nil:
+	case errors.Is(err, harness.ErrInputRejected):
+		v = input.Refused
+	default:
+		v = input.NotConsumed
+	}
+	r.inputEffects(rn, r.applyInput(rn, input.Settled{InputID: id, Verdict: v}))
+}
+
+// awaitInputs holds a settled Turn's done for at most 15 s while an input is in flight (IN-19).
+func (r *router) awaitInputs(rn *run) {
+	effects := r.applyInput(rn, input.TurnSettled{})
+	r.inputEffects(rn, effects)
+	if !slices.ContainsFunc(effects, func(e input.Effect) bool { _, hold := e.(input.HoldDone); return hold }) ||
+		mutation.On(mutation.DoneBeforeInputSettles) {
+		return // nothing in flight: no timer, so a virtual clock sees none
+	}
+	t := r.d.cfg.Clock.NewTimer(proto.InFlightInputWait)
+	defer t.Stop()
+	select {
+	case <-rn.inputs.drained:
+	case <-t.C():
+		r.inputEffects(rn, r.applyInput(rn, input.WaitExpired{}))
+	}
+}
+
+// steerAck sends a prompt_steer_ack within its 5 s send budget (IN-18): a send that cannot
+// complete in time is abandoned, never retried.
+func (r *router) steerAck(runID string, receipt proto.PromptSteerAckPayload) {
+	mutateReceipt(&receipt)
+	if err := sendWithin(r.d.cfg.Clock, r.out.enqueue(proto.MustEnvelope(proto.TypePromptSteerAck, runID, &receipt)), proto.ReceiptSendBudget); err != nil {
+		r.d.log.Warn("an input receipt could not be sent", "run", runID, "input", receipt.InputID, "err", err)
+	}
+}
+
+// errSendBudget: a receipt's send did not complete within its budget.
+var errSendBudget = errors.New("the receipt send budget ran out")
+
+// sendWithin waits for a queued frame's write, at most budget on the daemon's clock.
+func sendWithin(c clock.Clock, result <-chan error, budget time.Duration) error {
+	t := c.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case err := <-result:
+		return err
+	case <-t.C():
+		return errSendBudget
+	}
+}
