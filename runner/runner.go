@@ -117,7 +117,6 @@ func (o *Options) defaults(t Target) {
 // PlayRuntime plays one scenario, the i-th of a run (its device ID), against a fresh Runtime from
 // t, with a fault relay between them when the scenario arms faults or o.Faults is set. What each
 // launched daemon left behind (its exit, the tail of its output) is kept in the result.
-
 func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o Options) *scenarios.Result {
 	if ref, ok := t.(ReferenceRuntime); ok {
 		// Only the reference itself: a Target that wraps it keeps what it wraps.
