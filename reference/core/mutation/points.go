@@ -35,3 +35,14 @@ const (
 	DoneOverridesReceipt            Point = "done-overrides-receipt"
 	CancelBeforeStartNoRelease      Point = "cancel-before-start-without-release"
 )
+
+// Active input (IN, Core side).
+const (
+	InputNotSerialized        Point = "input-not-serialized"
+	InputWrittenUnbounded     Point = "input-written-unbounded"
+	WrittenAdvancesCursor     Point = "written-advances-cursor"
+	NotReadyFinal             Point = "not-ready-final"
+	InFlightFails             Point = "in-flight-fails"
+	RejectionAfterCancelFails Point = "rejection-after-cancel-fails"
+	PendingInputCompletes     Point = "pending-input-completes"
+)
