@@ -45,4 +45,6 @@ const (
 	InFlightFails             Point = "in-flight-fails"
 	RejectionAfterCancelFails Point = "rejection-after-cancel-fails"
 	PendingInputCompletes     Point = "pending-input-completes"
+	RetryResentAtOnce         Point = "retry-resent-at-once"
+	DurableReceiptOmitted     Point = "durable-receipt-omitted"
 )

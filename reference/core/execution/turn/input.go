@@ -136,7 +136,7 @@ func (s *State) deliverNext() []Effect {
 	in.State, in.Sends = store.InputSent, in.Sends+1
 	s.withInput(i, in)
 	env, err := proto.NewEnvelope(proto.TypePromptSteer, s.Spec.RunID,
-		&proto.PromptSteerPayload{InputID: in.ID, Input: in.Input, DurableReceipt: true})
+		&proto.PromptSteerPayload{InputID: in.ID, Input: in.Input, DurableReceipt: !mutation.On(mutation.DurableReceiptOmitted)})
 	if err != nil {
 		return s.inputUnknown(i, "input "+in.ID+" could not be encoded: "+err.Error())
 	}
@@ -201,6 +201,9 @@ func (s *State) inputRetry(i int, code string) []Effect {
 	effects := []Effect{s.commit()}
 	if s.CancelRequested {
 		return append(append(effects, s.disarm(TimerInputWritten)...), note("input "+in.ID+": "+code+"; cancellation was sent, so it is not resent"))
+	}
+	if mutation.On(mutation.RetryResentAtOnce) {
+		return append(effects, s.deliverNext()...)
 	}
 	return append(effects, note("input "+in.ID+": "+code+" before written; resent in "+InputResendInterval.String()),
 		s.arm(TimerInputResend, InputResendInterval))
