@@ -73,8 +73,8 @@ func (r *runner) subscribe(e turn.Subscribe) turn.Event {
 	return nil
 }
 
-// commit writes the record; a phase move is journalled and announced before anything that
-// depends on it.
+// commit writes the record; a phase move is journalled, and every change announced, before
+// anything that depends on it.
 func (r *runner) commit(c turn.Commit) turn.Event {
 	t, err := r.e.cfg.Store.UpdateTurn(r.rec.ID, func(t *store.Turn) error { c.Record.ApplyTo(t); return nil })
 	if err != nil {
@@ -82,13 +82,12 @@ func (r *runner) commit(c turn.Commit) turn.Event {
 		return turn.PersistFailed{Err: err, Committed: r.rec.Phase}
 	}
 	r.rec = t
-	if !c.Moves() {
-		return nil
+	if c.Moves() {
+		if failure := r.journal(c.Transition()); failure != nil {
+			return failure
+		}
 	}
-	if failure := r.journal(c.Transition()); failure != nil {
-		return failure
-	}
-	r.e.cfg.OnChange(r.rec.ID)
+	r.e.cfg.OnChange(r.rec.ID) // an input's state is a change too
 	return nil
 }
 
