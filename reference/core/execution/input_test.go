@@ -80,6 +80,26 @@ var _ = Describe("active input", Label("execution", "input"), func() {
 		Expect(inputs()[0]).To(And(HaveField("State", store.InputUnknown), HaveField("Sends", 2)))
 	})
 
+	It("leaves an input that awaited its receipt unknown after a restart, and never resends it", func() {
+		_, err := v.e.DeliverInput(t.ID, "k", proto.TextInput("steer"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v.next().Type).To(Equal(proto.TypePromptSteer))
+		v.e.Close()
+		Expect(v.st.Close()).To(Succeed())
+		st, err := store.Open(v.path, store.Options{Clock: v.clk})
+		Expect(err).NotTo(HaveOccurred())
+		defer st.Close()
+		conn := newFakeConn(hb("preparation", "environment_none", "durable_input_receipts"))
+		e := execution.New(execution.Config{Store: st, Conns: &fakeConns{conn: conn}, Clock: v.clk})
+		defer e.Close()
+		_, err = e.Reconcile()
+		Expect(err).NotTo(HaveOccurred())
+		got, _ := st.Turn(t.ID)
+		Expect(got.Outcome).To(HaveField("Reason", proto.ReasonExecutionInterrupted))
+		Expect(got.Inputs).To(ConsistOf(HaveField("State", store.InputUnknown)))
+		Consistently(conn.sent, "20ms").ShouldNot(Receive())
+	})
+
 	It("refuses input before started, and when the Runtime did not declare durable_input_receipts", func() {
 		_, err := v.e.DeliverInput("nope", "k", proto.TextInput("x"))
 		Expect(err).To(MatchError(execution.ErrNotFound))

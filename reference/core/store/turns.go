@@ -315,12 +315,32 @@ func (st *Store) Turns() ([]*Turn, error) {
 type InFlight struct {
 	TurnID string
 	Phase  string
+	// Inputs and InputCursor as the record left them.
+	Inputs      []Input
+	InputCursor int
+}
+
+// Settlement is what a restart records for a Turn in flight: its outcome and, when not nil, the
+// inputs as they stand after it (those awaiting a receipt became unknown).
+type Settlement struct {
+	Outcome *Outcome
+	Inputs  []Input
 }
 
 // Reconcile hands every Turn without an outcome to decide, and records the outcomes it returns,
 // all in one transaction: a restarted Core settles what it cannot know before it serves anything.
-// decide sees only the phase the Turn had committed; it must not invent what it did not confirm.
+// decide sees only what the Turn had committed; it must not invent what it did not confirm.
 func (st *Store) Reconcile(decide func(InFlight) *Outcome) ([]InFlight, error) {
+	return st.ReconcileWith(func(f InFlight) *Settlement {
+		if o := decide(f); o != nil {
+			return &Settlement{Outcome: o}
+		}
+		return nil
+	})
+}
+
+// ReconcileWith is Reconcile whose decision may also rewrite the Turn's inputs.
+func (st *Store) ReconcileWith(decide func(InFlight) *Settlement) ([]InFlight, error) {
 	var settled []InFlight
 	err := st.db.Update(func(tx *bolt.Tx) error {
 		ib, ob, tb := tx.Bucket(bInflight), tx.Bucket(bOutcomes), tx.Bucket(bTurns)
@@ -329,10 +349,19 @@ func (st *Store) Reconcile(decide func(InFlight) *Outcome) ([]InFlight, error) {
 		c := ib.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			f := InFlight{TurnID: string(k), Phase: string(v)}
-			o := decide(f)
-			if o == nil {
+			var rec Turn
+			if tb.Get(k) == nil {
+				return fmt.Errorf("in-flight turn %s has no record", f.TurnID)
+			}
+			if err := get(tb, f.TurnID, &rec); err != nil {
+				return err
+			}
+			f.Inputs, f.InputCursor = rec.Inputs, rec.InputCursor
+			s := decide(f)
+			if s == nil || s.Outcome == nil {
 				continue
 			}
+			o := s.Outcome
 			if ob.Get(k) != nil {
 				return fmt.Errorf("turn %s: %w", f.TurnID, ErrTerminal)
 			}
@@ -344,8 +373,11 @@ func (st *Store) Reconcile(decide func(InFlight) *Outcome) ([]InFlight, error) {
 			if err := ob.Put(k, raw); err != nil {
 				return err
 			}
-			if tb.Get(k) == nil {
-				return fmt.Errorf("in-flight turn %s has no record", f.TurnID)
+			if s.Inputs != nil {
+				rec.Inputs, rec.UpdatedAt = s.Inputs, now
+				if err := put(tb, f.TurnID, rec); err != nil {
+					return err
+				}
 			}
 			keys = append(keys, append([]byte(nil), k...))
 			settled = append(settled, f)
