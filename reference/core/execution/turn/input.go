@@ -113,24 +113,32 @@ func sameInput(a, b proto.MessageInput) bool {
 }
 
 // deliverNext sends the current input when the Run is running, nothing awaits a receipt and no
-// resend is scheduled. The written bound is armed at the first delivery only.
+// resend is scheduled.
 func (s *State) deliverNext() []Effect {
 	if s.Phase != store.PhaseRunning || s.Timers.Has(TimerInputResend) {
 		return nil
 	}
 	i := s.current()
-	if mutation.On(mutation.InputNotSerialized) && i >= 0 && s.awaiting() == i {
-		// the mutant: the next pending input goes out while this one still awaits its receipt
+	if i < 0 {
+		return nil
+	}
+	var effects []Effect
+	if s.Inputs[i].State == store.InputPending {
+		effects = s.send(i)
+	}
+	if mutation.On(mutation.InputNotSerialized) {
+		// the mutant: every queued input goes out without waiting for the receipts before it
 		for j := i + 1; j < len(s.Inputs); j++ {
 			if s.Inputs[j].State == store.InputPending {
-				i = j
-				break
+				effects = append(effects, s.send(j)...)
 			}
 		}
 	}
-	if i < 0 || s.Inputs[i].State != store.InputPending {
-		return nil
-	}
+	return effects
+}
+
+// send delivers Inputs[i]; the written bound is armed at its first delivery only.
+func (s *State) send(i int) []Effect {
 	in := s.Inputs[i]
 	first := in.Sends == 0
 	in.State, in.Sends = store.InputSent, in.Sends+1
