@@ -1,11 +1,9 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
-	"github.com/wirecheck/wirecheck/reference/core/execution"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -47,17 +45,13 @@ func (d *refCoreDriver) steer(st *scenarios.Step, b *scenarios.Bindings) error {
 			return fmt.Errorf("the input of %s: %w", later.Pos, err)
 		}
 		if _, err := d.Core.DeliverInput(t.ID, key, p.Input); err != nil {
-			if errors.Is(err, execution.ErrInputUnsupported) {
-				return fmt.Errorf("input %s: %v: %w", key, err, errNotDeclared)
-			}
-			return fmt.Errorf("input %s: %w", key, err)
+			// ErrInputUnsupported: the scenario must require durable_input_receipts.
+			return fmt.Errorf("delivering input %s (%s): %w", key, later.Pos, err)
 		}
 		d.inputs[key] = true
 	}
 	return nil
 }
-
-var errNotDeclared = errors.New("the scenario must require durable_input_receipts")
 
 // steersFrom lists st and every later core prompt_steer frame of the scenario, in order.
 func (d *refCoreDriver) steersFrom(st *scenarios.Step) []*scenarios.Step {
