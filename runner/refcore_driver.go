@@ -26,6 +26,9 @@ import (
 //	execution_start      nothing: Core starts by itself once the admission is ready
 //	execution_release    cancel the Turn before start (Core abandons the admission)
 //	prompt_cancel        cancel the Turn of that Run
+//	prompt_steer         deliver active input to the Turn of that Run (see steer in refcore_input.go):
+//	                     a new input_id delivers it and every later new one, as a caller queues
+//	                     them; an input_id already delivered is a resend Core makes on its own
 //	device_shutdown      shut the device down
 //
 // A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
@@ -41,11 +44,13 @@ type refCoreDriver struct {
 
 	sc     *scenarios.Scenario
 	turnID string
+	inputs map[string]bool // the input_id templates delivered through the API
 }
 
 // Begin keeps the scenario so later triggers can look ahead.
 func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 	d.sc, d.turnID = sc, ""
+	d.inputs = map[string]bool{}
 	return nil
 }
 
@@ -94,6 +99,8 @@ func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scen
 			return fmt.Errorf("prompt_cancel for run %s: %w", id, err)
 		}
 		return d.Core.CancelTurn(t.ID)
+	case proto.TypePromptSteer:
+		return d.steer(st, b)
 	case proto.TypeDeviceShutdown:
 		var p proto.DeviceShutdownPayload
 		if st.Frame.Payload != nil {

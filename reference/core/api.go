@@ -20,6 +20,12 @@ import (
 //	GET  /api/v1/turns/{id}           → the Turn record with its outcome once recorded
 //	GET  /api/v1/turns/{id}/journal   → the Turn's journal
 //	POST /api/v1/turns/{id}/cancel    → 202
+//	POST /api/v1/turns/{id}/input     {"key", "input"} → 202 the input's record {"input_id", "key", "input", "state", "error_code"?, "sends"?}
+//
+// An input's key is the caller's idempotency key: the same key with the same content answers the
+// input already recorded; with other content it is 409 input_conflict. The Turn record lists every
+// input with its state (pending, sent, written, accepted, failed with error_code, unknown) and
+// input_cursor, the number of inputs the Runtime accepted.
 //
 // Errors are {"error": code, "detail": text}. A credential appears only in the answer that issues it.
 
@@ -58,6 +64,12 @@ type TurnRequest struct {
 	Input         proto.MessageInput         `json:"input"`
 }
 
+// InputRequest delivers an active input to a running Turn.
+type InputRequest struct {
+	Key   string             `json:"key"`
+	Input proto.MessageInput `json:"input"`
+}
+
 // TurnResponse names the started Turn.
 type TurnResponse struct {
 	TurnID    string `json:"turn_id"`
@@ -72,6 +84,7 @@ func (c *Core) registerAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/turns/{id}", c.apiTurn)
 	mux.HandleFunc("GET /api/v1/turns/{id}/journal", c.apiJournal)
 	mux.HandleFunc("POST /api/v1/turns/{id}/cancel", c.apiCancel)
+	mux.HandleFunc("POST /api/v1/turns/{id}/input", c.apiInput)
 }
 
 func reply(w http.ResponseWriter, status int, v any) {
@@ -188,5 +201,32 @@ func (c *Core) apiCancel(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusConflict, "turn_not_running", strings.TrimSpace(err.Error()))
 	default:
 		reply(w, http.StatusAccepted, map[string]string{"turn_id": id, "status": "cancelling"})
+	}
+}
+
+func (c *Core) apiInput(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var req InputRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	in, err := c.DeliverInput(id, req.Key, req.Input)
+	switch {
+	case errors.Is(err, execution.ErrNotFound):
+		replyError(w, http.StatusNotFound, "unknown_turn", "no Turn "+id)
+	case errors.Is(err, execution.ErrInvalid):
+		replyError(w, http.StatusBadRequest, "invalid_input", err.Error())
+	case errors.Is(err, execution.ErrFinished):
+		replyError(w, http.StatusConflict, "turn_finished", err.Error())
+	case errors.Is(err, execution.ErrInputConflict):
+		replyError(w, http.StatusConflict, "input_conflict", err.Error())
+	case errors.Is(err, execution.ErrInputLimit):
+		replyError(w, http.StatusUnprocessableEntity, "input_limit", err.Error())
+	case errors.Is(err, execution.ErrInputUnsupported):
+		replyError(w, http.StatusUnprocessableEntity, "input_unsupported", err.Error())
+	case err != nil:
+		replyError(w, http.StatusConflict, "turn_not_running", strings.TrimSpace(err.Error()))
+	default:
+		reply(w, http.StatusAccepted, in)
 	}
 }

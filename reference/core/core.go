@@ -135,6 +135,11 @@ func (c *Core) StartTurn(req execution.StartRequest) (*store.Turn, error) { retu
 // CancelTurn cancels a Turn.
 func (c *Core) CancelTurn(turnID string) error { return c.engine.Cancel(turnID) }
 
+// DeliverInput gives a running Turn an active input under the caller's idempotency key.
+func (c *Core) DeliverInput(turnID, key string, input proto.MessageInput) (store.Input, error) {
+	return c.engine.DeliverInput(turnID, key, input)
+}
+
 // Turn returns a Turn's record and outcome.
 func (c *Core) Turn(turnID string) (*store.Turn, error) { return c.store.Turn(turnID) }
 

@@ -5,7 +5,8 @@
 // confirmation, and the projection of what Core observed into the public Turn outcome
 // (protocol-facts.md §6.2): delivery_unknown, event_stream_incomplete, device_disconnected,
 // preparation_interrupted, preparation_start_failed, executor_recovery_failed, engine_failed with
-// the engine classification of §6.1, cancel_unconfirmed, cancel_outcome_unavailable, ...
+// the engine classification of §6.1, cancel_unconfirmed, cancel_outcome_unavailable, and active
+// input (DeliverInput: prompt_steer one input at a time, input_outcome_unknown, input_<code>), ...
 //
 // What a Turn does is decided by the pure state machine of package turn (turn.Step, with its
 // explicit transition table). This package is its executor: one runner per Turn owns the

@@ -26,9 +26,15 @@ func (r *runner) apply(eff turn.Effect) (answer, failure turn.Event) {
 	case turn.Journal:
 		return nil, r.journal(e.Event)
 	case turn.Send:
-		return nil, r.send(e)
+		failure := r.send(e)
+		if _, ok := failure.(turn.SendFailed); ok && e.Reported {
+			return failure, nil // the step stands; its failure is stepped next
+		}
+		return nil, failure
 	case turn.Arm:
 		r.setTimer(e.Timer, r.e.cfg.Clock.NewTimer(e.After))
+	case turn.Disarm:
+		r.setTimer(e.Timer, nil)
 	case turn.Finish:
 		r.finish(e)
 	default:
@@ -67,8 +73,8 @@ func (r *runner) subscribe(e turn.Subscribe) turn.Event {
 	return nil
 }
 
-// commit writes the record; a phase move is journalled and announced before anything that
-// depends on it.
+// commit writes the record; a phase move is journalled, and every change announced, before
+// anything that depends on it.
 func (r *runner) commit(c turn.Commit) turn.Event {
 	t, err := r.e.cfg.Store.UpdateTurn(r.rec.ID, func(t *store.Turn) error { c.Record.ApplyTo(t); return nil })
 	if err != nil {
@@ -76,13 +82,12 @@ func (r *runner) commit(c turn.Commit) turn.Event {
 		return turn.PersistFailed{Err: err, Committed: r.rec.Phase}
 	}
 	r.rec = t
-	if !c.Moves() {
-		return nil
+	if c.Moves() {
+		if failure := r.journal(c.Transition()); failure != nil {
+			return failure
+		}
 	}
-	if failure := r.journal(c.Transition()); failure != nil {
-		return failure
-	}
-	r.e.cfg.OnChange(r.rec.ID)
+	r.e.cfg.OnChange(r.rec.ID) // an input's state is a change too
 	return nil
 }
 
@@ -147,7 +152,11 @@ func redactPrepare(raw json.RawMessage) json.RawMessage {
 // phase stays for the next Reconcile.
 func (r *runner) finish(f turn.Finish) {
 	r.finished = true
-	t, err := r.e.cfg.Store.Finish(r.rec.ID, f.Outcome, f.Transition())
+	var apply func(*store.Turn)
+	if f.Record != nil {
+		apply = f.Record.ApplyTo
+	}
+	t, err := r.e.cfg.Store.FinishWith(r.rec.ID, apply, f.Outcome, f.Transition())
 	if err != nil {
 		r.log.Error("recording the outcome failed", "error", err)
 		return

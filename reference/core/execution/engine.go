@@ -112,7 +112,7 @@ func New(cfg Config) *Engine {
 // Reconcile settles the Turns a previous process left in flight (see ReconcileOutcome). Call it
 // once, before starting anything.
 func (e *Engine) Reconcile() ([]store.InFlight, error) {
-	settled, err := e.cfg.Store.Reconcile(ReconcileOutcome)
+	settled, err := e.cfg.Store.ReconcileWith(ReconcileSettlement)
 	if len(settled) > 0 {
 		e.log.Warn("settled the Turns a previous process left in flight", "turns", len(settled))
 		e.cfg.OnChange("")

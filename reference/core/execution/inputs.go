@@ -12,7 +12,7 @@ import (
 func (r *runner) received(ev gateway.Event) bool {
 	rec := store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload}
 	if failure := r.journal(rec); failure != nil {
-		r.feed(failure)
+		r.step(failure)
 		return false
 	}
 	if r.e.cfg.OnEvent != nil {
@@ -31,7 +31,7 @@ func (r *runner) onStatus(ev gateway.Event) {
 		r.log.Error("a preparation subscription delivered another frame", "type", ev.Envelope.Type)
 		return
 	}
-	r.feed(turn.StatusEvent(st))
+	r.step(turn.StatusEvent(st))
 }
 
 func (r *runner) onRunEvent(ev gateway.Event) {
@@ -42,7 +42,7 @@ func (r *runner) onRunEvent(ev gateway.Event) {
 	if ev.Frame != nil {
 		payload = ev.Frame.Payload
 	}
-	r.feed(turn.RunEvent(ev.Envelope.Type, payload, ev.Invalid))
+	r.step(turn.RunEvent(ev.Envelope.Type, payload, ev.Invalid))
 }
 
 func (r *runner) onReceipt(ev gateway.Event) {
@@ -54,7 +54,7 @@ func (r *runner) onReceipt(ev gateway.Event) {
 		r.log.Error("a receipt waiter delivered another frame", "type", ev.Envelope.Type)
 		return
 	}
-	r.feed(turn.Receipt{Ack: ack})
+	r.step(turn.Receipt{Ack: ack})
 }
 
 // drainRun applies the Run frames already routed to the subscription, without waiting.
@@ -76,17 +76,17 @@ func (r *runner) drainRun() {
 func (r *runner) prepClosed() {
 	err := r.prep.Err()
 	r.setStream(turn.StreamPreparation, nil)
-	r.feed(turn.PreparationClosed{Err: err})
+	r.step(turn.PreparationClosed{Err: err})
 }
 
 func (r *runner) runClosed() {
 	err := r.run.Err()
 	r.setStream(turn.StreamRun, nil)
-	r.feed(turn.RunClosed{Err: err})
+	r.step(turn.RunClosed{Err: err})
 }
 
 func (r *runner) ackClosed() {
 	err := r.ack.Err()
 	r.setStream(turn.StreamReceipt, nil)
-	r.feed(turn.ReceiptWaitClosed{Err: err})
+	r.step(turn.ReceiptWaitClosed{Err: err})
 }

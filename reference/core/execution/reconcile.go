@@ -6,23 +6,32 @@ import (
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
-// restartSpec is all a restart knows of a Turn: its committed phase decides.
+// restartSpec is all a restart knows of a Turn: its committed record decides.
 var restartSpec = &turn.Spec{}
 
 // ReconcileOutcome is what a restarted Core records for a Turn it finds in flight: the machine's
 // answer to a restart in the committed phase (failed with execution_interrupted, its effect
 // unknown if input may have been dispatched). It never completes a Turn and never dispatches one
 // again.
-func ReconcileOutcome(f store.InFlight) *store.Outcome {
-	_, effects, err := turn.Step(turn.Restore(restartSpec, turn.Record{Phase: f.Phase}), turn.Restarted{})
+func ReconcileOutcome(f store.InFlight) *store.Outcome { return ReconcileSettlement(f).Outcome }
+
+// ReconcileSettlement is ReconcileOutcome with the Turn's inputs as the restart leaves them: an
+// input that awaited its receipt is unknown, never resent.
+func ReconcileSettlement(f store.InFlight) *store.Settlement {
+	rec := turn.Record{Phase: f.Phase, Inputs: f.Inputs, InputCursor: f.InputCursor}
+	_, effects, err := turn.Step(turn.Restore(restartSpec, rec), turn.Restarted{})
 	if err == nil {
 		for _, e := range effects {
 			if fin, ok := e.(turn.Finish); ok {
-				return fin.Outcome
+				s := &store.Settlement{Outcome: fin.Outcome}
+				if fin.Record != nil {
+					s.Inputs = fin.Record.Inputs
+				}
+				return s
 			}
 		}
 	}
 	// A phase the machine does not know is still settled: nothing stays in flight.
-	return &store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutionInterrupted,
-		EffectUnknown: store.Dispatched(f.Phase), Error: turn.InterruptedError(f.Phase)}
+	return &store.Settlement{Outcome: &store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutionInterrupted,
+		EffectUnknown: store.Dispatched(f.Phase), Error: turn.InterruptedError(f.Phase)}}
 }

@@ -21,6 +21,8 @@ type runner struct {
 	state turn.State
 
 	cancelReq chan struct{}
+	inputReq  chan inputRequest
+	stopped   chan struct{} // closed when the loop returns
 	finished  bool
 
 	// parked is true while the runner waits with nothing to do; Quiesce reads it (and the streams
@@ -36,6 +38,7 @@ type runner struct {
 
 func newRunner(e *Engine, t *store.Turn, spec *turn.Spec) *runner {
 	return &runner{e: e, rec: t, state: turn.New(spec), cancelReq: make(chan struct{}, 1),
+		inputReq: make(chan inputRequest, 8), stopped: make(chan struct{}),
 		log: e.log.With("turn_id", t.ID, "run_id", t.RunID, "device_id", t.DeviceID)}
 }
 
@@ -54,8 +57,9 @@ func timerC(t clock.Timer) <-chan time.Time {
 }
 
 func (r *runner) loop() {
+	defer close(r.stopped)
 	defer r.closeAll()
-	r.feed(turn.Claim{})
+	r.step(turn.Claim{})
 	for !r.finished {
 		r.park(true)
 		select {
@@ -64,13 +68,22 @@ func (r *runner) loop() {
 			return // Core is stopping: the committed phase stays for the next Reconcile
 		case <-r.cancelReq:
 			r.park(false)
-			r.feed(turn.CancelRequested{})
+			r.step(turn.CancelRequested{})
 		case <-timerC(r.timers[turn.TimerRetry]):
 			r.park(false)
 			r.fired(turn.TimerRetry)
 		case <-timerC(r.timers[turn.TimerCancelConfirmation]):
 			r.park(false)
 			r.fired(turn.TimerCancelConfirmation)
+		case <-timerC(r.timers[turn.TimerInputWritten]):
+			r.park(false)
+			r.fired(turn.TimerInputWritten)
+		case <-timerC(r.timers[turn.TimerInputResend]):
+			r.park(false)
+			r.fired(turn.TimerInputResend)
+		case req := <-r.inputReq:
+			r.park(false)
+			r.onInput(req)
 		case ev, ok := <-events(r.prep):
 			r.park(false)
 			if !ok {
@@ -104,14 +117,20 @@ func (r *runner) loop() {
 
 // feed steps an input and carries out the effects in order. A failed effect ends the step: the
 // state stays as it was before it, and the failure is the next input. A query's answer is the
-// next input once the step is adopted.
-func (r *runner) feed(ev turn.Event) {
+// next input once the step is adopted. It returns the error of the first step, if the Turn
+// refused it.
+func (r *runner) feed(ev turn.Event) error {
+	first := true
 	for ev != nil && !r.finished {
 		next, effects, err := turn.Step(r.state, ev)
 		if err != nil {
+			if first {
+				return err
+			}
 			r.log.Error("the Turn refused an input", "error", err)
-			return
+			return nil
 		}
+		first = false
 		var follow turn.Event
 		failed := false
 		for _, eff := range effects {
@@ -129,11 +148,19 @@ func (r *runner) feed(ev turn.Event) {
 		}
 		ev = follow
 	}
+	return nil
 }
 
 func (r *runner) fired(t turn.Timer) {
 	r.setTimer(t, nil)
-	r.feed(turn.TimerFired{Timer: t})
+	r.step(turn.TimerFired{Timer: t})
+}
+
+// step feeds an event the Turn is expected to take; a refusal is logged.
+func (r *runner) step(ev turn.Event) {
+	if err := r.feed(ev); err != nil {
+		r.log.Error("the Turn refused an input", "error", err)
+	}
 }
 
 func (r *runner) park(p bool) {
@@ -178,7 +205,7 @@ func (r *runner) setStream(s turn.Stream, st Stream) {
 func (r *runner) idle() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.parked || len(r.cancelReq) > 0 {
+	if !r.parked || len(r.cancelReq) > 0 || len(r.inputReq) > 0 {
 		return false
 	}
 	for _, s := range []Stream{r.prep, r.run, r.ack} {

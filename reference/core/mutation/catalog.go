@@ -43,4 +43,13 @@ var Core = []Mutant{
 	{UsageAdded, "RS-14", "a usage snapshot is added to the previous one instead of replacing it"},
 	{MissingParamsAsMissingBearer, "CN-05", "an upgrade without Authorization is answered 401 missing_bearer instead of 400 missing_params"},
 	{UndeclaredCapabilityAdmitted, "CN-50", "the final admission check before a claim admits a Turn whose capabilities the latest heartbeat no longer declares"},
+	{InputNotSerialized, "IN-20", "a second input is sent while the first still awaits its receipt"},
+	{DurableReceiptOmitted, "IN-20", "active input is delivered without durable_receipt: true"},
+	{InputWrittenUnbounded, "IN-21", "no written within 30 s of delivery never fails the Turn (the bound never fires)"},
+	{WrittenAdvancesCursor, "IN-22", "written advances the input cursor: the next input goes out before accepted"},
+	{PendingInputCompletes, "IN-22", "a Turn whose input was written but not accepted completes at done instead of input_outcome_unknown"},
+	{NotReadyFinal, "IN-23", "not_ready or busy before written fails the Turn instead of a later resend"},
+	{RetryResentAtOnce, "IN-23", "not_ready or busy before written resends the input at once instead of later"},
+	{InFlightFails, "IN-23", "in_flight fails the Turn instead of waiting on"},
+	{RejectionAfterCancelFails, "IN-23", "a rejected input fails the Turn with input_<code> although cancellation was already sent"},
 }

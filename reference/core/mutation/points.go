@@ -45,3 +45,16 @@ const (
 	MissingParamsAsMissingBearer Point = "missing-params-as-missing-bearer"
 	UndeclaredCapabilityAdmitted Point = "undeclared-capability-admitted"
 )
+
+// Active input (IN, Core side).
+const (
+	InputNotSerialized        Point = "input-not-serialized"
+	InputWrittenUnbounded     Point = "input-written-unbounded"
+	WrittenAdvancesCursor     Point = "written-advances-cursor"
+	NotReadyFinal             Point = "not-ready-final"
+	InFlightFails             Point = "in-flight-fails"
+	RejectionAfterCancelFails Point = "rejection-after-cancel-fails"
+	PendingInputCompletes     Point = "pending-input-completes"
+	RetryResentAtOnce         Point = "retry-resent-at-once"
+	DurableReceiptOmitted     Point = "durable-receipt-omitted"
+)

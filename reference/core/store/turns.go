@@ -61,6 +61,10 @@ type Turn struct {
 	Recovered       bool               `json:"recovered,omitempty"` // the one retry after executor_unavailable was used
 	CancelRequested bool               `json:"cancel_requested,omitempty"`
 	Input           proto.MessageInput `json:"input"`
+	// Inputs are the active inputs a caller delivered to the running Turn, in order; InputCursor
+	// counts those the Runtime accepted (only accepted advances it, never written or a send).
+	Inputs      []Input `json:"inputs,omitempty"`
+	InputCursor int     `json:"input_cursor,omitempty"`
 	// Admitted is the declaration the Turn was admitted with at its last claim. A later heartbeat
 	// cannot add operations to it.
 	Admitted  *proto.AgentKindCapabilities `json:"admitted,omitempty"`
@@ -68,6 +72,27 @@ type Turn struct {
 	UpdatedAt time.Time                    `json:"updated_at"`
 	// Outcome is filled from the outcomes bucket when read; it is not part of the turn record.
 	Outcome *Outcome `json:"outcome,omitempty"`
+}
+
+// States of an active input (Turn.Inputs).
+const (
+	InputPending  = "pending"  // not yet sent, or waiting to be resent after not_ready/busy
+	InputSent     = "sent"     // prompt_steer queued; its receipt is awaited
+	InputWritten  = "written"  // the native write completed: not acceptance
+	InputAccepted = "accepted" // the adapter confirmed native consumption
+	InputFailed   = "failed"   // a definite receipt code (Code) ended it
+	InputUnknown  = "unknown"  // sent, and its outcome can no longer be known: never resent
+)
+
+// Input is one active input of a Turn. ID is what prompt_steer carries (Core's decimal sequence
+// number); Key is the caller's idempotency key.
+type Input struct {
+	ID    string             `json:"input_id"`
+	Key   string             `json:"key"`
+	Input proto.MessageInput `json:"input"`
+	State string             `json:"state"`
+	Code  string             `json:"error_code,omitempty"` // the receipt's code, once one arrived
+	Sends int                `json:"sends,omitempty"`      // prompt_steer frames queued for it
 }
 
 // Outcome is a Turn's terminal result, written once.
@@ -179,6 +204,11 @@ func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
 // Finish records a Turn's outcome, once, and moves it to PhaseDone in the same transaction; the
 // journal events given are appended in that transaction too.
 func (st *Store) Finish(id string, o *Outcome, events ...Event) (*Turn, error) {
+	return st.FinishWith(id, nil, o, events...)
+}
+
+// FinishWith is Finish that also applies fn (when not nil) to the record in the same transaction.
+func (st *Store) FinishWith(id string, fn func(*Turn), o *Outcome, events ...Event) (*Turn, error) {
 	var out Turn
 	err := st.db.Update(func(tx *bolt.Tx) error {
 		ob := tx.Bucket(bOutcomes)
@@ -188,6 +218,9 @@ func (st *Store) Finish(id string, o *Outcome, events ...Event) (*Turn, error) {
 		tb := tx.Bucket(bTurns)
 		if err := get(tb, id, &out); err != nil {
 			return fmt.Errorf("turn %s: %w", id, err)
+		}
+		if fn != nil {
+			fn(&out)
 		}
 		now := st.clk.Now().UTC()
 		o.RecordedAt = now
@@ -282,12 +315,32 @@ func (st *Store) Turns() ([]*Turn, error) {
 type InFlight struct {
 	TurnID string
 	Phase  string
+	// Inputs and InputCursor as the record left them.
+	Inputs      []Input
+	InputCursor int
+}
+
+// Settlement is what a restart records for a Turn in flight: its outcome and, when not nil, the
+// inputs as they stand after it (those awaiting a receipt became unknown).
+type Settlement struct {
+	Outcome *Outcome
+	Inputs  []Input
 }
 
 // Reconcile hands every Turn without an outcome to decide, and records the outcomes it returns,
 // all in one transaction: a restarted Core settles what it cannot know before it serves anything.
-// decide sees only the phase the Turn had committed; it must not invent what it did not confirm.
+// decide sees only what the Turn had committed; it must not invent what it did not confirm.
 func (st *Store) Reconcile(decide func(InFlight) *Outcome) ([]InFlight, error) {
+	return st.ReconcileWith(func(f InFlight) *Settlement {
+		if o := decide(f); o != nil {
+			return &Settlement{Outcome: o}
+		}
+		return nil
+	})
+}
+
+// ReconcileWith is Reconcile whose decision may also rewrite the Turn's inputs.
+func (st *Store) ReconcileWith(decide func(InFlight) *Settlement) ([]InFlight, error) {
 	var settled []InFlight
 	err := st.db.Update(func(tx *bolt.Tx) error {
 		ib, ob, tb := tx.Bucket(bInflight), tx.Bucket(bOutcomes), tx.Bucket(bTurns)
@@ -296,10 +349,19 @@ func (st *Store) Reconcile(decide func(InFlight) *Outcome) ([]InFlight, error) {
 		c := ib.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			f := InFlight{TurnID: string(k), Phase: string(v)}
-			o := decide(f)
-			if o == nil {
+			var rec Turn
+			if tb.Get(k) == nil {
+				return fmt.Errorf("in-flight turn %s has no record", f.TurnID)
+			}
+			if err := get(tb, f.TurnID, &rec); err != nil {
+				return err
+			}
+			f.Inputs, f.InputCursor = rec.Inputs, rec.InputCursor
+			s := decide(f)
+			if s == nil || s.Outcome == nil {
 				continue
 			}
+			o := s.Outcome
 			if ob.Get(k) != nil {
 				return fmt.Errorf("turn %s: %w", f.TurnID, ErrTerminal)
 			}
@@ -311,8 +373,11 @@ func (st *Store) Reconcile(decide func(InFlight) *Outcome) ([]InFlight, error) {
 			if err := ob.Put(k, raw); err != nil {
 				return err
 			}
-			if tb.Get(k) == nil {
-				return fmt.Errorf("in-flight turn %s has no record", f.TurnID)
+			if s.Inputs != nil {
+				rec.Inputs, rec.UpdatedAt = s.Inputs, now
+				if err := put(tb, f.TurnID, rec); err != nil {
+					return err
+				}
 			}
 			keys = append(keys, append([]byte(nil), k...))
 			settled = append(settled, f)

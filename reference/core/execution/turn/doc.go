@@ -20,7 +20,9 @@
 //   - Journal every received frame before stepping its event (if that fails, step PersistFailed).
 //   - When an effect fails, carry out none after it, keep the state from before the step and
 //     step the failure (SendFailed, SubscribeFailed, PersistFailed) with the phase the durable
-//     record is in. A best-effort Send failing is not a failure of the step.
+//     record is in. A best-effort Send failing is not a failure of the step; a reported Send
+//     failing is not either, but its SendFailed is stepped next, from the adopted state (the
+//     step's commits stand: an input sent is recorded as sent, then as unknown).
 //   - A query effect (CheckDevice, NewPrepareID) is answered by the next event
 //     (DeviceChecked, PrepareIDIssued); nothing else is stepped before it.
 //   - After Finish, the Turn owns nothing: close every subscription and stop every timer.

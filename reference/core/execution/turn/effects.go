@@ -51,11 +51,17 @@ func (c Commit) Transition() store.Event {
 type Journal struct{ Event store.Event }
 
 // Send queues a frame within Core's send timeout and journals it (or that it failed). A
-// best-effort send's failure changes nothing; any other fails the step (SendFailed).
+// best-effort send's failure changes nothing; a reported send's failure does not undo the step
+// (its commits stand) but is its answer: SendFailed is stepped next, from the adopted state; any
+// other send's failure fails the step (SendFailed, from the state before it).
 type Send struct {
 	Envelope   proto.Envelope
 	BestEffort bool
+	Reported   bool
 }
+
+// Disarm stops a timer the Turn no longer needs.
+type Disarm struct{ Timer Timer }
 
 // Arm starts a timer; when it fires the executor steps TimerFired.
 type Arm struct {
@@ -63,10 +69,12 @@ type Arm struct {
 	After time.Duration
 }
 
-// Finish records the outcome, once, with the move to done; the Turn then owns nothing.
+// Finish records the outcome, once, with the move to done; the Turn then owns nothing. Record,
+// when not nil, is written with it (the inputs whose outcome the end made unknown).
 type Finish struct {
 	From    string
 	Outcome *store.Outcome
+	Record  *Record
 }
 
 // Transition is the journal event recorded with the outcome.
@@ -83,4 +91,5 @@ func (Commit) effect()       {}
 func (Journal) effect()      {}
 func (Send) effect()         {}
 func (Arm) effect()          {}
+func (Disarm) effect()       {}
 func (Finish) effect()       {}

@@ -49,6 +49,12 @@ const (
 	KindRetryTimer  Kind = "timer:retry"
 	KindCancelTimer Kind = "timer:cancel-confirmation"
 
+	KindInput             Kind = "input"
+	KindSteerAck          Kind = proto.TypePromptSteerAck
+	KindInputWrittenTimer Kind = "timer:input-written"
+	KindInputResendTimer  Kind = "timer:input-resend"
+	KindSteerSendFailed   Kind = "send-failed:" + proto.TypePromptSteer
+
 	KindPrepareSendFailed          Kind = "send-failed:" + proto.TypeExecutionPrepare
 	KindStartSendFailed            Kind = "send-failed:" + proto.TypeExecutionStart
 	KindCancelSendFailed           Kind = "send-failed:" + proto.TypePromptCancel
@@ -133,6 +139,16 @@ type Receipt struct {
 // ReceiptWaitClosed: the receipt waiter ended without a receipt.
 type ReceiptWaitClosed struct{ Err error }
 
+// InputRequested: the API delivers an active input to the Turn under the caller's idempotency
+// key.
+type InputRequested struct {
+	Key   string
+	Input proto.MessageInput
+}
+
+// SteerAck is a prompt_steer_ack on the Run.
+type SteerAck struct{ Ack *proto.PromptSteerAckPayload }
+
 // TimerFired: an armed timer fired.
 type TimerFired struct{ Timer Timer }
 
@@ -189,6 +205,8 @@ func (Receipt) Kind() Kind            { return KindReceipt }
 func (ReceiptWaitClosed) Kind() Kind  { return KindReceiptWaitClosed }
 func (PersistFailed) Kind() Kind      { return KindPersistFailed }
 func (Restarted) Kind() Kind          { return KindRestart }
+func (InputRequested) Kind() Kind     { return KindInput }
+func (SteerAck) Kind() Kind           { return KindSteerAck }
 
 func (e Status) Kind() Kind {
 	if e.State == proto.StateRejected {
@@ -211,5 +229,6 @@ func Kinds() []Kind {
 		KindCancel, KindReceipt, KindReceiptWaitClosed, KindRetryTimer, KindCancelTimer,
 		KindPrepareSendFailed, KindStartSendFailed, KindCancelSendFailed,
 		KindPreparationSubscribeFailed, KindRunSubscribeFailed, KindReceiptSubscribeFailed,
-		KindPersistFailed, KindRestart}
+		KindPersistFailed, KindRestart,
+		KindInput, KindSteerAck, KindInputWrittenTimer, KindInputResendTimer, KindSteerSendFailed}
 }

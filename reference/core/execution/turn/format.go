@@ -16,6 +16,7 @@ func (NewPrepareID) String() string { return "new-prepare-id" }
 func (e Subscribe) String() string  { return "subscribe " + string(e.Stream) + " " + e.ID }
 func (e Close) String() string      { return "close " + string(e.Stream) }
 func (e Arm) String() string        { return fmt.Sprintf("arm %s %s", e.Timer, e.After) }
+func (e Disarm) String() string     { return "disarm " + e.Timer.String() }
 
 func (e Commit) String() string {
 	head := "commit " + e.From
@@ -47,11 +48,34 @@ func (e Send) String() string {
 	if e.BestEffort {
 		out += " (best effort)"
 	}
+	if e.Reported {
+		out += " (failure reported)"
+	}
 	return out
 }
 
 func (e Finish) String() string {
-	return "finish " + e.From + "→" + store.PhaseDone + " " + strings.Join(OutcomeFields(e.Outcome), " ")
+	out := "finish " + e.From + "→" + store.PhaseDone + " " + strings.Join(OutcomeFields(e.Outcome), " ")
+	if e.Record != nil {
+		out += " " + InputsString(e.Record.Inputs)
+	}
+	return out
+}
+
+// InputsString lists the inputs as (id:state[:code][/sends] ...).
+func InputsString(ins []store.Input) string {
+	var f []string
+	for _, in := range ins {
+		s := in.ID + ":" + in.State
+		if in.Code != "" {
+			s += ":" + in.Code
+		}
+		if in.Sends > 1 {
+			s += fmt.Sprintf("/%d", in.Sends)
+		}
+		f = append(f, s)
+	}
+	return "inputs=(" + strings.Join(f, " ") + ")"
 }
 
 // OutcomeFields lists an outcome's set fields as key=value, status first.
@@ -132,6 +156,9 @@ func (r Record) String() string {
 	}
 	if r.Admitted != nil {
 		f = append(f, "admitted=("+strings.Join(supported(r.Admitted), ",")+")")
+	}
+	if len(r.Inputs) > 0 {
+		f = append(f, InputsString(r.Inputs), fmt.Sprintf("cursor=%d", r.InputCursor))
 	}
 	return strings.Join(f, " ")
 }

@@ -24,6 +24,8 @@ func RunEvent(typ string, payload any, invalid error) Event {
 		return EngineError{Error: *p}
 	case *proto.DonePayload:
 		return Done{Done: p}
+	case *proto.PromptSteerAckPayload:
+		return SteerAck{Ack: p}
 	case *proto.PermissionRequestPayload, *proto.PromptForUserChoicePayload:
 		return InteractionRequest{Type: typ}
 	}

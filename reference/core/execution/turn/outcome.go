@@ -15,6 +15,7 @@ var effectUnknown = map[string]bool{
 	proto.ReasonInvalidExecutorResult:   true,
 	proto.ReasonEventPersistenceFailed:  true,
 	proto.ReasonInteractionNotSupported: true,
+	proto.ReasonInputOutcomeUnknown:     true,
 }
 
 // finish ends the Turn with an outcome, written once; the Turn then owns no timer.
@@ -26,8 +27,9 @@ func (s *State) finish(o *store.Outcome) Effect {
 		o.EffectUnknown = store.Dispatched(s.Phase)
 	}
 	from := s.Phase
+	rec := s.unsettled()
 	s.Phase, s.Timers = store.PhaseDone, 0
-	return Finish{From: from, Outcome: o}
+	return Finish{From: from, Outcome: o, Record: rec}
 }
 
 func (s *State) fail(reason, msg string) Effect {
@@ -48,6 +50,11 @@ func (s *State) fromDone() *store.Outcome {
 		if !mutation.On(mutation.EngineCodeDropped) {
 			o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
 		}
+	} else if s.pendingAtEnd() && !s.CancelRequested && !mutation.On(mutation.PendingInputCompletes) {
+		// An input not yet accepted when the stream ends: whether the Turn consumed it is unknown.
+		// After prompt_cancel the cancellation receipt owns the outcome instead.
+		o.Status, o.Reason = proto.TurnFailed, proto.ReasonInputOutcomeUnknown
+		o.Error = "input " + s.Inputs[s.InputCursor].ID + " was not accepted when the Run ended (" + s.Inputs[s.InputCursor].State + ")"
 	} else {
 		o.Status = proto.TurnCompleted
 	}

@@ -35,9 +35,10 @@ func readyIgnored(s *State, _ Event) ([]Effect, error) {
 	return []Effect{note("ready ignored in phase " + s.Phase)}, nil
 }
 
-// started confirms the admission passed to the Run.
+// started confirms the admission passed to the Run; an input delivered while starting goes out
+// now.
 func started(s *State, _ Event) ([]Effect, error) {
-	return []Effect{s.moveTo(store.PhaseRunning)}, nil
+	return append([]Effect{s.moveTo(store.PhaseRunning)}, s.deliverNext()...), nil
 }
 
 // preparationEnded handles failed, expired and released before the Run owns the admission.

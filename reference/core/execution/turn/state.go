@@ -49,12 +49,18 @@ type Record struct {
 	CancelRequested bool
 	// Admitted is the declaration the Turn was admitted with at its last claim.
 	Admitted *proto.AgentKindCapabilities
+	// Inputs are the active inputs in the order the caller delivered them. The slice is never
+	// changed in place (withInput copies it), so every committed Record stays as it was.
+	Inputs []store.Input
+	// InputCursor counts the accepted inputs: Inputs[InputCursor] is the one being delivered.
+	InputCursor int
 }
 
 // ApplyTo writes the record into a stored Turn.
 func (r Record) ApplyTo(t *store.Turn) {
 	t.Phase, t.PrepareID, t.Handle, t.ExecutorID = r.Phase, r.PrepareID, r.Handle, r.ExecutorID
 	t.Claims, t.Recovered, t.CancelRequested, t.Admitted = r.Claims, r.Recovered, r.CancelRequested, r.Admitted
+	t.Inputs, t.InputCursor = append([]store.Input(nil), r.Inputs...), r.InputCursor
 }
 
 // Observation is what Core has seen of the Run so far: the outcome is merged from it.

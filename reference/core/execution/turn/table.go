@@ -73,6 +73,8 @@ var table = map[string]map[Kind]handler{
 		KindCancelSendFailed:           cancelUndelivered,
 		KindPersistFailed:              persistenceFailed,
 		KindRestart:                    interrupted,
+		KindInput:                      inputRequested, // held until started
+		KindSteerAck:                   steerAck,
 	},
 	store.PhaseRunning: {
 		KindPreparationClosed:      preparationClosedAfterStart,
@@ -90,6 +92,11 @@ var table = map[string]map[Kind]handler{
 		KindCancelSendFailed:       cancelUndelivered,
 		KindPersistFailed:          persistenceFailed,
 		KindRestart:                interrupted,
+		KindInput:                  inputRequested,
+		KindSteerAck:               steerAck,
+		KindInputWrittenTimer:      writtenTimedOut,
+		KindInputResendTimer:       resendDue,
+		KindSteerSendFailed:        steerUndelivered,
 	},
 	// A cancellation sent before started leaves the preparation subscription open: its statuses
 	// still arrive, and the receipt owns the outcome.
@@ -120,6 +127,10 @@ var table = map[string]map[Kind]handler{
 		KindCancelTimer:       cancelTimedOut,
 		KindPersistFailed:     persistenceFailed,
 		KindRestart:           interrupted,
+		// Receipts still update the inputs; none of them decides the outcome any more.
+		KindSteerAck:          steerAck,
+		KindInputWrittenTimer: writtenTimedOut,
+		KindInputResendTimer:  resendDue,
 	},
 	store.PhaseDone: {},
 }

@@ -12,13 +12,19 @@ const (
 	// TimerCancelConfirmation bounds the wait for a cancellation: 15 s for the receipt after
 	// prompt_cancel, or for a status naming the handle to release before start.
 	TimerCancelConfirmation
+	// TimerInputWritten bounds the wait for an input's written (or accepted) receipt: 30 s from
+	// its first delivery; resends after not_ready/busy do not extend it.
+	TimerInputWritten
+	// TimerInputResend resends an input the Runtime answered not_ready or busy before written.
+	TimerInputResend
 	timerCount
 )
 
 // TimerCount is the number of distinct timers.
 const TimerCount = int(timerCount)
 
-var timerNames = [...]string{TimerRetry: "retry", TimerCancelConfirmation: "cancel-confirmation"}
+var timerNames = [...]string{TimerRetry: "retry", TimerCancelConfirmation: "cancel-confirmation",
+	TimerInputWritten: "input-written", TimerInputResend: "input-resend"}
 
 func (t Timer) String() string {
 	if int(t) < len(timerNames) {

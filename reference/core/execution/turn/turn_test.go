@@ -54,7 +54,7 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) string {
 		h.state, h.last = turn.New(newSpec(t, td)), nil
 		var at string
 		td.MaybeScanArgs(t, "at", &at)
-		h.playTo(t, at)
+		h.playTo(t, at, td.HasArg("durable"))
 		return "state: " + h.state.String()
 	case "restore":
 		var phase string
@@ -65,6 +65,15 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) string {
 		return table()
 	case "fail":
 		return h.fail(t, td)
+	case "inputs":
+		// inputs count=N: N inputs under keys k1…kN; only the last step is shown.
+		var n int
+		td.ScanArgs(t, "count", &n)
+		var out string
+		for i := 1; i <= n; i++ {
+			out = h.step(h.state, turn.InputRequested{Key: fmt.Sprintf("k%d", i), Input: proto.TextInput("more")})
+		}
+		return out
 	case "refused":
 		var phase string
 		td.ScanArgs(t, "phase", &phase)
@@ -85,13 +94,19 @@ var happyPath = []struct {
 	{store.PhaseRunning, turn.Status{State: proto.StateStarted, Handle: "h", ExecutorID: "e"}},
 }
 
-// playTo steps the happy path until the Turn reaches phase (new at=preparing|starting|running).
-func (h *harness) playTo(t *testing.T, phase string) {
+// playTo steps the happy path until the Turn reaches phase (new at=preparing|starting|running);
+// durable: the device also declares steering and durable_input_receipts.
+func (h *harness) playTo(t *testing.T, phase string, durable bool) {
 	if phase == "" || phase == store.PhaseQueued {
 		return
 	}
 	for _, p := range happyPath {
-		if out := h.step(h.state, p.event); strings.HasPrefix(out, "error") {
+		ev := p.event
+		if d, ok := ev.(turn.DeviceChecked); ok && durable {
+			d.Heartbeat = heartbeat("contract", true, "preparation", "environment_none", "steering", "durable_input_receipts")
+			ev = d
+		}
+		if out := h.step(h.state, ev); strings.HasPrefix(out, "error") {
 			t.Fatal(out)
 		}
 		if p.phase == phase && h.state.Phase == phase {
@@ -109,7 +124,8 @@ func (h *harness) step(from turn.State, ev turn.Event) string {
 	}
 	if err != nil {
 		var invalid *turn.InvalidTransition
-		if !errors.As(err, &invalid) {
+		var refused *turn.InputRefused
+		if !errors.As(err, &invalid) && !errors.As(err, &refused) {
 			return "unexpected error type: " + err.Error()
 		}
 		return fmt.Sprintf("error: %v\nstate: %s", err, from)
@@ -128,6 +144,9 @@ func render(effects []turn.Effect, s turn.State) string {
 			fmt.Fprintf(&b, "finish %s→done\n", f.From)
 			for _, field := range turn.OutcomeFields(f.Outcome) {
 				fmt.Fprintf(&b, "  %s\n", field)
+			}
+			if f.Record != nil {
+				fmt.Fprintf(&b, "  recorded %s\n", turn.InputsString(f.Record.Inputs))
 			}
 			continue
 		}
@@ -163,6 +182,10 @@ func (h *harness) fail(t *testing.T, td *datadriven.TestData) string {
 		case turn.Send:
 			if e.BestEffort {
 				return "best effort: the step goes on\nstate: " + h.state.String()
+			}
+			if e.Reported {
+				// The step stands; its failure is stepped next, from the state it left.
+				return h.step(h.state, turn.SendFailed{Type: e.Envelope.Type, ID: e.Envelope.ID, Err: namedError(t, td, "queue-full"), Committed: h.state.Phase})
 			}
 			return h.step(h.prev, turn.SendFailed{Type: e.Envelope.Type, ID: e.Envelope.ID, Err: namedError(t, td, "queue-full"), Committed: committed})
 		case turn.Subscribe:
@@ -264,6 +287,16 @@ func event(t *testing.T, td *datadriven.TestData) turn.Event {
 		return turn.SubscribeFailed{Stream: turn.Stream(first), Err: namedError(t, td, "closed"), Committed: arg("committed")}
 	case "restart":
 		return turn.Restarted{}
+	case "input":
+		text := "more"
+		td.MaybeScanArgs(t, "text", &text)
+		return turn.InputRequested{Key: arg("key"), Input: proto.TextInput(text)}
+	case "steer-ack":
+		f, err := proto.ParseEnvelope(proto.Envelope{Type: proto.TypePromptSteerAck, ID: "run-1", Payload: json.RawMessage(td.Input)})
+		if err != nil {
+			t.Fatalf("steer-ack: %v", err)
+		}
+		return turn.RunEvent(proto.TypePromptSteerAck, f.Payload, nil)
 	}
 	t.Fatalf("unknown command: %s", td.FullCmd())
 	return nil
@@ -364,6 +397,10 @@ func samples() []turn.Event {
 		turn.SubscribeFailed{Stream: turn.StreamPreparation, Err: closed}, turn.SubscribeFailed{Stream: turn.StreamRun, Err: closed},
 		turn.SubscribeFailed{Stream: turn.StreamReceipt, Err: closed},
 		turn.PersistFailed{Err: closed}, turn.Restarted{},
+		turn.InputRequested{Key: "k", Input: proto.TextInput("more")},
+		turn.SteerAck{Ack: &proto.PromptSteerAckPayload{InputID: "1", Accepted: true}},
+		turn.TimerFired{Timer: turn.TimerInputWritten}, turn.TimerFired{Timer: turn.TimerInputResend},
+		turn.SendFailed{Type: proto.TypePromptSteer, Err: closed},
 	}
 }
 

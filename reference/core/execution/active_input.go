@@ -1,0 +1,118 @@
+package execution
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+)
+
+// Errors of DeliverInput.
+var (
+	// ErrNotRunning: the Turn has not started, or is cancelling: it takes no input.
+	ErrNotRunning = errors.New("the Turn takes no input in its phase")
+	// ErrInputConflict: the key was used for other content.
+	ErrInputConflict = errors.New("the key was used for other input")
+	// ErrInputLimit: the Run has the most inputs a Runtime takes.
+	ErrInputLimit = errors.New("the Run has too many inputs")
+	// ErrInputUnsupported: the Turn's Runtime did not declare durable input receipts.
+	ErrInputUnsupported = errors.New("the Runtime did not declare durable_input_receipts")
+)
+
+// MaxInputKeyBytes bounds the caller's idempotency key.
+const MaxInputKeyBytes = 256
+
+type inputRequest struct {
+	ev    turn.InputRequested
+	reply chan inputReply
+}
+
+type inputReply struct {
+	in  store.Input
+	err error
+}
+
+// DeliverInput gives a running Turn one more active input under the caller's idempotency key: a
+// repeated key with the same content returns the input already recorded, never a second one. The
+// Turn sends its inputs one at a time (see package turn); the returned record is the input as the
+// Turn holds it once the request was stepped (pending, or sent if it went out at once).
+func (e *Engine) DeliverInput(turnID, key string, input proto.MessageInput) (store.Input, error) {
+	if strings.TrimSpace(key) == "" || len(key) > MaxInputKeyBytes {
+		return store.Input{}, fmt.Errorf("%w: the key must be non-blank and at most %d bytes", ErrInvalid, MaxInputKeyBytes)
+	}
+	if err := input.Validate(); err != nil {
+		return store.Input{}, fmt.Errorf("%w: input: %v", ErrInvalid, err)
+	}
+	r, err := e.runner(turnID)
+	if err != nil {
+		return store.Input{}, err
+	}
+	req := inputRequest{ev: turn.InputRequested{Key: key, Input: input}, reply: make(chan inputReply, 1)}
+	select {
+	case r.inputReq <- req:
+	case <-r.stopped:
+		return store.Input{}, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
+	}
+	select {
+	case rep := <-req.reply:
+		return rep.in, rep.err
+	case <-r.stopped:
+		// The loop ended after taking the request: it answered it first, or never will.
+		select {
+		case rep := <-req.reply:
+			return rep.in, rep.err
+		default:
+			return store.Input{}, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
+		}
+	}
+}
+
+// runner finds the runner of a Turn, or says why there is none.
+func (e *Engine) runner(turnID string) (*runner, error) {
+	e.mu.Lock()
+	r := e.runners[turnID]
+	e.mu.Unlock()
+	if r != nil {
+		return r, nil
+	}
+	t, err := e.cfg.Store.Turn(turnID)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("turn %s: %w", turnID, ErrNotFound)
+	case t.Outcome != nil:
+		return nil, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
+	default:
+		return nil, fmt.Errorf("turn %s is not running in this process", turnID)
+	}
+}
+
+// onInput steps an API input request and answers it.
+func (r *runner) onInput(req inputRequest) {
+	err := r.feed(req.ev)
+	var refused *turn.InputRefused
+	var invalid *turn.InvalidTransition
+	switch {
+	case errors.As(err, &refused):
+		err = fmt.Errorf("%w: %s", refusal(refused.Code), refused.Why)
+	case errors.As(err, &invalid):
+		err = fmt.Errorf("%w (phase %s)", ErrNotRunning, invalid.Phase)
+	case err != nil:
+		r.log.Error("the Turn refused an input", "error", err)
+	}
+	in, _ := r.state.InputByKey(req.ev.Key)
+	req.reply <- inputReply{in: in, err: err}
+}
+
+func refusal(code string) error {
+	switch code {
+	case turn.RefusedConflict:
+		return ErrInputConflict
+	case turn.RefusedLimit:
+		return ErrInputLimit
+	default:
+		return ErrInputUnsupported
+	}
+}

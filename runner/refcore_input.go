@@ -1,0 +1,83 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// steer cues the reference Core's input API for a core prompt_steer step. A caller queues inputs
+// while earlier ones await their receipts, and Core alone decides when each goes out (one at a
+// time, IN-20): so the first step naming a new input_id delivers that input and, in order, every
+// later prompt_steer's new input of the scenario. A step whose input_id was delivered already is a
+// resend (after not_ready or busy) or the next input coming out of the queue: Core sends it on
+// its own. The input_id as written (a ${placeholder}, or a literal) is the caller's idempotency
+// key; Core chooses the input_id it sends.
+func (d *refCoreDriver) steer(st *scenarios.Step, b *scenarios.Bindings) error {
+	key, err := steerKey(st)
+	if err != nil {
+		return err
+	}
+	if d.inputs[key] {
+		return nil
+	}
+	run, err := resolveString(st.Frame.ID, b)
+	if err != nil {
+		return err
+	}
+	t, err := d.Core.TurnByRun(run)
+	if err != nil {
+		return fmt.Errorf("prompt_steer for run %s: %w", run, err)
+	}
+	for _, later := range d.steersFrom(st) {
+		key, err := steerKey(later)
+		if err != nil {
+			return err
+		}
+		if d.inputs[key] {
+			continue
+		}
+		var p struct {
+			Input proto.MessageInput `json:"input"`
+		}
+		if err := decodeTemplate(later.Frame.Payload, b, &p); err != nil {
+			return fmt.Errorf("the input of %s: %w", later.Pos, err)
+		}
+		if _, err := d.Core.DeliverInput(t.ID, key, p.Input); err != nil {
+			// ErrInputUnsupported: the scenario must require durable_input_receipts.
+			return fmt.Errorf("delivering input %s (%s): %w", key, later.Pos, err)
+		}
+		d.inputs[key] = true
+	}
+	return nil
+}
+
+// steersFrom lists st and every later core prompt_steer frame of the scenario, in order.
+func (d *refCoreDriver) steersFrom(st *scenarios.Step) []*scenarios.Step {
+	out := []*scenarios.Step{st}
+	for _, later := range d.sc.Steps {
+		if later.Index <= st.Index {
+			continue
+		}
+		for _, f := range later.Frames() {
+			if f.From == proto.Core && f.Frame.Type == proto.TypePromptSteer {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// steerKey is the input_id of a prompt_steer step as written.
+func steerKey(st *scenarios.Step) (string, error) {
+	p, ok := st.Frame.Payload.(map[string]scenarios.Value)
+	if !ok {
+		return "", fmt.Errorf("%s: prompt_steer needs a payload", st.Pos)
+	}
+	id, ok := p["input_id"].(string)
+	if !ok || id == "" {
+		return "", fmt.Errorf("%s: prompt_steer needs its input_id as a string (a literal or a ${placeholder})", st.Pos)
+	}
+	return id, nil
+}
