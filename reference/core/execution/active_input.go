@@ -51,9 +51,11 @@ func (e *Engine) DeliverInput(turnID, key string, input proto.MessageInput) (sto
 		return store.Input{}, err
 	}
 	req := inputRequest{ev: turn.InputRequested{Key: key, Input: input}, reply: make(chan inputReply, 1)}
+	r.requests.Add(1)
 	select {
 	case r.inputReq <- req:
 	case <-r.stopped:
+		r.requests.Add(-1)
 		return store.Input{}, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
 	}
 	select {

@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
@@ -32,9 +33,9 @@ func (r *runner) apply(eff turn.Effect) (answer, failure turn.Event) {
 		}
 		return nil, failure
 	case turn.Arm:
-		r.setTimer(e.Timer, r.e.cfg.Clock.NewTimer(e.After))
+		r.setTimer(e.Timer, r.e.cfg.Clock.NewTimer(e.After), r.e.cfg.Clock.Now().Add(e.After))
 	case turn.Disarm:
-		r.setTimer(e.Timer, nil)
+		r.setTimer(e.Timer, nil, time.Time{})
 	case turn.Finish:
 		r.finish(e)
 	default:

@@ -23,6 +23,9 @@ type Stream interface {
 	Events() <-chan gateway.Event
 	Err() error
 	Close()
+	// Delivered counts the events put on Events and its close: what the runner has not taken
+	// yet is still being handled, whatever the channel's length says.
+	Delivered() uint64
 }
 
 // Conn is one live daemon connection as the engine uses it.
@@ -253,9 +256,11 @@ func (e *Engine) Cancel(turnID string) error {
 			return fmt.Errorf("turn %s is not running in this process", turnID)
 		}
 	}
+	r.requests.Add(1)
 	select {
 	case r.cancelReq <- struct{}{}:
 	default: // a cancellation is already pending
+		r.requests.Add(-1)
 	}
 	return nil
 }

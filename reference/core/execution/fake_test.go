@@ -12,15 +12,21 @@ import (
 
 // fakeStream is a subscription the test feeds by hand.
 type fakeStream struct {
-	mu     sync.Mutex
-	ch     chan gateway.Event
-	err    error
-	closed bool
+	mu        sync.Mutex
+	ch        chan gateway.Event
+	err       error
+	closed    bool
+	delivered uint64
 }
 
 func newFakeStream() *fakeStream { return &fakeStream{ch: make(chan gateway.Event, 256)} }
 
 func (s *fakeStream) Events() <-chan gateway.Event { return s.ch }
+func (s *fakeStream) Delivered() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.delivered
+}
 func (s *fakeStream) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -35,6 +41,7 @@ func (s *fakeStream) end(err error) {
 	}
 	s.closed, s.err = true, err
 	close(s.ch)
+	s.delivered++
 }
 
 func (s *fakeStream) push(typ, id string, payload any) {
@@ -48,6 +55,7 @@ func (s *fakeStream) push(typ, id string, payload any) {
 	defer s.mu.Unlock()
 	if !s.closed {
 		s.ch <- ev
+		s.delivered++
 	}
 }
 

@@ -62,6 +62,7 @@ func (r *runner) drainRun() {
 	for r.run != nil && !r.finished {
 		select {
 		case ev, ok := <-r.run.Events():
+			r.took(turn.StreamRun)
 			if !ok {
 				r.runClosed()
 				continue

@@ -3,6 +3,7 @@ package execution
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
@@ -22,6 +23,7 @@ type runner struct {
 
 	cancelReq chan struct{}
 	inputReq  chan inputRequest
+	requests  atomic.Int64  // cancellations and inputs sent to the channels above and not yet handled
 	stopped   chan struct{} // closed when the loop returns
 	finished  bool
 
@@ -33,7 +35,9 @@ type runner struct {
 	prep   Stream
 	run    Stream
 	ack    Stream
+	taken  [3]uint64 // per stream field (prep, run, ack): events and closes taken from it
 	timers [turn.TimerCount]clock.Timer
+	due    [turn.TimerCount]time.Time // when each armed timer fires, on the engine's clock
 }
 
 func newRunner(e *Engine, t *store.Turn, spec *turn.Spec) *runner {
@@ -69,6 +73,7 @@ func (r *runner) loop() {
 		case <-r.cancelReq:
 			r.park(false)
 			r.step(turn.CancelRequested{})
+			r.requests.Add(-1)
 		case <-timerC(r.timers[turn.TimerRetry]):
 			r.park(false)
 			r.fired(turn.TimerRetry)
@@ -84,7 +89,9 @@ func (r *runner) loop() {
 		case req := <-r.inputReq:
 			r.park(false)
 			r.onInput(req)
+			r.requests.Add(-1)
 		case ev, ok := <-events(r.prep):
+			r.took(turn.StreamPreparation)
 			r.park(false)
 			if !ok {
 				r.prepClosed()
@@ -92,6 +99,7 @@ func (r *runner) loop() {
 			}
 			r.onStatus(ev)
 		case ev, ok := <-events(r.run):
+			r.took(turn.StreamRun)
 			r.park(false)
 			if !ok {
 				r.runClosed()
@@ -99,6 +107,7 @@ func (r *runner) loop() {
 			}
 			r.onRunEvent(ev)
 		case ev, ok := <-events(r.ack):
+			r.took(turn.StreamReceipt)
 			r.park(false)
 			// Run frames and receipts travel on one ordered connection but reach the runner on two
 			// channels: apply every Run frame the gateway routed before this receipt first.
@@ -152,7 +161,7 @@ func (r *runner) feed(ev turn.Event) error {
 }
 
 func (r *runner) fired(t turn.Timer) {
-	r.setTimer(t, nil)
+	r.setTimer(t, nil, time.Time{})
 	r.step(turn.TimerFired{Timer: t})
 }
 
@@ -172,10 +181,10 @@ func (r *runner) park(p bool) {
 	}
 }
 
-func (r *runner) setTimer(t turn.Timer, c clock.Timer) {
+func (r *runner) setTimer(t turn.Timer, c clock.Timer, due time.Time) {
 	r.mu.Lock()
 	old := r.timers[t]
-	r.timers[t] = c
+	r.timers[t], r.due[t] = c, due
 	r.mu.Unlock()
 	if old != nil {
 		old.Stop()
@@ -197,24 +206,51 @@ func (r *runner) stream(s turn.Stream) *Stream {
 func (r *runner) setStream(s turn.Stream, st Stream) {
 	r.mu.Lock()
 	*r.stream(s) = st
+	r.taken[streamIndex(s)] = 0
 	r.mu.Unlock()
 }
 
-// idle reports whether the runner waits with nothing queued: no frame routed to it and no timer
-// fired that it has not handled yet.
-func (r *runner) idle() bool {
+func streamIndex(s turn.Stream) int {
+	switch s {
+	case turn.StreamPreparation:
+		return 0
+	case turn.StreamRun:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// took counts an event (or the close) the runner has just taken from stream s.
+func (r *runner) took(s turn.Stream) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.parked || len(r.cancelReq) > 0 || len(r.inputReq) > 0 {
+	r.taken[streamIndex(s)]++
+	r.mu.Unlock()
+}
+
+// idle reports whether the runner waits with nothing on its way to it: every request, frame and
+// stream close sent to it taken and handled, and no armed timer due. A channel's length cannot
+// say it: the runner may have taken the last event and not yet unparked, and an advance in that
+// gap would overtake the timer that event arms. So the senders count what they sent (requests,
+// Stream.Delivered) and the runner what it took; a timer counts as pending from its due time
+// until the runner disarms it on firing.
+func (r *runner) idle() bool {
+	if r.requests.Load() > 0 {
 		return false
 	}
-	for _, s := range []Stream{r.prep, r.run, r.ack} {
-		if s != nil && len(s.Events()) > 0 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.parked {
+		return false
+	}
+	for i, s := range []Stream{r.prep, r.run, r.ack} {
+		if s != nil && s.Delivered() != r.taken[i] {
 			return false
 		}
 	}
-	for _, t := range r.timers {
-		if t != nil && len(t.C()) > 0 {
+	now := r.e.cfg.Clock.Now()
+	for t, c := range r.timers {
+		if c != nil && !now.Before(r.due[t]) {
 			return false
 		}
 	}
@@ -228,7 +264,7 @@ func (r *runner) closeAll() {
 		r.closeStream(s)
 	}
 	for t := range r.timers {
-		r.setTimer(turn.Timer(t), nil)
+		r.setTimer(turn.Timer(t), nil, time.Time{})
 	}
 }
 

@@ -34,11 +34,12 @@ type Event struct {
 // stream is the common part of a subscription: a bounded channel that closes once, with an error
 // saying why (nil after a terminal frame).
 type stream struct {
-	mu     sync.Mutex
-	ch     chan Event
-	closed bool
-	err    error
-	remove func()
+	mu        sync.Mutex
+	ch        chan Event
+	closed    bool
+	err       error
+	delivered uint64 // events put on ch, and its close
+	remove    func()
 }
 
 func newStream(buf int, remove func()) *stream {
@@ -55,6 +56,7 @@ func (s *stream) deliver(ev Event, last bool) {
 	}
 	select {
 	case s.ch <- ev:
+		s.delivered++
 		s.mu.Unlock()
 		if last {
 			s.end(nil)
@@ -73,10 +75,19 @@ func (s *stream) end(err error) {
 	}
 	s.closed, s.err = true, err
 	close(s.ch)
+	s.delivered++
 	s.mu.Unlock()
 	if s.remove != nil {
 		s.remove()
 	}
+}
+
+// deliveries counts the events put on the channel, its close included: a consumer that counts
+// what it took knows whether something is still on its way to it (see execution's Quiesce).
+func (s *stream) deliveries() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.delivered
 }
 
 func (s *stream) error() error {
@@ -101,6 +112,9 @@ func (r *RunSubscription) Err() error { return r.s.error() }
 // Close ends the subscription (the Run's route is removed).
 func (r *RunSubscription) Close() { r.s.end(nil) }
 
+// Delivered counts what the subscription has put on Events, its close included.
+func (r *RunSubscription) Delivered() uint64 { return r.s.deliveries() }
+
 // PreparationSubscription observes one preparation request ID under the revision rules of
 // protocol-facts.md §4.3: for every state but rejected, a frame with an empty handle, revision 0,
 // a handle other than the first one seen, or a revision not above the last delivered is dropped;
@@ -122,6 +136,9 @@ func (p *PreparationSubscription) Err() error { return p.s.error() }
 
 // Close ends the subscription.
 func (p *PreparationSubscription) Close() { p.s.end(nil) }
+
+// Delivered counts what the subscription has put on Events, its close included.
+func (p *PreparationSubscription) Delivered() uint64 { return p.s.deliveries() }
 
 // offer applies the revision rules; it reports whether the frame was delivered.
 func (p *PreparationSubscription) offer(ev Event) bool {
@@ -166,3 +183,6 @@ func (a *AckWaiter) Err() error { return a.s.error() }
 
 // Close stops waiting.
 func (a *AckWaiter) Close() { a.s.end(nil) }
+
+// Delivered counts what the waiter has put on Receipt, its close included.
+func (a *AckWaiter) Delivered() uint64 { return a.s.deliveries() }
