@@ -110,7 +110,7 @@ var _ = Describe("the results model", Label("model"), func() {
 			p := reports.DetectProfile(realResults())
 			Expect(p.Known).To(BeTrue())
 			Expect(p.DaemonVersion).To(Equal("wirecheck-reference"))
-			Expect(p.Supported).To(Equal([]string{"streaming", "usage", "tool_observations", "environment_none", "preparation", "execution_controls"}))
+			Expect(p.Supported).To(Equal([]string{"streaming", "usage", "steering", "tool_observations", "environment_none", "preparation", "execution_controls", "durable_input_receipts"}))
 			Expect(reports.DetectProfile(nil)).To(Equal(reports.Profile{}))
 		})
 	})
