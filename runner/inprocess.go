@@ -19,6 +19,10 @@ type ReferenceRuntime struct {
 	// Without lists capabilities its contract kind leaves undeclared, beside those the reference
 	// never declares: the reference composed with a narrower Harness.
 	Without []string
+	// DueWait bounds the real time an `advance` waits for the daemon to arm a timer that falls due
+	// in the span it moves (default 1 s): it closes the race between the daemon arming its timer
+	// and the scenario moving the clock, and it is what an advance with nothing due costs.
+	DueWait time.Duration
 }
 
 // ForScenario is the reference for one scenario: a scenario that `excludes` capabilities the
@@ -55,7 +59,10 @@ func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	dr := &inProcessDaemon{done: make(chan struct{}), cancel: cancel, clock: fake}
+	dr := &inProcessDaemon{done: make(chan struct{}), cancel: cancel, clock: fake, dueWait: r.DueWait}
+	if dr.dueWait <= 0 {
+		dr.dueWait = time.Second
+	}
 	go func() {
 		defer close(dr.done)
 		dr.err = d.Run(ctx)
@@ -65,18 +72,19 @@ func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error
 
 // inProcessDaemon is a reference daemon running in a goroutine on a virtual clock.
 type inProcessDaemon struct {
-	done   chan struct{}
-	err    error
-	cancel context.CancelFunc
-	clock  *clock.Fake
-	once   sync.Once
+	done    chan struct{}
+	err     error
+	cancel  context.CancelFunc
+	clock   *clock.Fake
+	dueWait time.Duration
+	once    sync.Once
 }
 
 func (d *inProcessDaemon) Done() <-chan struct{} { return d.done }
 
 // Clock is the daemon's virtual clock; advance steps move it once the daemon waits on a timer due
 // in that span.
-func (d *inProcessDaemon) Clock() clock.Advancer { return dueAdvancer{d.clock} }
+func (d *inProcessDaemon) Clock() clock.Advancer { return dueAdvancer{d.clock, d.dueWait} }
 
 func (d *inProcessDaemon) ExitReason() string {
 	select {
@@ -108,6 +116,9 @@ func (d *inProcessDaemon) Stop(ctx context.Context) error {
 	}
 }
 
-type dueAdvancer struct{ *clock.Fake }
+type dueAdvancer struct {
+	*clock.Fake
+	wait time.Duration
+}
 
-func (a dueAdvancer) Advance(d time.Duration) { a.Fake.AdvanceWhenDue(d, time.Second) }
+func (a dueAdvancer) Advance(d time.Duration) { a.Fake.AdvanceWhenDue(d, a.wait) }

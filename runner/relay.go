@@ -84,6 +84,33 @@ func (r *Relay) Arm(_ context.Context, f *scenarios.FaultStep, b *scenarios.Bind
 	return rl.Arm(rule)
 }
 
+// AwaitDrop returns once the relay has dropped n frames of type frameType (scenarios.DropWitness).
+func (r *Relay) AwaitDrop(ctx context.Context, frameType string, n int) error {
+	r.mu.Lock()
+	rl := r.relay
+	r.mu.Unlock()
+	if rl == nil {
+		return fmt.Errorf("no relay is running")
+	}
+	for {
+		changed := rl.Changed()
+		dropped := 0
+		for _, e := range rl.Events() {
+			if e.Action == fault.ActDrop && e.Type == frameType {
+				dropped++
+			}
+		}
+		if dropped >= n {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d %s frames dropped", dropped, n, frameType)
+		}
+	}
+}
+
 // Events renders what the relay did, for the transcript, each at the time it happened since the
 // transcript began. (The events' own times are on the relay's clock, virtual in process; the
 // transcript's are wall time.) An event whose time was not seen is placed now, at the end.

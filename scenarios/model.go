@@ -327,6 +327,14 @@ type FaultArmer interface {
 	Arm(ctx context.Context, f *FaultStep, b *Bindings) error
 }
 
+// A DropWitness is a FaultArmer that also says when a fault has dropped a frame. A `lost` step
+// then waits for the drop instead of taking it for granted, so the next step cannot overtake the
+// frame the fault removes (a resend racing the receipt it answers, say).
+type DropWitness interface {
+	// AwaitDrop returns once n frames of type frameType have been dropped, or ctx ends.
+	AwaitDrop(ctx context.Context, frameType string, n int) error
+}
+
 // HasFaults reports whether a scenario arms faults (it then needs a relay between the peers).
 func (s *Scenario) HasFaults() bool {
 	for _, st := range s.Steps {

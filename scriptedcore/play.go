@@ -172,6 +172,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 	cfg.defaults()
 	rec := script.NewRecorder()
 	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate}
+	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
+		p.Drops = w
+	}
 	r := &run{cfg: cfg, p: p, view: newView()}
 	verdict, failure, err := r.play(ctx, launch)
 	if err != nil {

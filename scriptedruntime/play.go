@@ -89,6 +89,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 	cfg.defaults(sc)
 	rec := script.NewRecorder()
 	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate}
+	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
+		p.Drops = w
+	}
 	r := &run{cfg: cfg, p: p}
 	r.id = identity(cfg, sc.Handshake)
 	verdict, failure, err := r.play(ctx)

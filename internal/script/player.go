@@ -23,6 +23,9 @@ type Player struct {
 	Seed     string
 	// Gate, when two scripted peers share one, synchronises silence windows (see Gate).
 	Gate *Gate
+	// Drops, if set, witnesses what faults dropped: a `lost` step waits until the drop happened.
+	Drops scenarios.DropWitness
+	lost  map[string]int // lost steps played so far, per frame type
 	// OnHeartbeat sees every heartbeat read (valid or not). It returns a failure for a heartbeat
 	// the peer may not send; heartbeats are otherwise filtered unless a step expects one.
 	OnHeartbeat func(raw []byte) error
@@ -87,6 +90,24 @@ func (p *Player) next(st *scenarios.Step, deadline time.Time, wantHeartbeat bool
 	}
 }
 
+// awaitDrop waits, within the step bound, until the relay has dropped the frame a `lost` step
+// names: the peer really sent it, and whatever it did before sending is done.
+func (p *Player) awaitDrop(st *scenarios.Step) *scenarios.Failure {
+	if p.Drops == nil {
+		return nil
+	}
+	if p.lost == nil {
+		p.lost = map[string]int{}
+	}
+	p.lost[st.Frame.Type]++
+	ctx, cancel := context.WithTimeout(context.Background(), p.Timeout)
+	defer cancel()
+	if err := p.Drops.AwaitDrop(ctx, st.Frame.Type, p.lost[st.Frame.Type]); err != nil {
+		return p.Failf(st, "the %s frame a fault should drop was never sent within %v (%v)", st.Frame.Type, p.Timeout, err)
+	}
+	return nil
+}
+
 func isHeartbeat(raw []byte) bool {
 	var env struct {
 		Type string `json:"type"`
@@ -100,7 +121,7 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 	if st.Frame != nil {
 		switch ft := st.Frame; {
 		case ft.Lost:
-			return nil, nil // a fault dropped it on the way
+			return nil, p.awaitDrop(st) // a fault drops it on the way
 		case ft.Corrupted != "":
 			return nil, p.expectCorrupted(st)
 		case ft.Copies > 1:

@@ -197,6 +197,7 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 			e.mu.Lock()
 			delete(e.runners, t.ID)
 			e.mu.Unlock()
+			e.parkedChanged() // a Quiesce that counted this runner looks again
 		}()
 		r.loop()
 	}()

@@ -235,6 +235,11 @@ func (r *runner) took(s turn.Stream) {
 // Stream.Delivered) and the runner what it took; a timer counts as pending from its due time
 // until the runner disarms it on firing.
 func (r *runner) idle() bool {
+	select {
+	case <-r.stopped:
+		return true // the Turn is over: nothing sent to it is handled any more
+	default:
+	}
 	if r.requests.Load() > 0 {
 		return false
 	}

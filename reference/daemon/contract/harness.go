@@ -101,7 +101,11 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 	if ts.StartFails {
 		return nil, harness.ErrNoTurn
 	}
-	t := &Turn{e: e, script: ts, startedAt: e.h.Clock.Now(), events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{})}
+	t := &Turn{e: e, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{})}
+	if ts.Input != nil && ts.Input.ReadyMS > 0 {
+		t.readyAt = e.h.Clock.Now().Add(time.Duration(ts.Input.ReadyMS) * time.Millisecond)
+		go t.awaitReady()
+	}
 	go t.run()
 	return t, nil
 }
@@ -115,9 +119,23 @@ type Turn struct {
 	once    sync.Once
 	settled chan struct{} // closed when native work has settled
 	result  harness.Result
-	// startedAt is when native start returned: turn.input.ready_ms counts from it.
-	startedAt time.Time
+	// readyAt is turn.input.ready_ms after native start returned: input is written from then.
+	readyAt time.Time
 }
+
+// awaitReady waits on a timer until readyAt (or until the Turn settles). The clock alone decides
+// readiness (isReady); the timer shows a virtual clock that the Turn waits for that moment, so an
+// `advance` past it moves at once instead of waiting to see whether a timer comes due.
+func (t *Turn) awaitReady() {
+	timer := t.e.h.Clock.NewTimer(t.readyAt.Sub(t.e.h.Clock.Now()))
+	defer timer.Stop()
+	select {
+	case <-timer.C():
+	case <-t.settled:
+	}
+}
+
+func (t *Turn) isReady() bool { return !t.e.h.Clock.Now().Before(t.readyAt) }
 
 func (t *Turn) Events() <-chan harness.Event { return t.events }
 func (t *Turn) Result() harness.Result       { return t.result }
@@ -223,7 +241,7 @@ func (t *Turn) WriteInput(ctx context.Context, inputID string, _ proto.MessageIn
 	switch {
 	case is != nil && is.Unimplemented:
 		return nil, harness.ErrInputUnimplemented
-	case is != nil && t.e.h.Clock.Now().Before(t.startedAt.Add(time.Duration(is.ReadyMS)*time.Millisecond)):
+	case !t.isReady():
 		return nil, harness.ErrInputNotReady
 	case b.Reject:
 		return nil, harness.ErrInputRejected
