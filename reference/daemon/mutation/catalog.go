@@ -3,7 +3,7 @@
 package mutation
 
 // A Mutant is one single-bug variant of the reference Runtime: the point that turns it on and the
-// normative rule (../shared/spec/rules.md) it breaks.
+// rule (scenarios/rules/rules.tsv) it breaks.
 type Mutant struct {
 	Point       Point
 	Rule        string

@@ -55,7 +55,7 @@ func TestCoreMutationMatrix(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprint(&b, mutants.CoreSection[1:])
 	fmt.Fprintf(&b, "\nEach single-bug variant of the reference Core (`reference/core/mutation`), the rule it breaks "+
-		"(`../shared/spec/rules.md`), and the Core scenarios (of the %d the unmutated reference Core passes, "+
+		"(`scenarios/rules/rules.tsv`: the spec's rules and the contract Harness's own), and the Core scenarios (of the %d the unmutated reference Core passes, "+
 		"played by the `core: reference` pairing) that fail against it, a kill counted only when a failure repeats with the "+
 		"scenario playing alone. A mutant no scenario kills fails the run.\n\n", len(scs))
 	mutants.WriteRows(&b, matrix)
