@@ -22,14 +22,14 @@ var updateMatrix = flag.Bool("update", false, "rewrite the Runtime section of do
 // frame costs one short step bound, not the default.
 var runtimeSide = mutants.Side{
 	Play: func(scs []*scenarios.Scenario) []*scenarios.Result {
-		return runner.RunRuntime(context.Background(), scs, runner.ReferenceRuntime{DueWait: time.Second / 4}, besideOptions)
+		return runner.RunRuntime(context.Background(), scs, runner.ReferenceRuntime{DueWait: time.Second / 10}, besideOptions)
 	},
 	Replay: func(sc *scenarios.Scenario) *scenarios.Result {
 		return runner.PlayRuntime(context.Background(), sc, 0, runner.ReferenceRuntime{}, aloneOptions)
 	},
 }
 
-// Side by side, a withheld frame costs half a second and an advance with no timer due a quarter:
+// Side by side, a withheld frame costs half a second and an advance with no timer due a tenth:
 // a failure that only the load or the short bounds made is not a kill, because the scenario then
 // plays alone with the full second of both.
 var (
