@@ -72,6 +72,15 @@ func mutateUpgrade(g *Gateway, r *http.Request, rej *transport.Rejection, dev tr
 		r2.URL.RawQuery = q.Encode()
 		d, rj := g.rules.CheckUpgrade(r2)
 		return rj, d
+	case mutation.On(mutation.VersionAfterAuthentication) && rej.Check == transport.CheckVersionMatch:
+		q := r.URL.Query()
+		q.Set(proto.QueryVersion, proto.Version)
+		r2 := r.Clone(r.Context())
+		r2.URL.RawQuery = q.Encode()
+		if _, authRej := g.rules.CheckUpgrade(r2); authRej != nil {
+			return authRej, dev
+		}
+		return rej, dev
 	case mutation.On(mutation.MissingParamsAsMissingBearer) && rej.Code == proto.HTTPMissingParams && r.Header.Get("Authorization") == "":
 		return transport.Reject(transport.CheckBearer, proto.HTTPMissingBearer, "Authorization: Bearer <credential> is required"), dev
 	case mutation.On(mutation.CredentialInURLAccepted) && rej.Check == transport.CheckCredentialInURL:

@@ -14,6 +14,7 @@ type Mutant struct {
 // mutant no scenario kills stays out of it until a scenario does.
 var Core = []Mutant{
 	{IncompatibleVersionAccepted, "CN-14", "an upgrade whose version is not byte for byte proto.Version is accepted instead of 426"},
+	{VersionAfterAuthentication, "CN-15", "the upgrade is authenticated before its version is checked: a refused credential answers 401 where the version makes it 426"},
 	{CredentialInURLAccepted, "CN-03", "a credential in the upgrade's query is ignored and the connection accepted"},
 	{UnknownDeviceAsBadCredential, "CN-09", "an unknown device is answered 401 bad_credential instead of unknown_device"},
 	{LivenessNeverFires, "CN-30", "a connection silent for 60 s is never closed"},

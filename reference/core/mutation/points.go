@@ -5,6 +5,7 @@ package mutation
 const (
 	// Connection (CN): the upgrade's checks, liveness, heartbeats and replacement.
 	IncompatibleVersionAccepted  Point = "incompatible-version-accepted"
+	VersionAfterAuthentication   Point = "version-after-authentication"
 	CredentialInURLAccepted      Point = "credential-in-url-accepted"
 	UnknownDeviceAsBadCredential Point = "unknown-device-as-bad-credential"
 	LivenessNeverFires           Point = "liveness-never-fires"
