@@ -26,8 +26,9 @@
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,
 // bearer] bootstraps with a valid identity and then upgrades without those, the only way to reach
-// the upgrade's own 400 missing_params; no Runtime under test can be made to do it, so such a
-// scenario tests a Core.
+// the upgrade's own 400 missing_params; bootstrap {method, body} sends a malformed bootstrap (its
+// Bearer header valid) to reach the bootstrap's own refusals (405, bad_json, missing_device_id). No
+// Runtime under test can be made to do either, so such a scenario tests a Core.
 //
 // Every spec link of a scenario names a heading of the spec (or of docs/contract-harness.md, for the
 // rules that are ours); spec_anchors.txt lists them, generated from the spec files:

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -180,6 +181,9 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 		if sc.Handshake != nil && len(sc.Handshake.UpgradeWithout) > 0 && sc.Tests != SideCore {
 			p.Errorf(v.Line, "handshake.upgrade_without tests a Core (a Runtime under test always sends them): the scenario needs tests: core")
 		}
+		if sc.Handshake != nil && sc.Handshake.Bootstrap != nil && sc.Tests != SideCore {
+			p.Errorf(v.Line, "handshake.bootstrap tests a Core (no Runtime under test can be made to send it): the scenario needs tests: core")
+		}
 	}
 	sc.Include = p.Strings(f["include"], "include")
 	if v := f["steps"]; v != nil {
@@ -200,12 +204,13 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 }
 
 var (
-	labelRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
-	varNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	httpMethodRE = regexp.MustCompile(`^[A-Z]+$`)
+	labelRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	varNameRE    = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
 
 func (p *parser) handshake(n *yaml.Node) *Handshake {
-	f := p.fields(n, "handshake", "device_id", "credential", "version", "credential_in_query", "upgrade_without", "expect")
+	f := p.fields(n, "handshake", "device_id", "credential", "version", "credential_in_query", "upgrade_without", "bootstrap", "expect")
 	if f == nil {
 		return nil
 	}
@@ -227,6 +232,24 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 			p.Errorf(f["upgrade_without"].Content[i].Line, "handshake.upgrade_without: %q is not one of %s", w, strings.Join(UpgradeParams, ", "))
 		}
 	}
+	if v := f["bootstrap"]; v != nil {
+		if b := p.fields(v, "handshake.bootstrap", "method", "body"); b != nil {
+			h.Bootstrap = &BootstrapOverride{Method: http.MethodPost}
+			if m := b["method"]; m != nil {
+				h.Bootstrap.Method = p.String(m, "handshake.bootstrap.method")
+				if !httpMethodRE.MatchString(h.Bootstrap.Method) {
+					p.Errorf(m.Line, "handshake.bootstrap.method must be an HTTP method in capitals, got %q", h.Bootstrap.Method)
+				}
+			}
+			if body := b["body"]; body != nil {
+				s := p.String(body, "handshake.bootstrap.body")
+				h.Bootstrap.Body = &s
+			}
+		}
+		if f["expect"] == nil {
+			p.Errorf(v.Line, "handshake.bootstrap needs expect: a malformed bootstrap is refused")
+		}
+	}
 	if f["upgrade_without"] != nil && f["expect"] == nil {
 		p.Errorf(f["upgrade_without"].Line, "handshake.upgrade_without needs expect: an upgrade without them is refused")
 	}
@@ -236,6 +259,9 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 			h.Expect = &HTTPExpect{Error: p.String(e["error"], "error"), At: p.String(e["at"], "at")}
 			if at := h.Expect.At; at != "" && at != ExpectAtBootstrap && at != ExpectAtUpgrade {
 				p.Errorf(e["at"].Line, "handshake.expect.at must be bootstrap or upgrade, got %q", at)
+			}
+			if h.Expect.At == ExpectAtUpgrade && h.Bootstrap != nil {
+				p.Errorf(e["at"].Line, "handshake.expect.at: a malformed bootstrap is refused at the bootstrap")
 			}
 			if h.Expect.At == ExpectAtBootstrap && len(h.UpgradeWithout) > 0 {
 				p.Errorf(e["at"].Line, "handshake.expect.at: with upgrade_without the bootstrap is valid; the upgrade is refused")

@@ -83,7 +83,17 @@ type Handshake struct {
 	// upgrade without these (UpgradeParams): the only way to reach the upgrade's own
 	// missing_params rule, since a bootstrap without a Bearer is refused first. Core-side only.
 	UpgradeWithout []string
-	Expect         *HTTPExpect // nil: the connection is accepted
+	// Bootstrap, if set, replaces the bootstrap request with a malformed one, the only way to
+	// reach the bootstrap's own refusals (405, bad_json, missing_device_id). Core-side only.
+	Bootstrap *BootstrapOverride
+	Expect    *HTTPExpect // nil: the connection is accepted
+}
+
+// BootstrapOverride is the bootstrap request a handshake sends instead of the Runtime's own; the
+// Bearer header stays valid.
+type BootstrapOverride struct {
+	Method string  // default POST
+	Body   *string // sent byte for byte; nil: the usual {"device_id": ...}
 }
 
 // The parts of the upgrade a handshake can leave out.

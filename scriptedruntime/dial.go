@@ -2,6 +2,7 @@ package scriptedruntime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,10 +23,25 @@ var client = func() transport.Client {
 	return transport.Client{HTTP: &http.Client{Transport: t}, UserAgent: "wirecheck-scriptedruntime"}
 }()
 
-// bootstrapAndDial connects as id, leaving out of the upgrade what without names (see
-// scenarios.Handshake.UpgradeWithout); a refusal comes back as a *refused.
-func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identity, without []string) (*websocket.Conn, error) {
-	boot, err := client.Bootstrap(ctx, serverURL, id)
+// bootstrapAndDial connects as id, bootstrapping with a malformed request if h says so and leaving
+// out of the upgrade what h.UpgradeWithout names; a refusal comes back as a *refused.
+func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identity, h *scenarios.Handshake) (*websocket.Conn, error) {
+	var without []string
+	var boot *proto.BootstrapResponse
+	var err error
+	switch {
+	case h != nil && h.Bootstrap != nil:
+		body, _ := json.Marshal(proto.BootstrapRequest{DeviceID: id.DeviceID})
+		if h.Bootstrap.Body != nil {
+			body = []byte(*h.Bootstrap.Body)
+		}
+		boot, err = client.BootstrapWith(ctx, serverURL, id, h.Bootstrap.Method, body)
+	default:
+		boot, err = client.Bootstrap(ctx, serverURL, id)
+	}
+	if h != nil {
+		without = h.UpgradeWithout
+	}
 	if err != nil {
 		return nil, explain(err)
 	}

@@ -204,11 +204,7 @@ func expected(sc *scenarios.Scenario) *scenarios.HTTPExpect {
 
 // connect bootstraps, dials and, in auto mode, heartbeats at once.
 func (r *run) connect(ctx context.Context) error {
-	var without []string
-	if h := r.p.Scenario.Handshake; h != nil {
-		without = h.UpgradeWithout
-	}
-	ws, err := bootstrapAndDial(ctx, r.cfg.ServerURL, r.id, without)
+	ws, err := bootstrapAndDial(ctx, r.cfg.ServerURL, r.id, r.p.Scenario.Handshake)
 	if err != nil {
 		return err
 	}

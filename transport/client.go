@@ -50,8 +50,14 @@ func (c Client) httpClient() *http.Client {
 // the connection parameters. A non-2xx answer is a *Refusal.
 func (c Client) Bootstrap(ctx context.Context, serverURL string, id Identity) (*proto.BootstrapResponse, error) {
 	body, _ := json.Marshal(proto.BootstrapRequest{DeviceID: id.DeviceID})
+	return c.BootstrapWith(ctx, serverURL, id, http.MethodPost, body)
+}
+
+// BootstrapWith is Bootstrap with the request's method and body as given: what no Runtime sends,
+// for a scripted Runtime to reach the bootstrap's own refusals (405, bad_json, missing_device_id).
+func (c Client) BootstrapWith(ctx context.Context, serverURL string, id Identity, method string, body []byte) (*proto.BootstrapResponse, error) {
 	target := strings.TrimSuffix(serverURL, "/") + strings.TrimPrefix(proto.RouteBootstrap, proto.APIPrefix)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

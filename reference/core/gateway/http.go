@@ -24,6 +24,9 @@ func (g *Gateway) reject(w http.ResponseWriter, rej *transport.Rejection) {
 func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 	dev, rej := g.rules.CheckBootstrap(r)
 	if rej != nil {
+		rej, dev = mutateBootstrap(g, r, rej, dev)
+	}
+	if rej != nil {
 		g.reject(w, rej)
 		return
 	}
@@ -59,6 +62,33 @@ func (g *Gateway) websocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.accept(ws, dev.ID, live)
+}
+
+// mutateBootstrap is where the Core mutants of the bootstrap's own checks (CN) answer differently;
+// outside the mutants build it returns the refusal as it is. (r's body is read by then: a re-check
+// sees an empty one.)
+func mutateBootstrap(g *Gateway, r *http.Request, rej *transport.Rejection, dev transport.Device) (*transport.Rejection, transport.Device) {
+	switch {
+	case mutation.On(mutation.BootstrapAnyMethod) && rej.Check == transport.CheckMethod:
+		r2 := r.Clone(r.Context())
+		r2.Method = http.MethodPost
+		d, rj := g.rules.CheckBootstrap(r2)
+		return rj, d
+	case mutation.On(mutation.BadJSONAsMissingDevice) && rej.Check == transport.CheckBody:
+		return transport.Reject(transport.CheckDeviceID, proto.HTTPMissingDeviceID, "device_id is required"), dev
+	case mutation.On(mutation.BlankDeviceIDAuthenticated) && rej.Check == transport.CheckDeviceID:
+		d, rj := g.rules.CheckDeviceStatus(withQuery(r, url.Values{proto.QueryDeviceID: {"-"}}))
+		return rj, d
+	}
+	return rej, dev
+}
+
+// withQuery is r as a GET with query q, for a mutant that re-judges a request as another route.
+func withQuery(r *http.Request, q url.Values) *http.Request {
+	r2 := r.Clone(r.Context())
+	r2.Method = http.MethodGet
+	r2.URL.RawQuery = q.Encode()
+	return r2
 }
 
 // mutateUpgrade is where the Core mutants of the upgrade's checks (CN) answer differently; outside

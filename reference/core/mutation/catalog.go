@@ -15,6 +15,9 @@ type Mutant struct {
 var Core = []Mutant{
 	{IncompatibleVersionAccepted, "CN-14", "an upgrade whose version is not byte for byte proto.Version is accepted instead of 426"},
 	{VersionAfterAuthentication, "CN-15", "the upgrade is authenticated before its version is checked: a refused credential answers 401 where the version makes it 426"},
+	{BootstrapAnyMethod, "CN-12", "a bootstrap that is not a POST is judged as one instead of refused 405 method_not_allowed"},
+	{BadJSONAsMissingDevice, "CN-07", "a bootstrap body that is not JSON is refused 400 missing_device_id instead of bad_json"},
+	{BlankDeviceIDAuthenticated, "CN-06", "a bootstrap with a blank device_id goes on to authentication instead of 400 missing_device_id"},
 	{CredentialInURLAccepted, "CN-03", "a credential in the upgrade's query is ignored and the connection accepted"},
 	{UnknownDeviceAsBadCredential, "CN-09", "an unknown device is answered 401 bad_credential instead of unknown_device"},
 	{LivenessNeverFires, "CN-30", "a connection silent for 60 s is never closed"},

@@ -6,6 +6,9 @@ const (
 	// Connection (CN): the upgrade's checks, liveness, heartbeats and replacement.
 	IncompatibleVersionAccepted  Point = "incompatible-version-accepted"
 	VersionAfterAuthentication   Point = "version-after-authentication"
+	BootstrapAnyMethod           Point = "bootstrap-any-method"
+	BadJSONAsMissingDevice       Point = "bad-json-as-missing-device"
+	BlankDeviceIDAuthenticated   Point = "blank-device-id-authenticated"
 	CredentialInURLAccepted      Point = "credential-in-url-accepted"
 	UnknownDeviceAsBadCredential Point = "unknown-device-as-bad-credential"
 	LivenessNeverFires           Point = "liveness-never-fires"
