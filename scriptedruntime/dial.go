@@ -20,7 +20,7 @@ import (
 var client = func() transport.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableKeepAlives = true
-	return transport.Client{HTTP: &http.Client{Transport: t}, UserAgent: "wirecheck-scriptedruntime"}
+	return transport.Client{HTTP: &http.Client{Transport: t}, UserAgent: "wirecheck-scriptedruntime", Strict: true}
 }()
 
 // bootstrapAndDial connects as id, bootstrapping with a malformed request if h says so and leaving

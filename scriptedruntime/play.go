@@ -137,6 +137,8 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %d %s%s", ref.Status, ref.Code, ref.Stage, want.Status, want.Error, atWhat(want.At)), nil
 		case err == nil:
 			return scenarios.Fail, p.Failf(nil, "Core accepted the connection; the protocol requires %d %s", want.Status, want.Error), nil
+		case errors.As(err, new(*transport.BadAnswer)):
+			return scenarios.Fail, p.Failf(nil, "Core accepted the bootstrap with a broken answer (%v); the protocol requires %d %s", err, want.Status, want.Error), nil
 		default:
 			return "", nil, err
 		}
@@ -145,6 +147,10 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 		var ref *refused
 		if errors.As(err, &ref) {
 			return scenarios.Fail, p.Failf(nil, "Core refused the connection: %v", ref), nil
+		}
+		var bad *transport.BadAnswer
+		if errors.As(err, &bad) {
+			return scenarios.Fail, p.Failf(nil, "%v", bad), nil
 		}
 		return "", nil, err
 	}

@@ -37,6 +37,9 @@ type Identity struct {
 type Client struct {
 	HTTP      *http.Client // default http.DefaultClient
 	UserAgent string       // sent on bootstrap when not empty
+	// Strict holds a 2xx bootstrap answer to every member of protocol-facts.md §1.2 (see
+	// CheckBootstrapAnswer): what a tester of Cores wants, where a Runtime reads leniently.
+	Strict bool
 }
 
 func (c Client) httpClient() *http.Client {
@@ -77,6 +80,11 @@ func (c Client) BootstrapWith(ctx context.Context, serverURL string, id Identity
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, DecodeRefusal(StageBootstrap, resp.StatusCode, data)
+	}
+	if c.Strict {
+		if err := CheckBootstrapAnswer(data, id.DeviceID); err != nil {
+			return nil, err
+		}
 	}
 	return DecodeBootstrapAnswer(data)
 }

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -122,6 +123,40 @@ func FuzzBearer(f *testing.F) {
 		}
 		if got == "" || got != strings.TrimSpace(got) || !strings.HasPrefix(header, "Bearer ") || !strings.Contains(header, got) {
 			t.Fatalf("%q: %q", header, got)
+		}
+	})
+}
+
+// A strictly checked bootstrap answer is one the lenient decoder accepts too, and every member of
+// §1.2 is there; a refusal names the member and the rule.
+func FuzzCheckBootstrapAnswer(f *testing.F) {
+	for _, seed := range []string{
+		`{"device_id":"d","workspace_id":"w","ws_url":"ws://core/api/v1/agent-daemon/ws","heartbeat_seconds":15,"protocol_version":"0.11.0"}`,
+		`{"device_id":"d","workspace_id":"w","ws_url":"ws://x","heartbeat_seconds":15,"protocol_version":"v","later":1}`,
+		`{"device_id":"other","workspace_id":"w","ws_url":"ws://x","heartbeat_seconds":15,"protocol_version":"v"}`,
+		`{"device_id":"d","workspace_id":"","ws_url":"ws://x","heartbeat_seconds":15,"protocol_version":"v"}`,
+		`{"device_id":"d","workspace_id":"w","ws_url":"http://x","heartbeat_seconds":15,"protocol_version":"v"}`,
+		`{"device_id":"d","workspace_id":"w","ws_url":"ws://x","heartbeat_seconds":"15","protocol_version":"v"}`,
+		`{"device_id":"d","workspace_id":"w","ws_url":"ws://x","protocol_version":"v"}`,
+		`null`, `[]`, ``, `{`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := transport.CheckBootstrapAnswer(data, "d")
+		if err != nil {
+			var bad *transport.BadAnswer
+			if !errors.As(err, &bad) || bad.Member == "" || !strings.Contains(err.Error(), "CN-01") {
+				t.Fatalf("error %v does not name the member and the rule", err)
+			}
+			return
+		}
+		b, derr := transport.DecodeBootstrapAnswer(data)
+		if derr != nil {
+			t.Fatalf("strictly accepted, leniently refused: %v", derr)
+		}
+		if b.DeviceID != "d" || b.WorkspaceID == "" || b.ProtocolVersion == "" {
+			t.Fatalf("accepted %+v", b)
 		}
 	})
 }

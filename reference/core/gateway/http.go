@@ -30,8 +30,12 @@ func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 		g.reject(w, rej)
 		return
 	}
-	transport.WriteJSON(w, proto.BootstrapResponse{DeviceID: dev.ID, WorkspaceID: dev.WorkspaceID, WSURL: g.wsURL,
-		HeartbeatSeconds: g.cfg.HeartbeatSeconds, ProtocolVersion: proto.Version})
+	answer := proto.BootstrapResponse{DeviceID: dev.ID, WorkspaceID: dev.WorkspaceID, WSURL: g.wsURL,
+		HeartbeatSeconds: g.cfg.HeartbeatSeconds, ProtocolVersion: proto.Version}
+	if mutation.On(mutation.BootstrapAnswerWithoutWorkspace) {
+		answer.WorkspaceID = ""
+	}
+	transport.WriteJSON(w, answer)
 }
 
 func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {

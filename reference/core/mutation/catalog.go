@@ -18,6 +18,7 @@ var Core = []Mutant{
 	{BootstrapAnyMethod, "CN-12", "a bootstrap that is not a POST is judged as one instead of refused 405 method_not_allowed"},
 	{BadJSONAsMissingDevice, "CN-07", "a bootstrap body that is not JSON is refused 400 missing_device_id instead of bad_json"},
 	{BlankDeviceIDAuthenticated, "CN-06", "a bootstrap with a blank device_id goes on to authentication instead of 400 missing_device_id"},
+	{BootstrapAnswerWithoutWorkspace, "CN-01", "the bootstrap answer leaves workspace_id empty"},
 	{CredentialInURLAccepted, "CN-03", "a credential in the upgrade's query is ignored and the connection accepted"},
 	{UnknownDeviceAsBadCredential, "CN-09", "an unknown device is answered 401 bad_credential instead of unknown_device"},
 	{LivenessNeverFires, "CN-30", "a connection silent for 60 s is never closed"},

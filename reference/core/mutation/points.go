@@ -4,17 +4,18 @@ package mutation
 // rule it breaks (the catalog in catalog.go ties them), not from the scenarios.
 const (
 	// Connection (CN): the upgrade's checks, liveness, heartbeats and replacement.
-	IncompatibleVersionAccepted  Point = "incompatible-version-accepted"
-	VersionAfterAuthentication   Point = "version-after-authentication"
-	BootstrapAnyMethod           Point = "bootstrap-any-method"
-	BadJSONAsMissingDevice       Point = "bad-json-as-missing-device"
-	BlankDeviceIDAuthenticated   Point = "blank-device-id-authenticated"
-	CredentialInURLAccepted      Point = "credential-in-url-accepted"
-	UnknownDeviceAsBadCredential Point = "unknown-device-as-bad-credential"
-	LivenessNeverFires           Point = "liveness-never-fires"
-	InvalidHeartbeatKeepsOpen    Point = "invalid-heartbeat-keeps-connection"
-	ReplacedConnectionKept       Point = "replaced-connection-kept"
-	RunRoutesInherited           Point = "run-routes-inherited"
+	IncompatibleVersionAccepted     Point = "incompatible-version-accepted"
+	VersionAfterAuthentication      Point = "version-after-authentication"
+	BootstrapAnyMethod              Point = "bootstrap-any-method"
+	BadJSONAsMissingDevice          Point = "bad-json-as-missing-device"
+	BlankDeviceIDAuthenticated      Point = "blank-device-id-authenticated"
+	BootstrapAnswerWithoutWorkspace Point = "bootstrap-answer-without-workspace"
+	CredentialInURLAccepted         Point = "credential-in-url-accepted"
+	UnknownDeviceAsBadCredential    Point = "unknown-device-as-bad-credential"
+	LivenessNeverFires              Point = "liveness-never-fires"
+	InvalidHeartbeatKeepsOpen       Point = "invalid-heartbeat-keeps-connection"
+	ReplacedConnectionKept          Point = "replaced-connection-kept"
+	RunRoutesInherited              Point = "run-routes-inherited"
 
 	// Admission (AD).
 	StaleRevisionDelivered          Point = "stale-revision-delivered"
