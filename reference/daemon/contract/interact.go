@@ -59,18 +59,19 @@ func outcomeKey(family harness.Family, id string) string {
 	return "contract." + string(family) + "." + id
 }
 
-// echo is the applied answer as compact JSON without delivery_id (the attempt, not the content).
+// echo is the applied answer as compact JSON without delivery_id (the attempt, not the content),
+// object members sorted by name at every depth: one spelling per content.
 func echo(answer any) string {
 	raw, err := json.Marshal(answer)
 	if err != nil {
 		return "unencodable"
 	}
-	var members map[string]json.RawMessage
+	var members map[string]any
 	if json.Unmarshal(raw, &members) != nil {
 		return string(raw)
 	}
 	delete(members, "delivery_id")
-	out, _ := json.Marshal(members) // map keys are sorted: one spelling per content
+	out, _ := json.Marshal(members)
 	return string(out)
 }
 
