@@ -90,5 +90,6 @@ var Runtime = []Mutant{
 	{NotReadyConsumes, "IA-09", "a decision the native side could not take yet (not_ready) consumes the pending interaction: the retry is not_pending"},
 	{UndeclaredInteractionsServed, "IA-10", "decisions and function results are served by a kind that declares neither permissions nor function_tools"},
 	{ResultImagesUngated, "FN-14", "a function result with an image is applied by a kind without function_result_images"},
+	{ToolSearchWithoutCapability, "FN-03", "tool_search with a deferred tool is admitted by a kind without the tool_search capability"},
 	{LenientContractScript, "CH-01", "the contract script is decoded leniently: unknown members are ignored and a default runs"},
 }

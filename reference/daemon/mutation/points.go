@@ -101,6 +101,7 @@ const (
 	NotReadyConsumes             Point = "not-ready-consumes"
 	UndeclaredInteractionsServed Point = "undeclared-interactions-served"
 	ResultImagesUngated          Point = "result-images-ungated"
+	ToolSearchWithoutCapability  Point = "tool-search-without-capability"
 
 	// The contract Harness's own promises (CH).
 	LenientContractScript Point = "lenient-contract-script"
