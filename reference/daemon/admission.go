@@ -150,7 +150,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 		return proto.CodeInvalidConfiguration // no Environment binding at all
 	case len(cfg.FunctionTools) > 0 && !caps.FunctionTools.Supported() && !mutation.On(mutation.FunctionToolsWithoutCapability):
 		return proto.CodeUnsupportedConfiguration
-	case cfg.ToolSearch && !caps.ToolSearch.Supported():
+	case cfg.ToolSearch && !caps.ToolSearch.Supported() && !mutation.On(mutation.ToolSearchWithoutCapability):
 		return proto.CodeUnsupportedConfiguration
 	case cfg.ExecutionControls != nil && !caps.ExecutionControls.Supported():
 		return proto.CodeUnsupportedConfiguration

@@ -17,5 +17,8 @@ func ContractCapabilities() proto.AgentKindCapabilities {
 		"execution_controls",     // the controls block is accepted; the contract Turn has no model to apply it to
 		"steering",               // prompt_steer, answered by package input
 		"durable_input_receipts", // written before accepted, stored receipts for repeats
+		"permissions",            // permission and user-choice decisions, answered by package interact
+		"function_tools",         // function_call / function_result, answered by package interact
+		"function_result_images", // image parts of a function result reach the Turn like text
 	)
 }

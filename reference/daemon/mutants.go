@@ -10,6 +10,7 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 	"github.com/wirecheck/wirecheck/reference/daemon/input"
+	"github.com/wirecheck/wirecheck/reference/daemon/interact"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
@@ -245,5 +246,33 @@ func (r *router) replayInputReceipt() {
 		if env, err := proto.DecodeEnvelope(frame); err == nil {
 			r.out.enqueue(env)
 		}
+	}
+}
+
+// mutateAnswer bends an interaction answer before the machine decides it.
+func mutateAnswer(m *interact.Machine, a *interact.Answer) {
+	if mutation.On(mutation.ReplayAnsweredAsNew) {
+		m.Forget(a.Key)
+	}
+	if prior, ok := m.Fingerprint(a.Key); ok && mutation.On(mutation.ConflictAnsweredAsReplay) {
+		a.Fingerprint = prior
+	}
+	if mutation.On(mutation.UndeclaredInteractionsServed) {
+		a.Declared = true
+	}
+}
+
+// mutateOutcome bends how the native side took an answer.
+func mutateOutcome(o interact.Outcome) interact.Outcome {
+	if mutation.On(mutation.NativeFailureAsApplied) && o == interact.Failed {
+		return interact.Applied
+	}
+	return o
+}
+
+// mutateSettled bends what a settled answer leaves pending.
+func mutateSettled(m *interact.Machine, a interact.Answer, o interact.Outcome) {
+	if mutation.On(mutation.NotReadyConsumes) && o == interact.NotReady {
+		m.Withdrawn(a.Key)
 	}
 }

@@ -34,12 +34,15 @@ type router struct {
 	order     []*grant // creation order, for pruning
 	executors map[string]*executor
 	runs      map[string]*run // active Runs by Run ID
+
+	iaMu sync.Mutex // guards ia; never held with mu
+	ia   *interactions
 }
 
 func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
-		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}}
+		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions()}
 }
 
 // serve heartbeats and dispatches frames until the transport ends, then settles everything the
@@ -131,6 +134,12 @@ func (r *router) dispatch(data []byte) {
 		r.promptCancel(env)
 	case proto.TypePromptSteer:
 		r.promptSteer(env)
+	case proto.TypePermissionDecision:
+		r.permissionDecision(env)
+	case proto.TypePromptForUserChoiceDecision:
+		r.userChoiceDecision(env)
+	case proto.TypeFunctionResult:
+		r.functionResult(env)
 	case proto.TypeDeviceShutdown:
 		r.deviceShutdown()
 	default:

@@ -117,6 +117,10 @@ func (r *router) pump(rn *run) {
 	defer rn.once.Do(func() { close(rn.finished) })
 	events := mutateEvents(rn, rn.turn.Events())
 	for ev := range events {
+		if env, special := r.interactionEmitted(rn, ev); special {
+			_ = r.send(env)
+			continue
+		}
 		env, err := proto.NewEnvelope(ev.Type, rn.id, ev.Payload)
 		if err != nil {
 			r.d.log.Error("dropping an event the harness could not encode", "run", rn.id, "type", ev.Type, "err", err)
@@ -124,6 +128,7 @@ func (r *router) pump(rn *run) {
 		}
 		_ = r.send(env) // after a disconnect the Turn still settles; its frames have nowhere to go
 	}
+	r.interactionsEnded(rn)
 	r.awaitInputs(rn)
 	defer r.applyInput(rn, input.DoneSent{})
 	res := rn.turn.Result()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wirecheck/wirecheck/reference/daemon/contract"
@@ -18,6 +19,8 @@ func FuzzParse(f *testing.F) {
 		`{"contract":{"turn":{"events":[{"delta":"a"},{"usage":{"input_tokens":1}},{"error":{"error":"x","code":"server_error"}}],"content":"c","wait_for_cancel":true},"cancel":{"settle_ms":100,"outcome":{"content":"p"}},"reusable":false,"native_session":"n","close_fails":true}}`,
 		`{"contract":{"turn":{"input":{"ready_ms":100,"default":{"write_ms":5,"accept_ms":10},"by_id":{"2":{"write_hangs":true},"3":{"reject":true,"no_accept":true}}}}}}`,
 		`{"contract":{"turn":{"input":{"unimplemented":true,"by_id":{"x":{"write_fails":true,"reject_late":true}}}}}}`,
+		`{"contract":{"turn":{"events":[{"permission_request":{"request":{"request_id":"p","tool":"t","title":"x"},"native":["not_ready","applied"],"withdraw_ms":5}},{"prompt_for_user_choice":{"prompt":{"ask_id":"a","questions":[{"id":"q","question":"?","options":[{"label":"l"}]}]}}},{"function_call":{"call":{"call_id":"c","name":"f","arguments":{}},"native":["fails"]}}]}}}`,
+		`{"contract":{"turn":{"events":[{"permission_request":{"request":{"request_id":" ","tool":"t","title":"x"},"native":["maybe"]}}]}}}`,
 		`[]`, `{"contract":null}`,
 	} {
 		f.Add([]byte(s))
@@ -36,7 +39,8 @@ func FuzzParse(f *testing.F) {
 		}
 		for i, e := range s.Turn.Events {
 			n := 0
-			for _, set := range []bool{e.Delta != nil, e.Thinking != nil, e.OutputMessage != nil, e.ToolCall != nil, e.Usage != nil, e.Error != nil, e.DelayMS != nil} {
+			for _, set := range []bool{e.Delta != nil, e.Thinking != nil, e.OutputMessage != nil, e.ToolCall != nil, e.Usage != nil, e.Error != nil, e.DelayMS != nil,
+				e.Permission != nil, e.UserChoice != nil, e.FunctionCall != nil} {
 				if set {
 					n++
 				}
@@ -44,8 +48,30 @@ func FuzzParse(f *testing.F) {
 			if n != 1 {
 				t.Fatalf("accepted event %d with %d members: %s", i, n, data)
 			}
+			for _, native := range [][]string{nativeOf(e)} {
+				for _, o := range native {
+					if !slices.Contains([]string{"applied", "not_ready", "fails", "unimplemented", "unknown"}, o) {
+						t.Fatalf("accepted event %d with native answer %q: %s", i, o, data)
+					}
+				}
+			}
+			if e.Permission != nil && strings.TrimSpace(e.Permission.Request.RequestID) == "" {
+				t.Fatalf("accepted event %d with a blank request_id: %s", i, data)
+			}
 		}
 	})
+}
+
+func nativeOf(e contract.EventStep) []string {
+	switch {
+	case e.Permission != nil:
+		return e.Permission.Native
+	case e.UserChoice != nil:
+		return e.UserChoice.Native
+	case e.FunctionCall != nil:
+		return e.FunctionCall.Native
+	}
+	return nil
 }
 
 func valueOr(b *contract.InputBehaviour) contract.InputBehaviour {

@@ -3,6 +3,7 @@ package contract
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -101,7 +102,8 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 	if ts.StartFails {
 		return nil, harness.ErrNoTurn
 	}
-	t := &Turn{e: e, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{})}
+	t := &Turn{e: e, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{}),
+		pending: map[interactionKey]*waiting{}, outcomes: map[string]string{}}
 	if ts.Input != nil && ts.Input.ReadyMS > 0 {
 		t.readyAt = e.h.Clock.Now().Add(time.Duration(ts.Input.ReadyMS) * time.Millisecond)
 		go t.awaitReady()
@@ -121,6 +123,10 @@ type Turn struct {
 	result  harness.Result
 	// readyAt is turn.input.ready_ms after native start returned: input is written from then.
 	readyAt time.Time
+	// mu guards the interactions: those awaiting an answer, and the outcomes done reports.
+	mu       sync.Mutex
+	pending  map[interactionKey]*waiting
+	outcomes map[string]string
 }
 
 // awaitReady waits on a timer until readyAt (or until the Turn settles). The clock alone decides
@@ -158,6 +164,17 @@ func (t *Turn) run() {
 		return
 	}
 	done := &proto.DonePayload{Content: t.script.Content, Usage: t.script.Usage, Metadata: t.script.Metadata}
+	t.mu.Lock()
+	if len(t.outcomes) > 0 {
+		// A copy: the script's map serves every Turn of the Executor.
+		md := maps.Clone(done.Metadata)
+		if md == nil {
+			md = map[string]string{}
+		}
+		maps.Copy(md, t.outcomes)
+		done.Metadata = md
+	}
+	t.mu.Unlock()
 	if t.e.nativeSession != "" {
 		if done.Metadata == nil {
 			done.Metadata = map[string]string{}
@@ -187,6 +204,11 @@ func (t *Turn) emitAll() bool {
 			err := t.e.h.sleep(ctx, *step.DelayMS)
 			stop()
 			if err != nil {
+				return true
+			}
+			continue
+		case step.Permission != nil || step.UserChoice != nil || step.FunctionCall != nil:
+			if t.interact(step) {
 				return true
 			}
 			continue

@@ -105,6 +105,82 @@ type EventStep struct {
 	Usage         *proto.Usage                `json:"usage,omitempty" wire:"opt"`
 	Error         *proto.ErrorPayload         `json:"error,omitempty" wire:"opt"`
 	DelayMS       *int                        `json:"delay_ms,omitempty" wire:"opt"`
+	// Interactions: emit the request, then wait for Core's answer (docs/contract-harness.md §3.3).
+	Permission   *PermissionStep `json:"permission_request,omitempty" wire:"opt"`
+	UserChoice   *UserChoiceStep `json:"prompt_for_user_choice,omitempty" wire:"opt"`
+	FunctionCall *FunctionStep   `json:"function_call,omitempty" wire:"opt"`
+}
+
+// PermissionStep emits a permission_request and waits for its decision.
+type PermissionStep struct {
+	Request proto.PermissionRequestPayload `json:"request" wire:"req"`
+	// Native: how the native side answers each attempt to apply a decision, in order; the last
+	// repeats. Absent: every attempt is applied.
+	Native []string `json:"native,omitempty" wire:"opt"`
+	// WithdrawMS: without an applied decision this long after the request, the Turn withdraws it
+	// (permission_cancel) and goes on.
+	WithdrawMS *int `json:"withdraw_ms,omitempty" wire:"opt"`
+}
+
+// UserChoiceStep emits a prompt_for_user_choice and waits for its decision.
+type UserChoiceStep struct {
+	Prompt proto.PromptForUserChoicePayload `json:"prompt" wire:"req"`
+	Native []string                         `json:"native,omitempty" wire:"opt"`
+}
+
+// FunctionStep emits a function_call and waits for its result.
+type FunctionStep struct {
+	Call   proto.FunctionCallPayload `json:"call" wire:"req"`
+	Native []string                  `json:"native,omitempty" wire:"opt"`
+}
+
+// Native answers to one attempt to apply a decision or a result.
+const (
+	NativeApplied       = "applied"       // applied: the Turn goes on
+	NativeNotReady      = "not_ready"     // the native session is not yet published; nothing applied
+	NativeFails         = "fails"         // a native failure; nothing applied
+	NativeUnimplemented = "unimplemented" // the adapter has no path for this family
+	NativeUnknown       = "unknown"       // the native side knows no such pending interaction
+)
+
+func checkNative(native []string) error {
+	for i, n := range native {
+		switch n {
+		case NativeApplied, NativeNotReady, NativeFails, NativeUnimplemented, NativeUnknown:
+		default:
+			return fmt.Errorf(".native[%d]: %q is not one of applied, not_ready, fails, unimplemented, unknown", i, n)
+		}
+	}
+	return nil
+}
+
+// check refuses an interaction step the Turn could not emit; the error starts with the member path.
+func (e EventStep) check() error {
+	switch {
+	case e.Permission != nil:
+		if err := e.Permission.Request.Validate(); err != nil {
+			return fmt.Errorf(".permission_request.request: %w", err)
+		}
+		return prefixed(".permission_request", checkNative(e.Permission.Native))
+	case e.UserChoice != nil:
+		if err := e.UserChoice.Prompt.Validate(); err != nil {
+			return fmt.Errorf(".prompt_for_user_choice.prompt: %w", err)
+		}
+		return prefixed(".prompt_for_user_choice", checkNative(e.UserChoice.Native))
+	case e.FunctionCall != nil:
+		if err := e.FunctionCall.Call.Validate(); err != nil {
+			return fmt.Errorf(".function_call.call: %w", err)
+		}
+		return prefixed(".function_call", checkNative(e.FunctionCall.Native))
+	}
+	return nil
+}
+
+func prefixed(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s%w", path, err)
 }
 
 // CancelScript scripts native cancellation.
@@ -146,6 +222,9 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 			if n := e.members(); n != 1 {
 				return nil, fmt.Errorf("agent_options.contract.turn.events[%d]: needs exactly one member, has %d", i, n)
 			}
+			if err := e.check(); err != nil {
+				return nil, fmt.Errorf("agent_options.contract.turn.events[%d]%w", i, err)
+			}
 		}
 	}
 	return s, nil
@@ -153,7 +232,8 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 
 func (e EventStep) members() int {
 	n := 0
-	for _, set := range []bool{e.Delta != nil, e.Thinking != nil, e.OutputMessage != nil, e.ToolCall != nil, e.Usage != nil, e.Error != nil, e.DelayMS != nil} {
+	for _, set := range []bool{e.Delta != nil, e.Thinking != nil, e.OutputMessage != nil, e.ToolCall != nil, e.Usage != nil, e.Error != nil, e.DelayMS != nil,
+		e.Permission != nil, e.UserChoice != nil, e.FunctionCall != nil} {
 		if set {
 			n++
 		}

@@ -91,6 +91,18 @@ const (
 	DoneBeforeInputSettles     Point = "done-before-input-settles"
 	InputReceiptAfterReconnect Point = "input-receipt-after-reconnect"
 
+	// Interactions and functions (IA, FN).
+	ReplayAnsweredAsNew          Point = "replay-answered-as-new"
+	FingerprintWithDelivery      Point = "fingerprint-with-delivery"
+	ConflictAnsweredAsReplay     Point = "conflict-answered-as-replay"
+	UnaddressedAnswerAcked       Point = "unaddressed-answer-acked"
+	ForeignQuestionAccepted      Point = "foreign-question-accepted"
+	NativeFailureAsApplied       Point = "native-failure-as-applied"
+	NotReadyConsumes             Point = "not-ready-consumes"
+	UndeclaredInteractionsServed Point = "undeclared-interactions-served"
+	ResultImagesUngated          Point = "result-images-ungated"
+	ToolSearchWithoutCapability  Point = "tool-search-without-capability"
+
 	// The contract Harness's own promises (CH).
 	LenientContractScript Point = "lenient-contract-script"
 )
