@@ -58,3 +58,14 @@ const (
 	RetryResentAtOnce         Point = "retry-resent-at-once"
 	DurableReceiptOmitted     Point = "durable-receipt-omitted"
 )
+
+// Interactions and functions (IA, FN, Core side).
+const (
+	DecisionAckUnbounded    Point = "decision-ack-unbounded"
+	DecisionResentOnTimeout Point = "decision-resent-on-ack-timeout"
+	PermissionCancelIgnored Point = "permission-cancel-ignored"
+	UpdatedInputDropped     Point = "updated-input-dropped"
+	FunctionResultByCallID  Point = "function-result-by-call-id"
+	DecisionsNotSerialized  Point = "decisions-not-serialized"
+	AckRoutedByInteraction  Point = "ack-routed-without-delivery-id"
+)

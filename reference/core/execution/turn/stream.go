@@ -63,11 +63,6 @@ func doneWhileCancelling(s *State, ev Event) ([]Effect, error) {
 	return nil, nil
 }
 
-func interactionRequest(s *State, ev Event) ([]Effect, error) {
-	typ := ev.(InteractionRequest).Type
-	return []Effect{s.fail(proto.ReasonInteractionNotSupported, typ+" arrived on an execution path without interactions")}, nil
-}
-
 // undecodable fails the Turn only for the frames its outcome is made of.
 func undecodable(s *State, ev Event) ([]Effect, error) {
 	u := ev.(Undecodable)
