@@ -76,6 +76,15 @@ var table = map[string]map[Kind]handler{
 		KindRestart:                    interrupted,
 		KindInput:                      inputRequested, // held until started
 		KindSteerAck:                   steerAck,
+		// A request arrives on the Run, so the Run exists: its answer need not wait for started.
+		KindAnswer:                answered,
+		KindDecisionAck:           decisionAck,
+		KindDecisionWaitClosed:    decisionWaitClosed,
+		KindDecisionAckTimer:      decisionTimedOut,
+		KindPermissionSendFailed:  decisionUndelivered,
+		KindUserChoiceSendFailed:  decisionUndelivered,
+		KindFunctionSendFailed:    decisionUndelivered,
+		KindDecisionSubscribeFail: decisionUnsubscribed,
 	},
 	store.PhaseRunning: {
 		KindPreparationClosed:      preparationClosedAfterStart,
