@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/store"
@@ -39,8 +40,12 @@ func (d *refCoreDriver) answer(ctx context.Context, st *scenarios.Step, b *scena
 	if d.answered[id] {
 		return nil
 	}
-	if err := d.awaitInteraction(ctx, id); err != nil {
-		return fmt.Errorf("%s: %w", st.Pos, err)
+	// Every request the Runtime sent before this step reaches Core: wait until Core recorded them
+	// all, so the answers a caller queues do not depend on how fast Core took the requests.
+	for _, req := range append(d.requestedBefore(st, b), id) {
+		if err := d.awaitInteraction(ctx, req); err != nil {
+			return fmt.Errorf("%s: %w", st.Pos, err)
+		}
 	}
 	ins, err := d.Core.Interactions(d.turnID)
 	if err != nil {
@@ -63,19 +68,28 @@ func (d *refCoreDriver) answer(ctx context.Context, st *scenarios.Step, b *scena
 	return nil
 }
 
-// awaitInteraction waits (bounded by ctx) until Core has recorded the interaction: the request
+// interactionWait bounds, in real time, the wait for Core to record a request the Runtime sent
+// before the step (Trigger's context may have no deadline).
+const interactionWait = 5 * time.Second
+
+// awaitInteraction waits (bounded by ctx and interactionWait) until Core has recorded the interaction: the request
 // reached the wire before this step, but Core handles it on its own time.
 func (d *refCoreDriver) awaitInteraction(ctx context.Context, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, interactionWait)
+	defer cancel()
 	for {
 		changed := d.Core.Changed()
-		ins, err := d.Core.Interactions(d.turnID)
+		t, err := d.Core.Turn(d.turnID)
 		if err != nil {
 			return err
 		}
-		for _, in := range ins {
+		for _, in := range t.Interactions {
 			if in.ID == id {
 				return nil
 			}
+		}
+		if t.Outcome != nil {
+			return fmt.Errorf("the Turn ended (%s %s) without an interaction %s to answer", t.Outcome.Status, t.Outcome.Reason, id)
 		}
 		select {
 		case <-changed:
@@ -142,4 +156,33 @@ func answerOf(st *scenarios.Step, b *scenarios.Bindings) (json.RawMessage, error
 	delete(m, "delivery_id")
 	delete(m, "call_id")
 	return json.Marshal(m)
+}
+
+// requestKeys names the payload member that carries a request's interaction ID.
+var requestKeys = map[string]string{
+	proto.TypePermissionRequest:   "request_id",
+	proto.TypePromptForUserChoice: "ask_id",
+	proto.TypeFunctionCall:        "call_id",
+}
+
+// requestedBefore lists the interaction IDs of the requests the Runtime sent before st (those
+// whose ID the bindings resolve; an invalid frame is never recorded).
+func (d *refCoreDriver) requestedBefore(st *scenarios.Step, b *scenarios.Bindings) []string {
+	var ids []string
+	for _, earlier := range d.sc.Steps {
+		if earlier.Index >= st.Index {
+			break
+		}
+		for _, f := range earlier.Frames() {
+			key, ok := requestKeys[f.Frame.Type]
+			p, isMap := f.Frame.Payload.(map[string]scenarios.Value)
+			if f.From != proto.Runtime || !ok || !isMap || f.Frame.Invalid != "" || p[key] == nil {
+				continue
+			}
+			if id, err := resolveString(p[key], b); err == nil && id != "" && !strings.Contains(id, "${") && !d.answered[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }

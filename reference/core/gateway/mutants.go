@@ -27,6 +27,8 @@ func replayedType() string {
 		return proto.TypeExecutionStart
 	case mutation.On(mutation.CancelResentAfterReconnect):
 		return proto.TypePromptCancel
+	case mutation.On(mutation.DecisionResentAfterReconnect):
+		return proto.TypePermissionDecision
 	}
 	return ""
 }

@@ -148,7 +148,7 @@ func answered(s *State, ev Event) ([]Effect, error) {
 
 // nextDecision sends the first answered interaction when no decision awaits its ack.
 func (s *State) nextDecision() []Effect {
-	if s.decisionAwaited() >= 0 && !mutation.On(mutation.DecisionsNotSerialized) {
+	if s.decisionAwaited() >= 0 {
 		return nil
 	}
 	for i, in := range s.Interactions {
@@ -217,7 +217,7 @@ func decisionEnvelope(runID string, in store.Interaction) (proto.Envelope, error
 func decisionAck(s *State, ev Event) ([]Effect, error) {
 	ack := ev.(DecisionAck).Ack
 	i := s.decisionAwaited()
-	if i < 0 || s.Interactions[i].DeliveryID != ack.DeliveryID {
+	if i < 0 || s.Interactions[i].DeliveryID != ack.DeliveryID && !mutation.On(mutation.AckRoutedByInteraction) {
 		return []Effect{note("dropping an interaction_decision_ack for delivery " + ack.DeliveryID + ": no decision awaits it")}, nil
 	}
 	in := s.Interactions[i]

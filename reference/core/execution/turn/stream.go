@@ -67,6 +67,10 @@ func doneWhileCancelling(s *State, ev Event) ([]Effect, error) {
 func undecodable(s *State, ev Event) ([]Effect, error) {
 	u := ev.(Undecodable)
 	switch u.Type {
+	case proto.TypePermissionRequest:
+		if mutation.On(mutation.InvalidRequestFailsTurn) {
+			return []Effect{s.fail(proto.ReasonInvalidExecutorResult, "undecodable "+u.Type+": "+u.Err.Error())}, nil
+		}
 	case proto.TypeError, proto.TypeUsage, proto.TypeDone, proto.TypePromptSteerAck:
 		if mutation.On(mutation.InvalidDoneIgnored) && u.Type == proto.TypeDone {
 			break
