@@ -147,7 +147,12 @@ func render(effects []turn.Effect, s turn.State) string {
 				fmt.Fprintf(&b, "  %s\n", field)
 			}
 			if f.Record != nil {
-				fmt.Fprintf(&b, "  recorded %s\n", turn.InputsString(f.Record.Inputs))
+				if len(f.Record.Inputs) > 0 {
+					fmt.Fprintf(&b, "  recorded %s\n", turn.InputsString(f.Record.Inputs))
+				}
+				if len(f.Record.Interactions) > 0 {
+					fmt.Fprintf(&b, "  recorded %s\n", turn.InteractionsString(f.Record.Interactions))
+				}
 			}
 			continue
 		}
