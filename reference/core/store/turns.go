@@ -354,6 +354,8 @@ type InFlight struct {
 	// Inputs and InputCursor as the record left them.
 	Inputs      []Input
 	InputCursor int
+	// Interactions as the record left them.
+	Interactions []Interaction
 }
 
 // Settlement is what a restart records for a Turn in flight: its outcome and, when not nil, the
@@ -361,6 +363,9 @@ type InFlight struct {
 type Settlement struct {
 	Outcome *Outcome
 	Inputs  []Input
+	// Interactions, when not nil, as they stand after it (a decision that awaited its ack is
+	// unknown).
+	Interactions []Interaction
 }
 
 // Reconcile hands every Turn without an outcome to decide, and records the outcomes it returns,
@@ -392,7 +397,7 @@ func (st *Store) ReconcileWith(decide func(InFlight) *Settlement) ([]InFlight, e
 			if err := get(tb, f.TurnID, &rec); err != nil {
 				return err
 			}
-			f.Inputs, f.InputCursor = rec.Inputs, rec.InputCursor
+			f.Inputs, f.InputCursor, f.Interactions = rec.Inputs, rec.InputCursor, rec.Interactions
 			s := decide(f)
 			if s == nil || s.Outcome == nil {
 				continue
@@ -409,8 +414,14 @@ func (st *Store) ReconcileWith(decide func(InFlight) *Settlement) ([]InFlight, e
 			if err := ob.Put(k, raw); err != nil {
 				return err
 			}
-			if s.Inputs != nil {
-				rec.Inputs, rec.UpdatedAt = s.Inputs, now
+			if s.Inputs != nil || s.Interactions != nil {
+				if s.Inputs != nil {
+					rec.Inputs = s.Inputs
+				}
+				if s.Interactions != nil {
+					rec.Interactions = s.Interactions
+				}
+				rec.UpdatedAt = now
 				if err := put(tb, f.TurnID, rec); err != nil {
 					return err
 				}
