@@ -283,6 +283,8 @@ func (c *Core) apiAnswer(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusConflict, "answer_conflict", err.Error())
 	case errors.Is(err, execution.ErrNotPending):
 		replyError(w, http.StatusConflict, "not_pending", err.Error())
+	case errors.Is(err, execution.ErrResultImagesUnsupported):
+		replyError(w, http.StatusUnprocessableEntity, "result_images_unsupported", err.Error())
 	case err != nil:
 		replyError(w, http.StatusConflict, "turn_not_running", strings.TrimSpace(err.Error()))
 	default:

@@ -20,6 +20,9 @@ var (
 	ErrNotPending = errors.New("the interaction is not pending")
 	// ErrAnswerConflict: the key was used for another answer.
 	ErrAnswerConflict = errors.New("the key was used for another answer")
+	// ErrResultImagesUnsupported: a function result with images for a Runtime that did not
+	// declare function_result_images.
+	ErrResultImagesUnsupported = errors.New("the Runtime did not declare function_result_images")
 )
 
 type answerRequest struct {
@@ -157,6 +160,8 @@ func answerRefusal(code string) error {
 		return ErrNoInteraction
 	case turn.RefusedAnswerConflict:
 		return ErrAnswerConflict
+	case turn.RefusedResultImages:
+		return ErrResultImagesUnsupported
 	default:
 		return ErrNotPending
 	}

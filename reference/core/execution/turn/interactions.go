@@ -31,6 +31,7 @@ const (
 	RefusedUnknownInteraction = "interaction_unknown" // no such interaction on the Run
 	RefusedNotPending         = "not_pending"         // answered already under another key, or withdrawn
 	RefusedAnswerConflict     = "answer_conflict"     // the key was used for another answer
+	RefusedResultImages       = "result_images"       // images in a function result, not declared (FN-14)
 )
 
 // InteractionRefused is an answer the Turn does not take; the state is unchanged.
@@ -139,6 +140,9 @@ func answered(s *State, ev Event) ([]Effect, error) {
 	}
 	if in.State != store.InteractionPending {
 		return nil, &InteractionRefused{Code: RefusedNotPending, Why: "interaction " + a.ID + " is " + in.State}
+	}
+	if in.Kind == store.InteractionFunction && hasImage(a.Answer) && !s.declared("function_result_images") {
+		return nil, &InteractionRefused{Code: RefusedResultImages, Why: "the Turn was admitted without function_result_images: a function result carries no image"}
 	}
 	in.State, in.Key, in.Answer = store.InteractionAnswered, a.Key, a.Answer
 	s.withInteraction(i, in)
@@ -309,4 +313,29 @@ func (s *State) unsettledInteractions() bool {
 	in.State, in.Code = store.InteractionUnknown, CodeAckUnavailable
 	s.withInteraction(i, in)
 	return true
+}
+
+// hasImage reports whether a function result's content has an image part.
+func hasImage(answer json.RawMessage) bool {
+	var p struct {
+		Content []proto.InputContent `json:"content"`
+	}
+	if json.Unmarshal(answer, &p) != nil {
+		return false
+	}
+	for _, c := range p.Content {
+		if c.Type == proto.ContentInputImage {
+			return true
+		}
+	}
+	return false
+}
+
+// declared reports whether the Turn was admitted with a capability.
+func (s *State) declared(name string) bool {
+	if s.Admitted == nil {
+		return false
+	}
+	v, ok := s.Admitted.Get(name)
+	return ok && v.Supported()
 }
