@@ -29,6 +29,10 @@ import (
 //	prompt_steer         deliver active input to the Turn of that Run (see steer in refcore_input.go):
 //	                     a new input_id delivers it and every later new one, as a caller queues
 //	                     them; an input_id already delivered is a resend Core makes on its own
+//	permission_decision, prompt_for_user_choice_decision, function_result
+//	                     answer the interaction through the API (see answer in
+//	                     refcore_interactions.go): the payload without delivery_id and call_id is
+//	                     the caller's answer; Core sends it, one decision at a time
 //	device_shutdown      shut the device down
 //
 // A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
@@ -45,12 +49,15 @@ type refCoreDriver struct {
 	sc     *scenarios.Scenario
 	turnID string
 	inputs map[string]bool // the input_id templates delivered through the API
+	// answered are the interactions answered through the API (see answer in
+	// refcore_interactions.go).
+	answered map[string]bool
 }
 
 // Begin keeps the scenario so later triggers can look ahead.
 func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 	d.sc, d.turnID = sc, ""
-	d.inputs = map[string]bool{}
+	d.inputs, d.answered = map[string]bool{}, map[string]bool{}
 	return nil
 }
 
@@ -101,6 +108,8 @@ func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scen
 		return d.Core.CancelTurn(t.ID)
 	case proto.TypePromptSteer:
 		return d.steer(st, b)
+	case proto.TypePermissionDecision, proto.TypePromptForUserChoiceDecision, proto.TypeFunctionResult:
+		return d.answer(ctx, st, b)
 	case proto.TypeDeviceShutdown:
 		var p proto.DeviceShutdownPayload
 		if st.Frame.Payload != nil {

@@ -21,11 +21,22 @@ import (
 //	GET  /api/v1/turns/{id}/journal   → the Turn's journal
 //	POST /api/v1/turns/{id}/cancel    → 202
 //	POST /api/v1/turns/{id}/input     {"key", "input"} → 202 the input's record {"input_id", "key", "input", "state", "error_code"?, "sends"?}
+//	GET  /api/v1/turns/{id}/interactions → the Turn's interactions [{"id", "kind", "request", "state", ...}]
+//	POST /api/v1/turns/{id}/interactions/{iid} {"key", "answer"} → 202 the interaction's record
 //
 // An input's key is the caller's idempotency key: the same key with the same content answers the
 // input already recorded; with other content it is 409 input_conflict. The Turn record lists every
 // input with its state (pending, sent, written, accepted, failed with error_code, unknown) and
 // input_cursor, the number of inputs the Runtime accepted.
+//
+// An interaction is a permission_request (kind permission, id its request_id), a
+// prompt_for_user_choice (user_choice, its ask_id) or a function_call (function, its call_id).
+// Its answer is the decision's payload without delivery_id (and a function result's without
+// call_id): Core sends it with a fresh delivery_id, one decision at a time per Run, and records
+// the ack (state answered → sent → applied, or refused with error_code; unknown when no ack came
+// within 15 s or the connection went: never resent; detached when the Runtime withdrew it). The
+// key is idempotent as an input's: another answer under it is 409 answer_conflict, any answer to
+// an interaction answered under another key or withdrawn is 409 not_pending.
 //
 // Errors are {"error": code, "detail": text}. A credential appears only in the answer that issues it.
 
@@ -85,6 +96,8 @@ func (c *Core) registerAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/turns/{id}/journal", c.apiJournal)
 	mux.HandleFunc("POST /api/v1/turns/{id}/cancel", c.apiCancel)
 	mux.HandleFunc("POST /api/v1/turns/{id}/input", c.apiInput)
+	mux.HandleFunc("GET /api/v1/turns/{id}/interactions", c.apiInteractions)
+	mux.HandleFunc("POST /api/v1/turns/{id}/interactions/{iid}", c.apiAnswer)
 }
 
 func reply(w http.ResponseWriter, status int, v any) {
@@ -224,6 +237,54 @@ func (c *Core) apiInput(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusUnprocessableEntity, "input_limit", err.Error())
 	case errors.Is(err, execution.ErrInputUnsupported):
 		replyError(w, http.StatusUnprocessableEntity, "input_unsupported", err.Error())
+	case err != nil:
+		replyError(w, http.StatusConflict, "turn_not_running", strings.TrimSpace(err.Error()))
+	default:
+		reply(w, http.StatusAccepted, in)
+	}
+}
+
+// AnswerRequest answers one interaction of a running Turn.
+type AnswerRequest struct {
+	Key    string          `json:"key"`
+	Answer json.RawMessage `json:"answer"`
+}
+
+func (c *Core) apiInteractions(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ins, err := c.Interactions(id)
+	if err != nil {
+		replyError(w, http.StatusNotFound, "unknown_turn", "no Turn "+id)
+		return
+	}
+	if ins == nil {
+		ins = []store.Interaction{}
+	}
+	reply(w, http.StatusOK, ins)
+}
+
+func (c *Core) apiAnswer(w http.ResponseWriter, r *http.Request) {
+	id, iid := r.PathValue("id"), r.PathValue("iid")
+	var req AnswerRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	in, err := c.Answer(id, iid, req.Key, req.Answer)
+	switch {
+	case errors.Is(err, execution.ErrNotFound):
+		replyError(w, http.StatusNotFound, "unknown_turn", "no Turn "+id)
+	case errors.Is(err, execution.ErrNoInteraction):
+		replyError(w, http.StatusNotFound, "unknown_interaction", err.Error())
+	case errors.Is(err, execution.ErrInvalid):
+		replyError(w, http.StatusBadRequest, "invalid_answer", err.Error())
+	case errors.Is(err, execution.ErrFinished):
+		replyError(w, http.StatusConflict, "turn_finished", err.Error())
+	case errors.Is(err, execution.ErrAnswerConflict):
+		replyError(w, http.StatusConflict, "answer_conflict", err.Error())
+	case errors.Is(err, execution.ErrNotPending):
+		replyError(w, http.StatusConflict, "not_pending", err.Error())
+	case errors.Is(err, execution.ErrResultImagesUnsupported):
+		replyError(w, http.StatusUnprocessableEntity, "result_images_unsupported", err.Error())
 	case err != nil:
 		replyError(w, http.StatusConflict, "turn_not_running", strings.TrimSpace(err.Error()))
 	default:

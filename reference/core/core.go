@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -138,6 +139,17 @@ func (c *Core) CancelTurn(turnID string) error { return c.engine.Cancel(turnID) 
 // DeliverInput gives a running Turn an active input under the caller's idempotency key.
 func (c *Core) DeliverInput(turnID, key string, input proto.MessageInput) (store.Input, error) {
 	return c.engine.DeliverInput(turnID, key, input)
+}
+
+// Answer answers one of a running Turn's interactions under the caller's idempotency key (see
+// execution.Engine.Answer).
+func (c *Core) Answer(turnID, interactionID, key string, answer json.RawMessage) (store.Interaction, error) {
+	return c.engine.Answer(turnID, interactionID, key, answer)
+}
+
+// Interactions lists a Turn's interactions as last committed.
+func (c *Core) Interactions(turnID string) ([]store.Interaction, error) {
+	return c.engine.Interactions(turnID)
 }
 
 // Turn returns a Turn's record and outcome.

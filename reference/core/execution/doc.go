@@ -6,7 +6,10 @@
 // (protocol-facts.md §6.2): delivery_unknown, event_stream_incomplete, device_disconnected,
 // preparation_interrupted, preparation_start_failed, executor_recovery_failed, engine_failed with
 // the engine classification of §6.1, cancel_unconfirmed, cancel_outcome_unavailable, and active
-// input (DeliverInput: prompt_steer one input at a time, input_outcome_unknown, input_<code>), ...
+// input (DeliverInput: prompt_steer one input at a time, input_outcome_unknown, input_<code>), and
+// interactions and functions (Answer: a permission_request, prompt_for_user_choice or
+// function_call answered by a caller, sent one decision at a time with a fresh delivery_id, its
+// ack awaited at most 15 s and never resent; permission_cancel detaches), ...
 //
 // What a Turn does is decided by the pure state machine of package turn (turn.Step, with its
 // explicit transition table). This package is its executor: one runner per Turn owns the

@@ -64,7 +64,7 @@ func (r *runner) subscribe(e turn.Subscribe) turn.Event {
 		s, err = r.conn.SubscribePreparation(e.ID)
 	case turn.StreamRun:
 		s, err = r.conn.SubscribeDurable(e.ID)
-	case turn.StreamReceipt:
+	case turn.StreamReceipt, turn.StreamDecision:
 		s, err = r.conn.AwaitAck(e.ID)
 	}
 	if err != nil {

@@ -38,6 +38,11 @@ func (r *runner) onRunEvent(ev gateway.Event) {
 	if !r.received(ev) {
 		return
 	}
+	if ev.Envelope.Type == proto.TypePermissionCancel {
+		// routed to the Run by the request's route; its id is the request_id
+		r.step(turn.PermissionCancel{RequestID: ev.Envelope.ID})
+		return
+	}
 	var payload any
 	if ev.Frame != nil {
 		payload = ev.Frame.Payload
@@ -84,6 +89,24 @@ func (r *runner) runClosed() {
 	err := r.run.Err()
 	r.setStream(turn.StreamRun, nil)
 	r.step(turn.RunClosed{Err: err})
+}
+
+func (r *runner) onDecisionAck(ev gateway.Event) {
+	if !r.received(ev) {
+		return
+	}
+	ack, ok := ev.Frame.Payload.(*proto.InteractionDecisionAckPayload)
+	if !ok {
+		r.log.Error("a decision waiter delivered another frame", "type", ev.Envelope.Type)
+		return
+	}
+	r.step(turn.DecisionAck{Ack: ack})
+}
+
+func (r *runner) decClosed() {
+	err := r.dec.Err()
+	r.setStream(turn.StreamDecision, nil)
+	r.step(turn.DecisionWaitClosed{Err: err})
 }
 
 func (r *runner) ackClosed() {

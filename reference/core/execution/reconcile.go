@@ -16,16 +16,17 @@ var restartSpec = &turn.Spec{}
 func ReconcileOutcome(f store.InFlight) *store.Outcome { return ReconcileSettlement(f).Outcome }
 
 // ReconcileSettlement is ReconcileOutcome with the Turn's inputs as the restart leaves them: an
-// input that awaited its receipt is unknown, never resent.
+// input that awaited its receipt is unknown, never resent, and so is a decision that awaited its
+// ack.
 func ReconcileSettlement(f store.InFlight) *store.Settlement {
-	rec := turn.Record{Phase: f.Phase, Inputs: f.Inputs, InputCursor: f.InputCursor}
+	rec := turn.Record{Phase: f.Phase, Inputs: f.Inputs, InputCursor: f.InputCursor, Interactions: f.Interactions}
 	_, effects, err := turn.Step(turn.Restore(restartSpec, rec), turn.Restarted{})
 	if err == nil {
 		for _, e := range effects {
 			if fin, ok := e.(turn.Finish); ok {
 				s := &store.Settlement{Outcome: fin.Outcome}
 				if fin.Record != nil {
-					s.Inputs = fin.Record.Inputs
+					s.Inputs, s.Interactions = fin.Record.Inputs, fin.Record.Interactions
 				}
 				return s
 			}

@@ -23,7 +23,8 @@ type runner struct {
 
 	cancelReq chan struct{}
 	inputReq  chan inputRequest
-	requests  atomic.Int64  // cancellations and inputs sent to the channels above and not yet handled
+	answerReq chan answerRequest
+	requests  atomic.Int64  // cancellations, inputs and answers sent to the channels above and not yet handled
 	stopped   chan struct{} // closed when the loop returns
 	finished  bool
 
@@ -35,14 +36,15 @@ type runner struct {
 	prep   Stream
 	run    Stream
 	ack    Stream
-	taken  [3]uint64 // per stream field (prep, run, ack): events and closes taken from it
+	dec    Stream    // the ack of the decision sent last
+	taken  [4]uint64 // per stream field (prep, run, ack, dec): events and closes taken from it
 	timers [turn.TimerCount]clock.Timer
 	due    [turn.TimerCount]time.Time // when each armed timer fires, on the engine's clock
 }
 
 func newRunner(e *Engine, t *store.Turn, spec *turn.Spec) *runner {
 	return &runner{e: e, rec: t, state: turn.New(spec), cancelReq: make(chan struct{}, 1),
-		inputReq: make(chan inputRequest, 8), stopped: make(chan struct{}),
+		inputReq: make(chan inputRequest, 8), answerReq: make(chan answerRequest, 8), stopped: make(chan struct{}),
 		log: e.log.With("turn_id", t.ID, "run_id", t.RunID, "device_id", t.DeviceID)}
 }
 
@@ -90,6 +92,26 @@ func (r *runner) loop() {
 			r.park(false)
 			r.onInput(req)
 			r.requests.Add(-1)
+		case req := <-r.answerReq:
+			r.park(false)
+			r.onAnswer(req)
+			r.requests.Add(-1)
+		case <-timerC(r.timers[turn.TimerDecisionAck]):
+			r.park(false)
+			r.fired(turn.TimerDecisionAck)
+		case ev, ok := <-events(r.dec):
+			r.took(turn.StreamDecision)
+			r.park(false)
+			// As for a cancellation receipt: the Run frames routed before it are applied first.
+			r.drainRun()
+			if r.finished {
+				continue
+			}
+			if !ok {
+				r.decClosed()
+				continue
+			}
+			r.onDecisionAck(ev)
 		case ev, ok := <-events(r.prep):
 			r.took(turn.StreamPreparation)
 			r.park(false)
@@ -198,6 +220,8 @@ func (r *runner) stream(s turn.Stream) *Stream {
 		return &r.prep
 	case turn.StreamRun:
 		return &r.run
+	case turn.StreamDecision:
+		return &r.dec
 	default:
 		return &r.ack
 	}
@@ -216,6 +240,8 @@ func streamIndex(s turn.Stream) int {
 		return 0
 	case turn.StreamRun:
 		return 1
+	case turn.StreamDecision:
+		return 3
 	default:
 		return 2
 	}
@@ -248,7 +274,7 @@ func (r *runner) idle() bool {
 	if !r.parked {
 		return false
 	}
-	for i, s := range []Stream{r.prep, r.run, r.ack} {
+	for i, s := range []Stream{r.prep, r.run, r.ack, r.dec} {
 		if s != nil && s.Delivered() != r.taken[i] {
 			return false
 		}
@@ -265,7 +291,7 @@ func (r *runner) idle() bool {
 // closeAll releases what the Turn owned: after its outcome (or when Core stops) nothing is
 // observed any more.
 func (r *runner) closeAll() {
-	for _, s := range []turn.Stream{turn.StreamPreparation, turn.StreamRun, turn.StreamReceipt} {
+	for _, s := range []turn.Stream{turn.StreamPreparation, turn.StreamRun, turn.StreamReceipt, turn.StreamDecision} {
 		r.closeStream(s)
 	}
 	for t := range r.timers {

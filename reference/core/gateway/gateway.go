@@ -148,7 +148,7 @@ func (g *Gateway) accept(ws *websocket.Conn, deviceID string, live clock.Timer) 
 	s := &Session{g: g, id: g.nextID.Add(1), deviceID: deviceID, ws: ws, clk: g.cfg.Clock,
 		ctx: ctx, cancel: cancel, queue: make(chan []byte, proto.CoreSendQueue), done: make(chan struct{}),
 		liveT: live, liveKick: make(chan struct{}, 1),
-		runs: map[string]*RunSubscription{}, preps: map[string]*PreparationSubscription{}, acks: map[string]*AckWaiter{}}
+		runs: map[string]*RunSubscription{}, preps: map[string]*PreparationSubscription{}, acks: map[string]*AckWaiter{}, asks: map[string]string{}}
 	s.log = g.log.With("device_id", deviceID, "connection", s.id)
 	ws.SetReadLimit(proto.MaxFrameBytes)
 	g.mu.Lock()

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -26,6 +27,8 @@ func replayedType() string {
 		return proto.TypeExecutionStart
 	case mutation.On(mutation.CancelResentAfterReconnect):
 		return proto.TypePromptCancel
+	case mutation.On(mutation.DecisionResentAfterReconnect):
+		return proto.TypePermissionDecision
 	}
 	return ""
 }
@@ -48,4 +51,15 @@ func (s *Session) replayOnReconnect() {
 		default:
 		}
 	}
+}
+
+// anyDecisionWaiter is the ack-routed-without-delivery-id mutant's route: an ack whose delivery_id
+// nobody waits for goes to a decision's waiter anyway. Called with s.mu held.
+func (s *Session) anyDecisionWaiter() *AckWaiter {
+	for id, w := range s.acks {
+		if strings.HasPrefix(id, "decision:") {
+			return w
+		}
+	}
+	return nil
 }

@@ -54,7 +54,10 @@ type Session struct {
 	runs      map[string]*RunSubscription
 	preps     map[string]*PreparationSubscription
 	acks      map[string]*AckWaiter
-	closed    bool
+	// asks routes a permission request's later frames (permission_cancel, whose id is the
+	// request_id) to its Run: request_id → Run ID. It lives and dies with the connection.
+	asks   map[string]string
+	closed bool
 }
 
 // ID is the connection's generation: unique and increasing within a Gateway.
@@ -207,6 +210,7 @@ func (s *Session) shutdown(why error, code websocket.StatusCode, reason string) 
 		s.heartbeat = nil
 		runs, preps, acks := s.runs, s.preps, s.acks
 		s.runs, s.preps, s.acks = map[string]*RunSubscription{}, map[string]*PreparationSubscription{}, map[string]*AckWaiter{}
+		s.asks = map[string]string{}
 		s.mu.Unlock()
 		for _, r := range runs {
 			r.s.end(ErrSessionClosed)
@@ -369,12 +373,26 @@ func (s *Session) dispatch(data []byte) {
 		ack := frame.Payload.(*proto.InteractionDecisionAckPayload)
 		s.mu.Lock()
 		w := s.acks[ack.DeliveryID]
+		if w == nil && mutation.On(mutation.AckRoutedByInteraction) {
+			w = s.anyDecisionWaiter()
+		}
 		s.mu.Unlock()
 		if w == nil {
 			s.log.Debug("dropping a receipt nobody waits for", "id", env.ID)
 			return
 		}
 		w.s.deliver(Event{Envelope: env, Frame: frame}, true)
+	case env.Type == proto.TypePermissionCancel:
+		// Its id is the request_id: the route the request left leads to the Run, once.
+		s.mu.Lock()
+		sub := s.runs[s.asks[env.ID]]
+		delete(s.asks, env.ID)
+		s.mu.Unlock()
+		if sub == nil {
+			s.log.Debug("dropping a permission_cancel without a route", "id", env.ID)
+			return
+		}
+		sub.s.deliver(Event{Envelope: env, Frame: frame, Invalid: perr}, false)
 	case env.ID != "" && (!known || spec.ID == proto.IDRequired):
 		// Run frames (and unknown types with an id) go to the Run subscription of that id.
 		s.mu.Lock()
@@ -387,6 +405,10 @@ func (s *Session) dispatch(data []byte) {
 		ev := Event{Envelope: env, Frame: frame, Invalid: perr}
 		if perr != nil {
 			ev.Frame = nil
+		} else if p, ok := frame.Payload.(*proto.PermissionRequestPayload); ok {
+			s.mu.Lock()
+			s.asks[p.RequestID] = env.ID
+			s.mu.Unlock()
 		}
 		sub.s.deliver(ev, env.Type == proto.TypeDone)
 	default:

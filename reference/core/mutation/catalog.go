@@ -57,4 +57,12 @@ var Core = []Mutant{
 	{RetryResentAtOnce, "IN-23", "not_ready or busy before written resends the input at once instead of later"},
 	{InFlightFails, "IN-23", "in_flight fails the Turn instead of waiting on"},
 	{RejectionAfterCancelFails, "IN-23", "a rejected input fails the Turn with input_<code> although cancellation was already sent"},
+	{UpdatedInputDropped, "IA-03", "an approval's updated_input is left out of the permission_decision Core sends"},
+	{AckRoutedByInteraction, "CA-14", "an interaction_decision_ack whose delivery_id no decision awaits settles the decision awaiting one anyway"},
+	{DecisionAckUnbounded, "IA-14", "a decision's ack is awaited forever instead of at most 15 s"},
+	{DecisionResentOnTimeout, "IA-14", "a decision without an ack within 15 s is sent again (a fresh delivery_id) instead of left unknown"},
+	{PermissionCancelIgnored, "IA-04", "permission_cancel does not detach the request: a decision sent for it keeps waiting for its ack"},
+	{FunctionResultByCallID, "FN-06", "function_result is sent with id = call_id instead of the Run ID"},
+	{InvalidRequestFailsTurn, "IA-02", "a permission_request without request_id fails the Turn instead of being dropped"},
+	{DecisionResentAfterReconnect, "CN-40", "after the daemon reconnects, the permission_decision sent on its previous connection is sent again"},
 }

@@ -63,3 +63,15 @@ const (
 	RetryResentAtOnce         Point = "retry-resent-at-once"
 	DurableReceiptOmitted     Point = "durable-receipt-omitted"
 )
+
+// Interactions and functions (IA, FN, Core side).
+const (
+	DecisionAckUnbounded         Point = "decision-ack-unbounded"
+	DecisionResentOnTimeout      Point = "decision-resent-on-ack-timeout"
+	PermissionCancelIgnored      Point = "permission-cancel-ignored"
+	UpdatedInputDropped          Point = "updated-input-dropped"
+	FunctionResultByCallID       Point = "function-result-by-call-id"
+	AckRoutedByInteraction       Point = "ack-routed-without-delivery-id"
+	InvalidRequestFailsTurn      Point = "invalid-permission-request-fails-turn"
+	DecisionResentAfterReconnect Point = "decision-resent-after-reconnect"
+)

@@ -65,6 +65,11 @@ type Turn struct {
 	// counts those the Runtime accepted (only accepted advances it, never written or a send).
 	Inputs      []Input `json:"inputs,omitempty"`
 	InputCursor int     `json:"input_cursor,omitempty"`
+	// Interactions are the permission requests, user-choice prompts and function calls of the
+	// Run, in the order they arrived, with the answer a caller gave and its receipt.
+	Interactions []Interaction `json:"interactions,omitempty"`
+	// DecisionSeq counts the decisions sent: each draws a fresh delivery ID from it.
+	DecisionSeq int `json:"decision_seq,omitempty"`
 	// Admitted is the declaration the Turn was admitted with at its last claim. A later heartbeat
 	// cannot add operations to it.
 	Admitted  *proto.AgentKindCapabilities `json:"admitted,omitempty"`
@@ -93,6 +98,37 @@ type Input struct {
 	State string             `json:"state"`
 	Code  string             `json:"error_code,omitempty"` // the receipt's code, once one arrived
 	Sends int                `json:"sends,omitempty"`      // prompt_steer frames queued for it
+}
+
+// Kinds of an interaction (Turn.Interactions).
+const (
+	InteractionPermission = "permission"  // permission_request → permission_decision
+	InteractionUserChoice = "user_choice" // prompt_for_user_choice → prompt_for_user_choice_decision
+	InteractionFunction   = "function"    // function_call → function_result
+)
+
+// States of an interaction.
+const (
+	InteractionPending  = "pending"  // awaits a caller's answer
+	InteractionAnswered = "answered" // answered; queued behind the decision whose ack is awaited
+	InteractionSent     = "sent"     // the decision went out; its ack is awaited (15 s at most)
+	InteractionApplied  = "applied"  // the ack said applied
+	InteractionRefused  = "refused"  // the ack was not applied (Code)
+	InteractionUnknown  = "unknown"  // sent, and no ack can be expected any more: never resent
+	InteractionDetached = "detached" // permission_cancel withdrew it before a decision went out
+)
+
+// Interaction is one request of the Run a caller answers. ID is the request's interaction ID
+// (request_id, ask_id) or a function's call_id; Key is the caller's idempotency key.
+type Interaction struct {
+	ID         string          `json:"id"`
+	Kind       string          `json:"kind"`
+	Request    json.RawMessage `json:"request"`
+	State      string          `json:"state"`
+	Key        string          `json:"key,omitempty"`
+	Answer     json.RawMessage `json:"answer,omitempty"`      // the decision without delivery_id
+	DeliveryID string          `json:"delivery_id,omitempty"` // of the one decision sent
+	Code       string          `json:"error_code,omitempty"`  // the ack's code, or why no ack came
 }
 
 // Outcome is a Turn's terminal result, written once.
@@ -318,6 +354,8 @@ type InFlight struct {
 	// Inputs and InputCursor as the record left them.
 	Inputs      []Input
 	InputCursor int
+	// Interactions as the record left them.
+	Interactions []Interaction
 }
 
 // Settlement is what a restart records for a Turn in flight: its outcome and, when not nil, the
@@ -325,6 +363,9 @@ type InFlight struct {
 type Settlement struct {
 	Outcome *Outcome
 	Inputs  []Input
+	// Interactions, when not nil, as they stand after it (a decision that awaited its ack is
+	// unknown).
+	Interactions []Interaction
 }
 
 // Reconcile hands every Turn without an outcome to decide, and records the outcomes it returns,
@@ -356,7 +397,7 @@ func (st *Store) ReconcileWith(decide func(InFlight) *Settlement) ([]InFlight, e
 			if err := get(tb, f.TurnID, &rec); err != nil {
 				return err
 			}
-			f.Inputs, f.InputCursor = rec.Inputs, rec.InputCursor
+			f.Inputs, f.InputCursor, f.Interactions = rec.Inputs, rec.InputCursor, rec.Interactions
 			s := decide(f)
 			if s == nil || s.Outcome == nil {
 				continue
@@ -373,8 +414,14 @@ func (st *Store) ReconcileWith(decide func(InFlight) *Settlement) ([]InFlight, e
 			if err := ob.Put(k, raw); err != nil {
 				return err
 			}
-			if s.Inputs != nil {
-				rec.Inputs, rec.UpdatedAt = s.Inputs, now
+			if s.Inputs != nil || s.Interactions != nil {
+				if s.Inputs != nil {
+					rec.Inputs = s.Inputs
+				}
+				if s.Interactions != nil {
+					rec.Interactions = s.Interactions
+				}
+				rec.UpdatedAt = now
 				if err := put(tb, f.TurnID, rec); err != nil {
 					return err
 				}

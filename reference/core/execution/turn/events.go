@@ -1,7 +1,10 @@
 package turn
 
 import (
+	"encoding/json"
+
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
 // Event is something that happened to a Turn.
@@ -54,6 +57,16 @@ const (
 	KindInputWrittenTimer Kind = "timer:input-written"
 	KindInputResendTimer  Kind = "timer:input-resend"
 	KindSteerSendFailed   Kind = "send-failed:" + proto.TypePromptSteer
+
+	KindPermissionCancel      Kind = proto.TypePermissionCancel
+	KindAnswer                Kind = "answer"
+	KindDecisionAck           Kind = "decision-ack"
+	KindDecisionWaitClosed    Kind = "decision-wait-closed"
+	KindDecisionAckTimer      Kind = "timer:decision-ack"
+	KindPermissionSendFailed  Kind = "send-failed:" + proto.TypePermissionDecision
+	KindUserChoiceSendFailed  Kind = "send-failed:" + proto.TypePromptForUserChoiceDecision
+	KindFunctionSendFailed    Kind = "send-failed:" + proto.TypeFunctionResult
+	KindDecisionSubscribeFail Kind = "subscribe-failed:decision"
 
 	KindPrepareSendFailed          Kind = "send-failed:" + proto.TypeExecutionPrepare
 	KindStartSendFailed            Kind = "send-failed:" + proto.TypeExecutionStart
@@ -111,9 +124,44 @@ type EngineError struct{ Error proto.ErrorPayload }
 // Done closes the Run's event stream.
 type Done struct{ Done *proto.DonePayload }
 
-// InteractionRequest is a permission_request or prompt_for_user_choice: this execution path has
-// no interactions.
-type InteractionRequest struct{ Type string }
+// InteractionRequest is a permission_request, prompt_for_user_choice or function_call of the Run:
+// ID is its interaction ID (request_id, ask_id) or call_id, Payload the request as received.
+type InteractionRequest struct {
+	Type    string
+	ID      string
+	Payload json.RawMessage
+}
+
+// InteractionKind is the store's kind of the request.
+func (r InteractionRequest) InteractionKind() string {
+	switch r.Type {
+	case proto.TypePermissionRequest:
+		return store.InteractionPermission
+	case proto.TypePromptForUserChoice:
+		return store.InteractionUserChoice
+	default:
+		return store.InteractionFunction
+	}
+}
+
+// PermissionCancel: the Runtime withdrew a permission request (id = request_id).
+type PermissionCancel struct{ RequestID string }
+
+// Answer: the API answers an interaction under the caller's idempotency key. Answer is the
+// decision's payload without delivery_id (and, for a function, without call_id).
+type Answer struct {
+	ID     string
+	Key    string
+	Answer json.RawMessage
+}
+
+// DecisionAck is the interaction_decision_ack routed to the delivery ID of a decision.
+type DecisionAck struct {
+	Ack *proto.InteractionDecisionAckPayload
+}
+
+// DecisionWaitClosed: the decision's receipt waiter ended without an ack.
+type DecisionWaitClosed struct{ Err error }
 
 // Undecodable is a Run frame whose envelope routed but whose payload did not validate.
 type Undecodable struct {
@@ -168,6 +216,7 @@ const (
 	StreamPreparation Stream = "preparation"
 	StreamRun         Stream = "run"
 	StreamReceipt     Stream = "receipt"
+	StreamDecision    Stream = "decision" // the ack of the decision sent last
 )
 
 // SubscribeFailed: a subscription could not be made.
@@ -207,6 +256,10 @@ func (PersistFailed) Kind() Kind      { return KindPersistFailed }
 func (Restarted) Kind() Kind          { return KindRestart }
 func (InputRequested) Kind() Kind     { return KindInput }
 func (SteerAck) Kind() Kind           { return KindSteerAck }
+func (PermissionCancel) Kind() Kind   { return KindPermissionCancel }
+func (Answer) Kind() Kind             { return KindAnswer }
+func (DecisionAck) Kind() Kind        { return KindDecisionAck }
+func (DecisionWaitClosed) Kind() Kind { return KindDecisionWaitClosed }
 
 func (e Status) Kind() Kind {
 	if e.State == proto.StateRejected {
@@ -230,5 +283,7 @@ func Kinds() []Kind {
 		KindPrepareSendFailed, KindStartSendFailed, KindCancelSendFailed,
 		KindPreparationSubscribeFailed, KindRunSubscribeFailed, KindReceiptSubscribeFailed,
 		KindPersistFailed, KindRestart,
-		KindInput, KindSteerAck, KindInputWrittenTimer, KindInputResendTimer, KindSteerSendFailed}
+		KindInput, KindSteerAck, KindInputWrittenTimer, KindInputResendTimer, KindSteerSendFailed,
+		KindPermissionCancel, KindAnswer, KindDecisionAck, KindDecisionWaitClosed, KindDecisionAckTimer,
+		KindPermissionSendFailed, KindUserChoiceSendFailed, KindFunctionSendFailed, KindDecisionSubscribeFail}
 }

@@ -58,8 +58,27 @@ func (e Finish) String() string {
 	out := "finish " + e.From + "→" + store.PhaseDone + " " + strings.Join(OutcomeFields(e.Outcome), " ")
 	if e.Record != nil {
 		out += " " + InputsString(e.Record.Inputs)
+		if len(e.Record.Interactions) > 0 {
+			out += " " + InteractionsString(e.Record.Interactions)
+		}
 	}
 	return out
+}
+
+// InteractionsString lists the interactions as (id:state[:code][@delivery] ...).
+func InteractionsString(ins []store.Interaction) string {
+	var f []string
+	for _, in := range ins {
+		s := in.ID + ":" + in.State
+		if in.Code != "" {
+			s += ":" + in.Code
+		}
+		if in.DeliveryID != "" {
+			s += "@" + in.DeliveryID
+		}
+		f = append(f, s)
+	}
+	return "interactions=(" + strings.Join(f, " ") + ")"
 }
 
 // InputsString lists the inputs as (id:state[:code][/sends] ...).
@@ -159,6 +178,9 @@ func (r Record) String() string {
 	}
 	if len(r.Inputs) > 0 {
 		f = append(f, InputsString(r.Inputs), fmt.Sprintf("cursor=%d", r.InputCursor))
+	}
+	if len(r.Interactions) > 0 {
+		f = append(f, InteractionsString(r.Interactions))
 	}
 	return strings.Join(f, " ")
 }

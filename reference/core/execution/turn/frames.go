@@ -1,6 +1,10 @@
 package turn
 
-import "github.com/wirecheck/wirecheck/proto"
+import (
+	"encoding/json"
+
+	"github.com/wirecheck/wirecheck/proto"
+)
 
 // StatusEvent is the event of a preparation_status the subscription delivered.
 func StatusEvent(p *proto.PreparationStatusPayload) Status {
@@ -26,8 +30,21 @@ func RunEvent(typ string, payload any, invalid error) Event {
 		return Done{Done: p}
 	case *proto.PromptSteerAckPayload:
 		return SteerAck{Ack: p}
-	case *proto.PermissionRequestPayload, *proto.PromptForUserChoicePayload:
-		return InteractionRequest{Type: typ}
+	case *proto.PermissionRequestPayload:
+		return interactionEvent(typ, p.RequestID, p)
+	case *proto.PromptForUserChoicePayload:
+		return interactionEvent(typ, p.AskID, p)
+	case *proto.FunctionCallPayload:
+		return interactionEvent(typ, p.CallID, p)
 	}
 	return OtherFrame{Type: typ}
+}
+
+// interactionEvent keeps the request as it decoded (re-encoded: the record shows what Core saw).
+func interactionEvent(typ, id string, p any) Event {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return Undecodable{Type: typ, Err: err}
+	}
+	return InteractionRequest{Type: typ, ID: id, Payload: raw}
 }

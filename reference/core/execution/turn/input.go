@@ -283,13 +283,16 @@ func (s *State) pendingAtEnd() bool { return s.current() >= 0 }
 
 // unsettled marks the inputs awaiting a receipt as unknown, for the record the Turn ends with.
 func (s *State) unsettled() *Record {
-	i := s.awaiting()
-	if i < 0 {
+	changed := s.unsettledInteractions()
+	if i := s.awaiting(); i >= 0 {
+		in := s.Inputs[i]
+		in.State = store.InputUnknown
+		s.withInput(i, in)
+		changed = true
+	}
+	if !changed {
 		return nil
 	}
-	in := s.Inputs[i]
-	in.State = store.InputUnknown
-	s.withInput(i, in)
 	rec := s.Record
 	return &rec
 }

@@ -54,6 +54,11 @@ type Record struct {
 	Inputs []store.Input
 	// InputCursor counts the accepted inputs: Inputs[InputCursor] is the one being delivered.
 	InputCursor int
+	// Interactions are the Run's requests a caller answers, in arrival order; never changed in
+	// place (withInteraction copies).
+	Interactions []store.Interaction
+	// DecisionSeq counts the decisions sent; each draws its delivery ID from it.
+	DecisionSeq int
 }
 
 // ApplyTo writes the record into a stored Turn.
@@ -61,6 +66,7 @@ func (r Record) ApplyTo(t *store.Turn) {
 	t.Phase, t.PrepareID, t.Handle, t.ExecutorID = r.Phase, r.PrepareID, r.Handle, r.ExecutorID
 	t.Claims, t.Recovered, t.CancelRequested, t.Admitted = r.Claims, r.Recovered, r.CancelRequested, r.Admitted
 	t.Inputs, t.InputCursor = append([]store.Input(nil), r.Inputs...), r.InputCursor
+	t.Interactions, t.DecisionSeq = append([]store.Interaction(nil), r.Interactions...), r.DecisionSeq
 }
 
 // Observation is what Core has seen of the Run so far: the outcome is merged from it.

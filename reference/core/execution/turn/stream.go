@@ -63,15 +63,14 @@ func doneWhileCancelling(s *State, ev Event) ([]Effect, error) {
 	return nil, nil
 }
 
-func interactionRequest(s *State, ev Event) ([]Effect, error) {
-	typ := ev.(InteractionRequest).Type
-	return []Effect{s.fail(proto.ReasonInteractionNotSupported, typ+" arrived on an execution path without interactions")}, nil
-}
-
 // undecodable fails the Turn only for the frames its outcome is made of.
 func undecodable(s *State, ev Event) ([]Effect, error) {
 	u := ev.(Undecodable)
 	switch u.Type {
+	case proto.TypePermissionRequest:
+		if mutation.On(mutation.InvalidRequestFailsTurn) {
+			return []Effect{s.fail(proto.ReasonInvalidExecutorResult, "undecodable "+u.Type+": "+u.Err.Error())}, nil
+		}
 	case proto.TypeError, proto.TypeUsage, proto.TypeDone, proto.TypePromptSteerAck:
 		if mutation.On(mutation.InvalidDoneIgnored) && u.Type == proto.TypeDone {
 			break

@@ -17,6 +17,8 @@ const (
 	TimerInputWritten
 	// TimerInputResend resends an input the Runtime answered not_ready or busy before written.
 	TimerInputResend
+	// TimerDecisionAck bounds the wait for a decision's interaction_decision_ack: 15 s.
+	TimerDecisionAck
 	timerCount
 )
 
@@ -24,7 +26,7 @@ const (
 const TimerCount = int(timerCount)
 
 var timerNames = [...]string{TimerRetry: "retry", TimerCancelConfirmation: "cancel-confirmation",
-	TimerInputWritten: "input-written", TimerInputResend: "input-resend"}
+	TimerInputWritten: "input-written", TimerInputResend: "input-resend", TimerDecisionAck: "decision-ack"}
 
 func (t Timer) String() string {
 	if int(t) < len(timerNames) {

@@ -125,7 +125,8 @@ func (h *harness) step(from turn.State, ev turn.Event) string {
 	if err != nil {
 		var invalid *turn.InvalidTransition
 		var refused *turn.InputRefused
-		if !errors.As(err, &invalid) && !errors.As(err, &refused) {
+		var unanswered *turn.InteractionRefused
+		if !errors.As(err, &invalid) && !errors.As(err, &refused) && !errors.As(err, &unanswered) {
 			return "unexpected error type: " + err.Error()
 		}
 		return fmt.Sprintf("error: %v\nstate: %s", err, from)
@@ -146,7 +147,12 @@ func render(effects []turn.Effect, s turn.State) string {
 				fmt.Fprintf(&b, "  %s\n", field)
 			}
 			if f.Record != nil {
-				fmt.Fprintf(&b, "  recorded %s\n", turn.InputsString(f.Record.Inputs))
+				if len(f.Record.Inputs) > 0 {
+					fmt.Fprintf(&b, "  recorded %s\n", turn.InputsString(f.Record.Inputs))
+				}
+				if len(f.Record.Interactions) > 0 {
+					fmt.Fprintf(&b, "  recorded %s\n", turn.InteractionsString(f.Record.Interactions))
+				}
 			}
 			continue
 		}
@@ -272,6 +278,8 @@ func event(t *testing.T, td *datadriven.TestData) turn.Event {
 			return turn.RunClosed{Err: err}
 		case "receipt":
 			return turn.ReceiptWaitClosed{Err: err}
+		case "decision":
+			return turn.DecisionWaitClosed{Err: err}
 		}
 	case "cancel":
 		return turn.CancelRequested{}
@@ -291,6 +299,16 @@ func event(t *testing.T, td *datadriven.TestData) turn.Event {
 		text := "more"
 		td.MaybeScanArgs(t, "text", &text)
 		return turn.InputRequested{Key: arg("key"), Input: proto.TextInput(text)}
+	case "answer":
+		return turn.Answer{ID: first, Key: arg("key"), Answer: json.RawMessage(td.Input)}
+	case "decision-ack":
+		f, err := proto.ParseEnvelope(proto.Envelope{Type: proto.TypeInteractionDecisionAck, ID: "x", Payload: json.RawMessage(td.Input)})
+		if err != nil {
+			t.Fatalf("decision-ack: %v", err)
+		}
+		return turn.DecisionAck{Ack: f.Payload.(*proto.InteractionDecisionAckPayload)}
+	case "permission-cancel":
+		return turn.PermissionCancel{RequestID: first}
 	case "steer-ack":
 		f, err := proto.ParseEnvelope(proto.Envelope{Type: proto.TypePromptSteerAck, ID: "run-1", Payload: json.RawMessage(td.Input)})
 		if err != nil {
@@ -401,6 +419,13 @@ func samples() []turn.Event {
 		turn.SteerAck{Ack: &proto.PromptSteerAckPayload{InputID: "1", Accepted: true}},
 		turn.TimerFired{Timer: turn.TimerInputWritten}, turn.TimerFired{Timer: turn.TimerInputResend},
 		turn.SendFailed{Type: proto.TypePromptSteer, Err: closed},
+		turn.PermissionCancel{RequestID: "p1"}, turn.Answer{ID: "p1", Key: "k", Answer: json.RawMessage(`{"approved":true}`)},
+		turn.DecisionAck{Ack: &proto.InteractionDecisionAckPayload{DeliveryID: "d", Applied: true}},
+		turn.DecisionWaitClosed{Err: closed}, turn.TimerFired{Timer: turn.TimerDecisionAck},
+		turn.SendFailed{Type: proto.TypePermissionDecision, Err: closed},
+		turn.SendFailed{Type: proto.TypePromptForUserChoiceDecision, Err: closed},
+		turn.SendFailed{Type: proto.TypeFunctionResult, Err: closed},
+		turn.SubscribeFailed{Stream: turn.StreamDecision, Err: closed},
 	}
 }
 

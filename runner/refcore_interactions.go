@@ -1,0 +1,188 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// decisionTypes are the core frames that answer an interaction: a caller answers through the
+// reference Core's API and Core sends the frame.
+var decisionTypes = map[string]bool{
+	proto.TypePermissionDecision:          true,
+	proto.TypePromptForUserChoiceDecision: true,
+	proto.TypeFunctionResult:              true,
+}
+
+// answer cues the reference Core's interaction API for a core decision step (permission_decision,
+// prompt_for_user_choice_decision, function_result). The interaction it answers is the frame's id
+// (request_id, ask_id) or, for a function_result, its payload's call_id; the answer is the
+// payload without delivery_id (Core draws it) and call_id. A caller answers whatever is pending
+// while earlier decisions await their acks, and Core alone decides when each goes out (one at a
+// time): so the step answers its interaction and every later decision step's interaction already
+// pending, in order. A step whose interaction was answered already is Core's own sending from its
+// queue. The interaction ID is the caller's idempotency key.
+func (d *refCoreDriver) answer(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+	if d.turnID == "" {
+		return fmt.Errorf("%s: %s before any Turn was started", st.Pos, st.Frame.Type)
+	}
+	id, err := answeredID(st, b)
+	if err != nil {
+		return err
+	}
+	if d.answered[id] {
+		return nil
+	}
+	// Every request the Runtime sent before this step reaches Core: wait until Core recorded them
+	// all, so the answers a caller queues do not depend on how fast Core took the requests.
+	for _, req := range append(d.requestedBefore(st, b), id) {
+		if err := d.awaitInteraction(ctx, req); err != nil {
+			return fmt.Errorf("%s: %w", st.Pos, err)
+		}
+	}
+	ins, err := d.Core.Interactions(d.turnID)
+	if err != nil {
+		return err
+	}
+	for _, later := range d.decisionsFrom(st) {
+		id, err := answeredID(later, b)
+		if err != nil || d.answered[id] || !pending(ins, id) {
+			continue // a later step may name an interaction not requested yet
+		}
+		raw, err := answerOf(later, b)
+		if err != nil {
+			return fmt.Errorf("the answer of %s: %w", later.Pos, err)
+		}
+		if _, err := d.Core.Answer(d.turnID, id, id, raw); err != nil {
+			return fmt.Errorf("answering %s (%s): %w", id, later.Pos, err)
+		}
+		d.answered[id] = true
+	}
+	return nil
+}
+
+// interactionWait bounds, in real time, the wait for Core to record a request the Runtime sent
+// before the step (Trigger's context may have no deadline).
+const interactionWait = 5 * time.Second
+
+// awaitInteraction waits (bounded by ctx and interactionWait) until Core has recorded the interaction: the request
+// reached the wire before this step, but Core handles it on its own time.
+func (d *refCoreDriver) awaitInteraction(ctx context.Context, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, interactionWait)
+	defer cancel()
+	for {
+		changed := d.Core.Changed()
+		t, err := d.Core.Turn(d.turnID)
+		if err != nil {
+			return err
+		}
+		for _, in := range t.Interactions {
+			if in.ID == id {
+				return nil
+			}
+		}
+		if t.Outcome != nil {
+			return fmt.Errorf("the Turn ended (%s %s) without an interaction %s to answer", t.Outcome.Status, t.Outcome.Reason, id)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("the reference Core recorded no interaction %s to answer", id)
+		}
+	}
+}
+
+func pending(ins []store.Interaction, id string) bool {
+	for _, in := range ins {
+		if in.ID == id {
+			return in.State == store.InteractionPending
+		}
+	}
+	return false
+}
+
+// decisionsFrom lists st and every later core decision frame of the scenario, in order.
+func (d *refCoreDriver) decisionsFrom(st *scenarios.Step) []*scenarios.Step {
+	out := []*scenarios.Step{st}
+	for _, later := range d.sc.Steps {
+		if later.Index <= st.Index {
+			continue
+		}
+		for _, f := range later.Frames() {
+			if f.From == proto.Core && decisionTypes[f.Frame.Type] {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// answeredID is the interaction a decision step answers, resolved against the bindings.
+func answeredID(st *scenarios.Step, b *scenarios.Bindings) (string, error) {
+	tmpl := st.Frame.ID
+	if st.Frame.Type == proto.TypeFunctionResult {
+		p, ok := st.Frame.Payload.(map[string]scenarios.Value)
+		if !ok {
+			return "", fmt.Errorf("%s: function_result needs a payload", st.Pos)
+		}
+		tmpl = p["call_id"]
+	}
+	id, err := resolveString(tmpl, b)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", st.Pos, err)
+	}
+	if id == "" || strings.Contains(id, "${") {
+		return "", fmt.Errorf("%s: %s answers an interaction the Runtime named: its id (or call_id) must be bound", st.Pos, st.Frame.Type)
+	}
+	return id, nil
+}
+
+// answerOf is a decision step's payload without the members Core chooses.
+func answerOf(st *scenarios.Step, b *scenarios.Bindings) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := decodeTemplate(st.Frame.Payload, b, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("no payload")
+	}
+	delete(m, "delivery_id")
+	delete(m, "call_id")
+	return json.Marshal(m)
+}
+
+// requestKeys names the payload member that carries a request's interaction ID.
+var requestKeys = map[string]string{
+	proto.TypePermissionRequest:   "request_id",
+	proto.TypePromptForUserChoice: "ask_id",
+	proto.TypeFunctionCall:        "call_id",
+}
+
+// requestedBefore lists the interaction IDs of the requests the Runtime sent before st (those
+// whose ID the bindings resolve; an invalid frame is never recorded).
+func (d *refCoreDriver) requestedBefore(st *scenarios.Step, b *scenarios.Bindings) []string {
+	var ids []string
+	for _, earlier := range d.sc.Steps {
+		if earlier.Index >= st.Index {
+			break
+		}
+		for _, f := range earlier.Frames() {
+			key, ok := requestKeys[f.Frame.Type]
+			p, isMap := f.Frame.Payload.(map[string]scenarios.Value)
+			if f.From != proto.Runtime || !ok || !isMap || f.Frame.Invalid != "" || p[key] == nil {
+				continue
+			}
+			if id, err := resolveString(p[key], b); err == nil && id != "" && !strings.Contains(id, "${") && !d.answered[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
