@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"github.com/wirecheck/wirecheck/reference/daemon"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -110,7 +111,16 @@ var _ = Describe("the results model", Label("model"), func() {
 			p := reports.DetectProfile(realResults())
 			Expect(p.Known).To(BeTrue())
 			Expect(p.DaemonVersion).To(Equal("wirecheck-reference"))
-			Expect(p.Supported).To(Equal([]string{"streaming", "usage", "steering", "tool_observations", "environment_none", "preparation", "execution_controls", "durable_input_receipts"}))
+			// What the reference declares, read back from the wire, in declaration order.
+			declared := daemon.ContractCapabilities()
+			var want []string
+			for _, name := range proto.CapabilityNames() {
+				if v, _ := declared.Get(name); v.Supported() {
+					want = append(want, name)
+				}
+			}
+			Expect(want).To(ContainElements("streaming", "preparation"))
+			Expect(p.Supported).To(Equal(want))
 			Expect(reports.DetectProfile(nil)).To(Equal(reports.Profile{}))
 		})
 	})
