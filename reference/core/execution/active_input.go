@@ -25,15 +25,8 @@ var (
 // MaxInputKeyBytes bounds the caller's idempotency key.
 const MaxInputKeyBytes = 256
 
-type inputRequest struct {
-	ev    turn.InputRequested
-	reply chan inputReply
-}
-
-type inputReply struct {
-	in  store.Input
-	err error
-}
+// inputRequest is DeliverInput's call to the runner.
+type inputRequest = call[turn.InputRequested, store.Input]
 
 // DeliverInput gives a running Turn one more active input under the caller's idempotency key: a
 // repeated key with the same content returns the input already recorded, never a second one. The
@@ -50,24 +43,43 @@ func (e *Engine) DeliverInput(turnID, key string, input proto.MessageInput) (sto
 	if err != nil {
 		return store.Input{}, err
 	}
-	req := inputRequest{ev: turn.InputRequested{Key: key, Input: input}, reply: make(chan inputReply, 1)}
+	return ask(r, turnID, r.inputReq, turn.InputRequested{Key: key, Input: input})
+}
+
+// A call is an API request a Turn's runner answers from its loop: the event to step, and where
+// the answer goes.
+type call[E, R any] struct {
+	ev    E
+	reply chan result[R]
+}
+
+type result[R any] struct {
+	val R
+	err error
+}
+
+// ask hands ev to r over ch and waits for the answer; a runner that stops first answers
+// ErrFinished. The call counts as work for Quiesce until the runner has handled it.
+func ask[E, R any](r *runner, turnID string, ch chan call[E, R], ev E) (R, error) {
+	req := call[E, R]{ev: ev, reply: make(chan result[R], 1)}
+	var none R
 	r.requests.Add(1)
 	select {
-	case r.inputReq <- req:
+	case ch <- req:
 	case <-r.stopped:
 		r.requests.Add(-1)
-		return store.Input{}, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
+		return none, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
 	}
 	select {
 	case rep := <-req.reply:
-		return rep.in, rep.err
+		return rep.val, rep.err
 	case <-r.stopped:
-		// The loop ended after taking the request: it answered it first, or never will.
+		// The loop ended after taking the call: it answered it first, or never will.
 		select {
 		case rep := <-req.reply:
-			return rep.in, rep.err
+			return rep.val, rep.err
 		default:
-			return store.Input{}, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
+			return none, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
 		}
 	}
 }
@@ -105,7 +117,7 @@ func (r *runner) onInput(req inputRequest) {
 		r.log.Error("the Turn refused an input", "error", err)
 	}
 	in, _ := r.state.InputByKey(req.ev.Key)
-	req.reply <- inputReply{in: in, err: err}
+	req.reply <- result[store.Input]{val: in, err: err}
 }
 
 func refusal(code string) error {

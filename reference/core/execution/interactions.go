@@ -25,15 +25,8 @@ var (
 	ErrResultImagesUnsupported = errors.New("the Runtime did not declare function_result_images")
 )
 
-type answerRequest struct {
-	ev    turn.Answer
-	reply chan answerReply
-}
-
-type answerReply struct {
-	in  store.Interaction
-	err error
-}
+// answerRequest is Answer's call to the runner.
+type answerRequest = call[turn.Answer, store.Interaction]
 
 // placeholderDelivery stands in for the delivery ID Core draws when it sends the decision, so the
 // caller's answer validates as the frame it becomes.
@@ -52,37 +45,19 @@ func (e *Engine) Answer(turnID, interactionID, key string, answer json.RawMessag
 	if err != nil {
 		return store.Interaction{}, err
 	}
-	req := answerRequest{ev: turn.Answer{ID: interactionID, Key: key, Answer: answer}, reply: make(chan answerReply, 1)}
-	r.requests.Add(1)
-	select {
-	case r.answerReq <- req:
-	case <-r.stopped:
-		r.requests.Add(-1)
-		return store.Interaction{}, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
-	}
-	select {
-	case rep := <-req.reply:
-		return rep.in, rep.err
-	case <-r.stopped:
-		select {
-		case rep := <-req.reply:
-			return rep.in, rep.err
-		default:
-			return store.Interaction{}, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
-		}
-	}
+	return ask(r, turnID, r.answerReq, turn.Answer{ID: interactionID, Key: key, Answer: answer})
 }
 
 // onAnswer validates an answer against the request it answers, steps it and replies.
 func (r *runner) onAnswer(req answerRequest) {
 	in, ok := r.state.Interaction(req.ev.ID)
 	if !ok {
-		req.reply <- answerReply{err: fmt.Errorf("interaction %s: %w", req.ev.ID, ErrNoInteraction)}
+		req.reply <- result[store.Interaction]{err: fmt.Errorf("interaction %s: %w", req.ev.ID, ErrNoInteraction)}
 		return
 	}
 	canon, err := validAnswer(in, req.ev.Answer)
 	if err != nil {
-		req.reply <- answerReply{err: fmt.Errorf("%w: answer to %s %s: %v", ErrInvalid, in.Kind, in.ID, err)}
+		req.reply <- result[store.Interaction]{err: fmt.Errorf("%w: answer to %s %s: %v", ErrInvalid, in.Kind, in.ID, err)}
 		return
 	}
 	req.ev.Answer = canon
@@ -98,7 +73,7 @@ func (r *runner) onAnswer(req answerRequest) {
 		r.log.Error("the Turn refused an answer", "error", err)
 	}
 	in, _ = r.state.Interaction(req.ev.ID)
-	req.reply <- answerReply{in: in, err: err}
+	req.reply <- result[store.Interaction]{val: in, err: err}
 }
 
 // validAnswer decodes an answer strictly as the frame it becomes (with a placeholder delivery_id)
