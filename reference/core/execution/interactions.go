@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -106,6 +108,9 @@ func validAnswer(in store.Interaction, answer json.RawMessage) (json.RawMessage,
 		}
 		if err := v.CheckAnswersBelongTo(&q); err != nil {
 			return nil, err
+		}
+		if mutation.On(mutation.ExplicitNonAnswerDropped) {
+			v.QuestionAnswers = slices.DeleteFunc(v.QuestionAnswers, func(a proto.QuestionAnswer) bool { return len(a.Answers) == 0 })
 		}
 	case *proto.FunctionResultPayload:
 		if v.CallID != "" && v.CallID != in.ID {

@@ -65,4 +65,5 @@ var Core = []Mutant{
 	{FunctionResultByCallID, "FN-06", "function_result is sent with id = call_id instead of the Run ID"},
 	{InvalidRequestFailsTurn, "IA-02", "a permission_request without request_id fails the Turn instead of being dropped"},
 	{DecisionResentAfterReconnect, "CN-40", "after the daemon reconnects, the permission_decision sent on its previous connection is sent again"},
+	{ExplicitNonAnswerDropped, "IA-17", "a user-choice answer of [] (an explicit non-answer) is left out of the decision, as if the question were unanswered"},
 }

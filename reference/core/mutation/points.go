@@ -74,4 +74,5 @@ const (
 	AckRoutedByInteraction       Point = "ack-routed-without-delivery-id"
 	InvalidRequestFailsTurn      Point = "invalid-permission-request-fails-turn"
 	DecisionResentAfterReconnect Point = "decision-resent-after-reconnect"
+	ExplicitNonAnswerDropped     Point = "explicit-non-answer-dropped"
 )
