@@ -84,23 +84,23 @@ func ask[E, R any](r *runner, turnID string, ch chan call[E, R], ev E) (R, error
 	}
 }
 
-// runner finds the runner of a Turn, or says why there is none.
+// runner finds the runner of a Turn, or says why there is none. A Turn whose outcome is recorded
+// is finished even while its runner is still on its way out.
 func (e *Engine) runner(turnID string) (*runner, error) {
-	e.mu.Lock()
-	r := e.runners[turnID]
-	e.mu.Unlock()
-	if r != nil {
-		return r, nil
-	}
 	t, err := e.cfg.Store.Turn(turnID)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("turn %s: %w", turnID, ErrNotFound)
 	case t.Outcome != nil:
 		return nil, fmt.Errorf("turn %s: %w", turnID, ErrFinished)
-	default:
+	}
+	e.mu.Lock()
+	r := e.runners[turnID]
+	e.mu.Unlock()
+	if r == nil {
 		return nil, fmt.Errorf("turn %s is not running in this process", turnID)
 	}
+	return r, nil
 }
 
 // onInput steps an API input request and answers it.

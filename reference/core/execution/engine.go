@@ -243,19 +243,9 @@ func prepareConfiguration(req StartRequest, sessionID string) (proto.PromptReque
 // Cancel asks a Turn to stop. Before start Core abandons the admission (execution_release) and the
 // Turn is cancelled; after start it sends prompt_cancel and the receipt decides the outcome.
 func (e *Engine) Cancel(turnID string) error {
-	e.mu.Lock()
-	r := e.runners[turnID]
-	e.mu.Unlock()
-	if r == nil {
-		t, err := e.cfg.Store.Turn(turnID)
-		switch {
-		case err != nil:
-			return fmt.Errorf("turn %s: %w", turnID, ErrNotFound)
-		case t.Outcome != nil:
-			return fmt.Errorf("turn %s: %w", turnID, ErrFinished)
-		default:
-			return fmt.Errorf("turn %s is not running in this process", turnID)
-		}
+	r, err := e.runner(turnID)
+	if err != nil {
+		return err
 	}
 	r.requests.Add(1)
 	select {
