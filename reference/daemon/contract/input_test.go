@@ -15,8 +15,8 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
-// startTurn sets up an Executor for the script and starts its Turn on the fake clock.
-func startTurn(t *testing.T, fake *clock.Fake, script string) harness.Steerable {
+// startedTurn sets up an Executor for the script and starts its Turn on the fake clock.
+func startedTurn(t *testing.T, fake *clock.Fake, script string) harness.Turn {
 	t.Helper()
 	h := contract.New(fake, proto.AgentKindCapabilities{})
 	e, err := h.NewExecutor(context.Background(), &proto.PromptRequestPayload{AgentOptions: json.RawMessage(`{"contract":` + script + `}`)})
@@ -27,6 +27,13 @@ func startTurn(t *testing.T, fake *clock.Fake, script string) harness.Steerable 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return turn
+}
+
+// startTurn is startedTurn for the input tests: the Turn takes input, and is cancelled at cleanup.
+func startTurn(t *testing.T, fake *clock.Fake, script string) harness.Steerable {
+	t.Helper()
+	turn := startedTurn(t, fake, script)
 	t.Cleanup(func() { _, _ = turn.Cancel(context.Background()) })
 	return turn.(harness.Steerable)
 }

@@ -1,7 +1,6 @@
 package contract_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -17,26 +16,12 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
-func startInteractive(t *testing.T, fake *clock.Fake, script string) harness.Turn {
-	t.Helper()
-	h := contract.New(fake, proto.AgentKindCapabilities{})
-	e, err := h.NewExecutor(context.Background(), &proto.PromptRequestPayload{AgentOptions: json.RawMessage(`{"contract":` + script + `}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn, err := e.Start(context.Background(), "run-1", proto.TextInput("hi"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return turn
-}
-
 // TestInteractionStepsFollowTheScript pins docs/contract-harness.md §3.3: the request goes out, each
 // attempt takes the next `native` answer, only an applied answer ends the wait, and done reports it.
 func TestInteractionStepsFollowTheScript(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	fake := clock.NewFake()
-	turn := startInteractive(t, fake, `{"turn":{"content":"c","events":[
+	turn := startedTurn(t, fake, `{"turn":{"content":"c","events":[
 		{"permission_request":{"request":{"request_id":"p1","tool":"bash","title":"ls"},"native":["not_ready","fails","unimplemented","applied"]}},
 		{"function_call":{"call":{"call_id":"c1","name":"f","arguments":{}}}},
 		{"permission_request":{"request":{"request_id":"p2","tool":"bash","title":"rm"},"withdraw_ms":50}}]}}`)
