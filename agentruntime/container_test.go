@@ -221,6 +221,8 @@ var _ = Describe("Container adapter", Label("container"), Ordered, func() {
 
 		core.Refuse(false)
 		Eventually(healthOf(rt, id)).Should(Equal(ar.Connected))
+		// Core answers before the daemon prints that it dialed.
+		Eventually(logsOf(rt, id)).Should(ContainElement(HaveSuffix(" dialed core")))
 
 		lines, err := rt.Logs(ctx, id, ar.AllLines)
 		Expect(err).NotTo(HaveOccurred())

@@ -99,6 +99,8 @@ var _ = Describe("Local adapter", Label("local"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rec).To(Equal(ar.Ephemeral{}), "a local backend never adopts, and its own live unit is no orphan")
 
+		// Core answers before the daemon prints that it dialed: a SIGTERM in between would lose the line.
+		Eventually(logsOf(rt, id)).Should(ContainElement("dialed core"))
 		t0 := time.Now()
 		Expect(rt.Stop(ctx, id, 10*time.Second)).To(Succeed())
 		Expect(time.Since(t0)).To(BeNumerically("<", 5*time.Second), "the daemon exits on SIGTERM: no wait for the grace")

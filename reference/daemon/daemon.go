@@ -48,6 +48,9 @@ func New(cfg Config) (*Daemon, error) {
 // connection that was established and then lost is redialled at once, but only after the old
 // connection's native work has settled and its Executors are closed.
 func (d *Daemon) Run(ctx context.Context) error {
+	// net/http lets a dial outlive the request that asked for it; closing idle connections also
+	// cancels such dials, so none is left connecting after the daemon stops.
+	defer d.cfg.HTTPClient.CloseIdleConnections()
 	var backoff time.Duration
 	for {
 		connected, err := d.session(ctx)
