@@ -69,7 +69,8 @@ func Open(cfg Config) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, log: cfg.Logger, store: st, changed: make(chan struct{})}
 	c.gw, err = gateway.New(gateway.Config{PublicURL: cfg.PublicURL, Auth: authenticator{st}, Clock: cfg.Clock,
-		Logger: cfg.Logger, HeartbeatSeconds: cfg.HeartbeatSeconds, OnChange: c.notify})
+		Logger: cfg.Logger, HeartbeatSeconds: cfg.HeartbeatSeconds, OnChange: c.notify,
+		OnConnect: func(s *gateway.Session) { c.engine.PrepareConnection(prepConn{s}) }})
 	if err != nil {
 		_ = st.Close()
 		return nil, err
@@ -85,6 +86,7 @@ func Open(cfg Config) (*Core, error) {
 	c.mux = http.NewServeMux()
 	c.gw.Register(c.mux)
 	c.registerAPI(c.mux)
+	c.registerPreparationAPI(c.mux)
 	return c, nil
 }
 

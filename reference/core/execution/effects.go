@@ -53,6 +53,9 @@ func (r *runner) checkDevice() turn.Event {
 	}
 	r.conn = conn
 	hb, known := conn.Capabilities()
+	if ok, state := r.e.preparedOn(r.rec.DeviceID, conn); !ok {
+		return turn.DeviceChecked{Online: true, Heartbeat: hb, Known: known, Unprepared: true, Preparation: state}
+	}
 	return turn.DeviceChecked{Online: true, Heartbeat: hb, Known: known, PrepareID: NewID()}
 }
 

@@ -72,6 +72,8 @@ type Engine struct {
 	runners map[string]*runner
 	closed  bool
 	parked  chan struct{} // closed and replaced whenever a runner parks
+
+	env environments // the connections' Environment preparations (environment.go)
 }
 
 // Errors of Start and Cancel.
@@ -109,7 +111,8 @@ func New(cfg Config) *Engine {
 		cfg.OnChange = func(string) {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, runners: map[string]*runner{}, parked: make(chan struct{})}
+	return &Engine{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, runners: map[string]*runner{}, parked: make(chan struct{}),
+		env: environments{byDevice: map[string]connPrep{}, preparers: map[*preparer]struct{}{}}}
 }
 
 // Reconcile settles the Turns a previous process left in flight (see ReconcileOutcome). Call it
@@ -278,7 +281,7 @@ func (e *Engine) Quiesce(ctx context.Context) error {
 			runners = append(runners, r)
 		}
 		e.mu.Unlock()
-		idle := true
+		idle := e.preparersIdle()
 		for _, r := range runners {
 			if !r.idle() {
 				idle = false

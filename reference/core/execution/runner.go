@@ -24,7 +24,8 @@ type runner struct {
 	cancelReq chan struct{}
 	inputReq  chan inputRequest
 	answerReq chan answerRequest
-	requests  atomic.Int64  // cancellations, inputs and answers sent to the channels above and not yet handled
+	wake      chan struct{} // the device's connection became ready for work (environment.go)
+	requests  atomic.Int64  // cancellations, inputs, answers and wakes sent to the channels above and not yet handled
 	stopped   chan struct{} // closed when the loop returns
 	finished  bool
 
@@ -44,7 +45,7 @@ type runner struct {
 
 func newRunner(e *Engine, t *store.Turn, spec *turn.Spec) *runner {
 	return &runner{e: e, rec: t, state: turn.New(spec), cancelReq: make(chan struct{}, 1),
-		inputReq: make(chan inputRequest, 8), answerReq: make(chan answerRequest, 8), stopped: make(chan struct{}),
+		inputReq: make(chan inputRequest, 8), answerReq: make(chan answerRequest, 8), wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 		log: e.log.With("turn_id", t.ID, "run_id", t.RunID, "device_id", t.DeviceID)}
 }
 
@@ -79,6 +80,12 @@ func (r *runner) loop() {
 		case <-timerC(r.timers[turn.TimerRetry]):
 			r.park(false)
 			r.fired(turn.TimerRetry)
+		case <-r.wake:
+			r.park(false)
+			if r.state.Timers.Has(turn.TimerRetry) {
+				r.fired(turn.TimerRetry) // an unclaimed Turn is claimed now, not at its next retry
+			}
+			r.requests.Add(-1)
 		case <-timerC(r.timers[turn.TimerCancelConfirmation]):
 			r.park(false)
 			r.fired(turn.TimerCancelConfirmation)

@@ -47,6 +47,9 @@ type Config struct {
 	HeartbeatSeconds int
 	// OnChange is called after a connection opened or closed or a capability snapshot changed.
 	OnChange func()
+	// OnConnect, if set, is called with every new connection before it is registered: the
+	// device's Turns find it only after that (Core starts the connection's preparation there).
+	OnConnect func(*Session)
 }
 
 // Gateway serves the daemon routes and owns every connection.
@@ -162,6 +165,9 @@ func (g *Gateway) accept(ws *websocket.Conn, deviceID string, live clock.Timer) 
 	g.sessions[s] = struct{}{}
 	g.wg.Add(1)
 	g.mu.Unlock()
+	if g.cfg.OnConnect != nil {
+		g.cfg.OnConnect(s)
+	}
 	if old := g.registry.register(s); old != nil {
 		old.log.Info("replaced by a newer connection", "newer", s.id)
 		if mutation.On(mutation.RunRoutesInherited) {

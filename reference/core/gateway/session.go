@@ -56,8 +56,10 @@ type Session struct {
 	acks      map[string]*AckWaiter
 	// asks routes a permission request's later frames (permission_cancel, whose id is the
 	// request_id) to its Run: request_id → Run ID. It lives and dies with the connection.
-	asks   map[string]string
-	closed bool
+	asks map[string]string
+	// transfer is the runtime_prepare transfer in progress (prepare.go): one at a time.
+	transfer *TransferWaiter
+	closed   bool
 }
 
 // ID is the connection's generation: unique and increasing within a Gateway.
@@ -211,7 +213,11 @@ func (s *Session) shutdown(why error, code websocket.StatusCode, reason string) 
 		runs, preps, acks := s.runs, s.preps, s.acks
 		s.runs, s.preps, s.acks = map[string]*RunSubscription{}, map[string]*PreparationSubscription{}, map[string]*AckWaiter{}
 		s.asks = map[string]string{}
+		transfer := s.takeTransfer()
 		s.mu.Unlock()
+		if transfer != nil {
+			transfer.s.end(ErrSessionClosed)
+		}
 		for _, r := range runs {
 			r.s.end(ErrSessionClosed)
 		}
@@ -365,6 +371,8 @@ func (s *Session) dispatch(data []byte) {
 		if sub == nil || !sub.offer(Event{Envelope: env, Frame: frame}) {
 			s.log.Debug("dropping a preparation_status", "id", env.ID)
 		}
+	case env.Type == proto.TypeRuntimePrepareResult:
+		s.routeTransferResult(env, frame, perr)
 	case env.Type == proto.TypeInteractionDecisionAck:
 		if perr != nil {
 			s.log.Warn("skipping an invalid interaction_decision_ack", "id", env.ID, "error", perr)

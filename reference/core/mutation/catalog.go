@@ -66,4 +66,12 @@ var Core = []Mutant{
 	{InvalidRequestFailsTurn, "IA-02", "a permission_request without request_id fails the Turn instead of being dropped"},
 	{DecisionResentAfterReconnect, "CN-40", "after the daemon reconnects, the permission_decision sent on its previous connection is sent again"},
 	{ExplicitNonAnswerDropped, "IA-17", "a user-choice answer of [] (an explicit non-answer) is left out of the decision, as if the question were unanswered"},
+	{PrepareExchangeUnbounded, "RP-18", "a runtime_prepare transfer's exchange is never bounded: a receipt that never comes is awaited forever instead of unknown at 195 s"},
+	{PrepareWrongOffsetAccepted, "RP-15", "a received whose offset is not the bytes Core sent is taken as the chunk's receipt instead of unknown"},
+	{PrepareUnlistedCodeRejected, "RP-15", "a rejected receipt with a code the spec does not list is recorded as a rejection instead of unknown"},
+	{PrepareRejectedRetried, "RP-16", "a rejected transfer is begun again (a fresh transfer ID) instead of stopping the preparation"},
+	{PrepareTransfersOverlap, "RP-17", "the next operation's begin is sent as soon as commit is, while the first transfer still awaits completed"},
+	{PrepareEmptyChunkSent, "RP-14", "a zero-size file (or an initialize, a finalize) sends a chunk without data before commit"},
+	{PrepareDisconnectIgnored, "RP-18", "a disconnect mid-transfer leaves the preparation running instead of unknown runtime_preparation_unconfirmed"},
+	{PrepareResentAfterReconnect, "RP-16", "after the daemon reconnects, the runtime_prepare frame last sent on its previous connection is sent again"},
 }

@@ -76,3 +76,15 @@ const (
 	DecisionResentAfterReconnect Point = "decision-resent-after-reconnect"
 	ExplicitNonAnswerDropped     Point = "explicit-non-answer-dropped"
 )
+
+// runtime_prepare (RP, Core side).
+const (
+	PrepareExchangeUnbounded    Point = "prepare-exchange-unbounded"
+	PrepareWrongOffsetAccepted  Point = "prepare-wrong-offset-accepted"
+	PrepareUnlistedCodeRejected Point = "prepare-unlisted-code-rejected"
+	PrepareRejectedRetried      Point = "prepare-rejected-retried"
+	PrepareTransfersOverlap     Point = "prepare-transfers-overlap"
+	PrepareEmptyChunkSent       Point = "prepare-empty-chunk-sent"
+	PrepareDisconnectIgnored    Point = "prepare-disconnect-ignored"
+	PrepareResentAfterReconnect Point = "prepare-resent-after-reconnect"
+)

@@ -22,6 +22,11 @@ func claim(s *State, ev Event) ([]Effect, error) {
 	if !d.Online {
 		return []Effect{note("device offline: the Turn stays unclaimed"), s.scheduleRetry()}, nil
 	}
+	if d.Unprepared {
+		// Nothing was sent for the Turn: it stays queued, for this connection's preparation to
+		// complete or for the device's next connection to prepare again.
+		return []Effect{note("the connection's Environment preparation is " + d.Preparation + ": the Turn stays unclaimed"), s.scheduleRetry()}, nil
+	}
 	dec := s.Spec.policy().Evaluate(s.Spec.policyRequest(), d.Heartbeat, d.Known)
 	effects := []Effect{Journal{Event: store.Event{Kind: store.EventAdmission, Note: dec.String()}}}
 	if dec.Verdict != policy.Allow && !mutation.On(mutation.UndeclaredCapabilityAdmitted) {

@@ -88,6 +88,10 @@ type DeviceChecked struct {
 	Heartbeat *proto.HeartbeatPayload
 	Known     bool
 	PrepareID string
+	// Unprepared: the connection's Environment preparation (runtime_prepare) has not completed,
+	// and work is admitted on a connection only after it has; Preparation says where it stands.
+	Unprepared  bool
+	Preparation string
 }
 
 // PrepareIDIssued answers NewPrepareID.

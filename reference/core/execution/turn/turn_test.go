@@ -320,13 +320,18 @@ func event(t *testing.T, td *datadriven.TestData) turn.Event {
 	return nil
 }
 
-// deviceChecked: device offline | device [unknown] [prepare=ID] [caps=(...)] [kind=K] [unavailable].
+// deviceChecked: device offline | device [unknown] [prepare=ID] [caps=(...)] [kind=K] [unavailable]
+// [unprepared=STATE].
 func deviceChecked(t *testing.T, td *datadriven.TestData) turn.Event {
 	if td.HasArg("offline") {
 		return turn.DeviceChecked{}
 	}
 	d := turn.DeviceChecked{Online: true, Known: !td.HasArg("unknown"), PrepareID: "prep-1"}
 	td.MaybeScanArgs(t, "prepare", &d.PrepareID)
+	if td.HasArg("unprepared") {
+		d.Unprepared = true
+		td.ScanArgs(t, "unprepared", &d.Preparation)
+	}
 	if !d.Known {
 		return d
 	}
