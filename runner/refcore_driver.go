@@ -34,8 +34,10 @@ import (
 //	                     refcore_interactions.go): the payload without delivery_id and call_id is
 //	                     the caller's answer; Core sends it, one decision at a time
 //	device_shutdown      shut the device down
+//	runtime_prepare      nothing: Core prepares every connection on its own, as Begin configured
+//	                     it (see refcore_prepare.go); the first one starts the scenario's Turn
 //
-// A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
+// check.preparation reads the preparation result Core recorded last. A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
 // because the Turn ended before start) names the Turn the scenario started.
 // disconnect {by: core, code: 4001} retires the device; another code closes its connection with
 // it; no code means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
@@ -52,13 +54,15 @@ type refCoreDriver struct {
 	// answered are the interactions answered through the API (see answer in
 	// refcore_interactions.go).
 	answered map[string]bool
+	// prepTriggered: the first runtime_prepare step was seen (see refcore_prepare.go).
+	prepTriggered bool
 }
 
 // Begin keeps the scenario so later triggers can look ahead.
 func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
-	d.sc, d.turnID = sc, ""
+	d.sc, d.turnID, d.prepTriggered = sc, "", false
 	d.inputs, d.answered = map[string]bool{}, map[string]bool{}
-	return nil
+	return d.configurePreparation(sc)
 }
 
 // Advance moves the Core's clock, once Core has handled everything already routed to its Turns
@@ -91,6 +95,8 @@ func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scen
 		return d.startTurn(ctx, st, b)
 	case proto.TypeExecutionStart:
 		return nil
+	case proto.TypeRuntimePrepare:
+		return d.triggerPrepare(ctx, st, b)
 	case proto.TypeExecutionRelease:
 		if d.turnID == "" {
 			return errors.New("execution_release before any Turn was started")
@@ -259,6 +265,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 			return false, got, fmt.Errorf("the Turn's outcome (%s): %w", got, err)
 		}
 		return true, got, nil
+	case c.Preparation != nil:
+		return d.preparationHolds(c.Preparation)
 	}
 	return false, "", fmt.Errorf("unknown check: %w", scriptedruntime.ErrNotApplicable)
 }

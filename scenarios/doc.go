@@ -21,7 +21,11 @@
 // before the steps after it). check.turn reads the Turn record of a Run: status, reason
 // (error_code), engine (engine_error_code), and, when written, preparation_error_code, the usage
 // snapshot (compared member for member as a usage frame's payload: a snapshot replaces, never
-// adds) and content.
+// adds) and content. check.preparation reads the result of the Environment preparation
+// (runtime_prepare) Core ran last, once it has ended: state (completed, rejected, failed or
+// unknown) and, when written, error_code, exit_code and operation (the index of the operation that
+// ended it). A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
+// what a Core is configured to prepare is read from them (begin headers, chunk data concatenated).
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

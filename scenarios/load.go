@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -388,14 +389,17 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation")
 		return nil
+	}
+	if v := f["preparation"]; v != nil {
+		c.Preparation = p.preparationCheck(v)
 	}
 	if v := f["capabilities"]; v != nil {
 		cf := p.fields(v, "check.capabilities", "kind", "declared", "supports", "lacks")
@@ -456,6 +460,38 @@ func (p *parser) check(n *yaml.Node) *Check {
 			if c.Turn.Reason != "" && !proto.KnownTurnReason(c.Turn.Reason) {
 				p.Errorf(v.Line, "check.turn.reason %q is not a listed Turn outcome reason (facts §6.2)", c.Turn.Reason)
 			}
+		}
+	}
+	return c
+}
+
+// preparationCheck reads check.preparation: {state, error_code?, exit_code?, operation?}.
+func (p *parser) preparationCheck(v *yaml.Node) *PreparationCheck {
+	pf := p.fields(v, "check.preparation", "state", "error_code", "exit_code", "operation")
+	if pf == nil {
+		return nil
+	}
+	c := &PreparationCheck{State: p.String(pf["state"], "state"), ErrorCode: p.String(pf["error_code"], "error_code")}
+	if !slices.Contains(PreparationStates, c.State) {
+		p.Errorf(v.Line, "check.preparation.state must be completed, rejected, failed or unknown")
+	}
+	outcome := map[string]string{"rejected": proto.OutcomeRejected, "failed": proto.OutcomeFailed, "unknown": proto.OutcomeUnknown}[c.State]
+	if c.ErrorCode != "" && !proto.KnownRuntimePrepareCode(outcome, c.ErrorCode) {
+		p.Errorf(pf["error_code"].Line, "check.preparation.error_code %q is not a runtime_prepare_result code of %s (facts §4.2)", c.ErrorCode, c.State)
+	}
+	for _, k := range []string{"exit_code", "operation"} {
+		if pf[k] == nil {
+			continue
+		}
+		n, err := strconv.Atoi(pf[k].Value)
+		if err != nil || n < 0 {
+			p.Errorf(pf[k].Line, "check.preparation.%s must be a non-negative integer", k)
+			continue
+		}
+		if k == "exit_code" {
+			c.ExitCode = &n
+		} else {
+			c.Operation = &n
 		}
 	}
 	return c

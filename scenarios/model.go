@@ -239,7 +239,9 @@ type Check struct {
 	Capabilities *CapabilitiesCheck
 	// Turn: the recorded outcome of the Turn of a Run.
 	Turn *TurnCheck
-	Pos  Pos
+	// Preparation: the result of the Environment preparation (runtime_prepare) Core last ran.
+	Preparation *PreparationCheck
+	Pos         Pos
 }
 
 func (c *Check) String() string {
@@ -268,6 +270,8 @@ func (c *Check) String() string {
 			s += fmt.Sprintf(" with content %q", *c.Turn.Content)
 		}
 		return s
+	case c.Preparation != nil:
+		return c.Preparation.String()
 	}
 	return "?"
 }
@@ -329,6 +333,34 @@ type TurnCheck struct {
 	// Content, when not nil, is the outcome's content exactly (done's, or filled from earlier
 	// frames when done's is empty).
 	Content *string
+}
+
+// PreparationCheck checks the result of the Environment preparation Core ran last (on the
+// latest connection): a check waits until it has ended (no longer running).
+type PreparationCheck struct {
+	State string // completed, rejected, failed or unknown
+	// ErrorCode, ExitCode and Operation (the index of the operation that ended it, or the number
+	// of operations once completed) are compared when written.
+	ErrorCode string
+	ExitCode  *int
+	Operation *int
+}
+
+// PreparationStates are the states a preparation ends in.
+var PreparationStates = []string{"completed", "rejected", "failed", "unknown"}
+
+func (c *PreparationCheck) String() string {
+	s := "the preparation ended " + c.State
+	if c.ErrorCode != "" {
+		s += " with " + c.ErrorCode
+	}
+	if c.ExitCode != nil {
+		s += fmt.Sprintf(" (exit_code %d)", *c.ExitCode)
+	}
+	if c.Operation != nil {
+		s += fmt.Sprintf(" at operation %d", *c.Operation)
+	}
+	return s
 }
 
 // FaultArmer arms a scenario's fault step on the relay between the peers. Exactly one of the two
