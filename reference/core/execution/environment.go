@@ -13,6 +13,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/envprep"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -202,6 +203,13 @@ func (p *preparer) onReceipt(ev gateway.Event) {
 		return
 	}
 	r := envprep.Receipt{Invalid: ev.Invalid}
+	if ev.Invalid != nil && mutation.On(mutation.PrepareUnlistedCodeRejected) {
+		// The mutant reads a rejected receipt's code whatever it is (the machine takes it from there).
+		var raw proto.RuntimePrepareResultPayload
+		if json.Unmarshal(ev.Envelope.Payload, &raw) == nil && raw.Outcome == proto.OutcomeRejected {
+			r = envprep.Receipt{Payload: &raw}
+		}
+	}
 	if ev.Invalid == nil {
 		r.Payload, _ = ev.Frame.Payload.(*proto.RuntimePrepareResultPayload)
 		if r.Payload == nil {

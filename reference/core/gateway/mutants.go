@@ -29,6 +29,8 @@ func replayedType() string {
 		return proto.TypePromptCancel
 	case mutation.On(mutation.DecisionResentAfterReconnect):
 		return proto.TypePermissionDecision
+	case mutation.On(mutation.PrepareResentAfterReconnect):
+		return proto.TypeRuntimePrepare
 	}
 	return ""
 }
