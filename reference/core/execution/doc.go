@@ -11,6 +11,14 @@
 // function_call answered by a caller, sent one decision at a time with a fresh delivery_id, its
 // ack awaited at most 15 s and never resent; permission_cancel detaches), ...
 //
+// Every connection of a device with a configured Environment preparation is prepared first
+// (environment.go, decided by the pure machine of package envprep: runtime_prepare, one transfer
+// at a time, 195 s per exchange, a wrong receipt unknown, nothing replayed). A Turn is claimed on
+// a connection only once its preparation completed; until then, and after one that ended rejected,
+// failed or unknown, it stays queued — nothing was sent for it, and protocol-facts §6.2 has no
+// reason for an Environment Core could not prepare — and is claimed at once when a preparation
+// completes (the device's next connection prepares again).
+//
 // What a Turn does is decided by the pure state machine of package turn (turn.Step, with its
 // explicit transition table). This package is its executor: one runner per Turn owns the
 // connection, the subscriptions, the timers and the store writes, turns every input (a frame, an
