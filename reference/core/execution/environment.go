@@ -94,6 +94,16 @@ func (e *Engine) setConnPrep(deviceID string, cp connPrep) {
 	e.env.mu.Unlock()
 }
 
+// endConnPrep records how a connection's preparation ended, unless a newer connection of the
+// device has replaced it meanwhile (its own preparation decides then).
+func (e *Engine) endConnPrep(deviceID string, cp connPrep) {
+	e.env.mu.Lock()
+	if e.env.byDevice[deviceID].conn == cp.conn {
+		e.env.byDevice[deviceID] = cp
+	}
+	e.env.mu.Unlock()
+}
+
 // preparedOn says whether work may be claimed on conn: its preparation completed, or none was
 // configured. A connection the gateway never announced (tests' fakes) has nothing to wait for.
 func (e *Engine) preparedOn(deviceID string, conn Conn) (ok bool, state string) {
@@ -132,7 +142,7 @@ func (e *Engine) wakeDevice(deviceID string) {
 	e.mu.Lock()
 	var rs []*runner
 	for _, r := range e.runners {
-		if r.rec.DeviceID == deviceID {
+		if r.deviceID == deviceID {
 			rs = append(rs, r)
 		}
 	}
@@ -329,7 +339,7 @@ func (p *preparer) finish(r store.PreparationResult) {
 	r.EndedAt = p.e.cfg.Clock.Now().UTC()
 	p.result = r
 	p.journal(store.Event{Kind: store.EventNote, Note: fmt.Sprintf("preparation %s at operation %d: %s %s %s", r.State, r.Operation, r.Outcome, r.ErrorCode, r.Detail)})
-	p.e.setConnPrep(p.conn.DeviceID(), connPrep{conn: p.conn.ID(), state: r.State})
+	p.e.endConnPrep(p.conn.DeviceID(), connPrep{conn: p.conn.ID(), state: r.State})
 	p.record()
 	p.log.Info("environment preparation ended", "state", r.State, "operation", r.Operation, "error_code", r.ErrorCode)
 	if r.State == store.PreparationCompleted {

@@ -16,10 +16,12 @@ import (
 // what the machine may not touch: the connection, the subscriptions, the timers and the store.
 // It turns every input into an event, steps it, and carries out the effects in order.
 type runner struct {
-	e     *Engine
-	log   *slog.Logger
-	rec   *store.Turn // the durable record as last committed
-	state turn.State
+	e   *Engine
+	log *slog.Logger
+	rec *store.Turn // the durable record as last committed
+	// deviceID is rec.DeviceID, which never changes: other goroutines read it (wakeDevice).
+	deviceID string
+	state    turn.State
 
 	cancelReq chan struct{}
 	inputReq  chan inputRequest
@@ -44,7 +46,7 @@ type runner struct {
 }
 
 func newRunner(e *Engine, t *store.Turn, spec *turn.Spec) *runner {
-	return &runner{e: e, rec: t, state: turn.New(spec), cancelReq: make(chan struct{}, 1),
+	return &runner{e: e, rec: t, deviceID: t.DeviceID, state: turn.New(spec), cancelReq: make(chan struct{}, 1),
 		inputReq: make(chan inputRequest, 8), answerReq: make(chan answerRequest, 8), wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 		log: e.log.With("turn_id", t.ID, "run_id", t.RunID, "device_id", t.DeviceID)}
 }
