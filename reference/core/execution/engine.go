@@ -72,6 +72,7 @@ type Engine struct {
 	runners map[string]*runner
 	closed  bool
 	parked  chan struct{} // closed and replaced whenever a runner parks
+	ws      workspaces    // workspace operations (workspace.go)
 }
 
 // Errors of Start and Cancel.
@@ -285,7 +286,7 @@ func (e *Engine) Quiesce(ctx context.Context) error {
 				break
 			}
 		}
-		if idle {
+		if idle && e.workspaceIdle() {
 			return nil
 		}
 		select {

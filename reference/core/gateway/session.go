@@ -57,6 +57,7 @@ type Session struct {
 	// asks routes a permission request's later frames (permission_cancel, whose id is the
 	// request_id) to its Run: request_id → Run ID. It lives and dies with the connection.
 	asks   map[string]string
+	works  map[workKey]*WorkspaceWaiter // workspace results by (type, id): workspace.go
 	closed bool
 }
 
@@ -211,7 +212,10 @@ func (s *Session) shutdown(why error, code websocket.StatusCode, reason string) 
 		runs, preps, acks := s.runs, s.preps, s.acks
 		s.runs, s.preps, s.acks = map[string]*RunSubscription{}, map[string]*PreparationSubscription{}, map[string]*AckWaiter{}
 		s.asks = map[string]string{}
+		works := s.works
+		s.works = nil
 		s.mu.Unlock()
+		endWorkspace(works)
 		for _, r := range runs {
 			r.s.end(ErrSessionClosed)
 		}
@@ -354,6 +358,7 @@ func (s *Session) dispatch(data []byte) {
 		s.onHeartbeat(frame, perr)
 	case known && spec.From != proto.Runtime:
 		s.log.Warn("skipping a Core frame sent by the Runtime", "type", env.Type)
+	case s.dispatchWorkspace(env, frame, perr):
 	case env.Type == proto.TypePreparationStatus:
 		if perr != nil {
 			s.log.Warn("skipping an invalid preparation_status", "id", env.ID, "error", perr)

@@ -76,3 +76,15 @@ const (
 	DecisionResentAfterReconnect Point = "decision-resent-after-reconnect"
 	ExplicitNonAnswerDropped     Point = "explicit-non-answer-dropped"
 )
+
+// Workspace read, write and export (WS, Core side).
+const (
+	WorkspaceWriteUnbounded  Point = "workspace-write-unbounded"
+	WriteReceiptUnchecked    Point = "write-receipt-unchecked"
+	ReadResultUnchecked      Point = "read-result-unchecked"
+	ExportOffsetUnchecked    Point = "export-offset-unchecked"
+	ExportNotCancelled       Point = "export-not-cancelled"
+	WriteNotExclusive        Point = "write-not-exclusive"
+	DisconnectRejectsWrite   Point = "disconnect-rejects-write"
+	ReadAfterReadUnconfirmed Point = "read-after-read-unconfirmed"
+)
