@@ -99,7 +99,7 @@ func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bo
 	}
 	for _, st := range sc.Steps {
 		if st.Index == r.Failure.Step {
-			return st.Kind == scenarios.StepCheck && st.Check != nil && st.Check.Turn != nil
+			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Workspace != nil)
 		}
 	}
 	return false

@@ -21,7 +21,12 @@
 // before the steps after it). check.turn reads the Turn record of a Run: status, reason
 // (error_code), engine (engine_error_code), and, when written, preparation_error_code, the usage
 // snapshot (compared member for member as a usage frame's payload: a snapshot replaces, never
-// adds) and content.
+// adds) and content. check.workspace reads the record of a workspace operation a caller started
+// through Core's API (op: the id its frames carry, as written): state (completed, rejected,
+// failed, unknown), error_code, and what it handed the caller (content: the bytes of a byte read
+// or an export archive, base64, compared byte for byte; directory: the listing). With refuses
+// (read, write or export) and code it makes a caller's request now, on the scenario's Turn, which
+// Core must refuse inside itself with that API error code: nothing of it reaches the wire.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

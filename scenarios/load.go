@@ -388,13 +388,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn")
+	f := p.fields(n, "check", "capabilities", "turn", "workspace")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, workspace")
 		return nil
 	}
 	if v := f["capabilities"]; v != nil {
@@ -419,6 +419,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 				}
 			}
 		}
+	}
+	if v := f["workspace"]; v != nil {
+		c.Workspace = p.workspaceCheck(v)
 	}
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content")

@@ -239,7 +239,10 @@ type Check struct {
 	Capabilities *CapabilitiesCheck
 	// Turn: the recorded outcome of the Turn of a Run.
 	Turn *TurnCheck
-	Pos  Pos
+	// Workspace: a workspace operation's recorded outcome, or a refusal inside Core
+	// (workspace_check.go).
+	Workspace *WorkspaceCheck
+	Pos       Pos
 }
 
 func (c *Check) String() string {
@@ -268,6 +271,8 @@ func (c *Check) String() string {
 			s += fmt.Sprintf(" with content %q", *c.Turn.Content)
 		}
 		return s
+	case c.Workspace != nil:
+		return c.Workspace.String()
 	}
 	return "?"
 }
