@@ -66,4 +66,12 @@ var Core = []Mutant{
 	{InvalidRequestFailsTurn, "IA-02", "a permission_request without request_id fails the Turn instead of being dropped"},
 	{DecisionResentAfterReconnect, "CN-40", "after the daemon reconnects, the permission_decision sent on its previous connection is sent again"},
 	{ExplicitNonAnswerDropped, "IA-17", "a user-choice answer of [] (an explicit non-answer) is left out of the decision, as if the question were unanswered"},
+	{WorkspaceWriteUnbounded, "WS-25", "a workspace write without its completed is awaited forever instead of at most 195 s"},
+	{WriteNotExclusive, "WS-25", "a second workspace write is taken while one is in progress on the same connection"},
+	{DisconnectRejectsWrite, "WS-25", "a write whose receipt a transport error or disconnect cut off is recorded as rejected instead of unknown"},
+	{WriteReceiptUnchecked, "WS-17", "a write receipt is taken without checking its outcome against the step and its offset against the bytes sent"},
+	{ReadResultUnchecked, "WS-05", "a byte read's result is accepted without checking len(data) ≤ max_bytes (and a listing's entries ≤ max_entries)"},
+	{ExportOffsetUnchecked, "WS-28", "an export chunk (or completed) is accepted at any offset, not only at the bytes already delivered"},
+	{ExportNotCancelled, "WS-31", "an export Core stops before completed (invalid result, 180 s bound) is abandoned without cancel"},
+	{ReadAfterReadUnconfirmed, "WS-13", "after read_unconfirmed Core still sends further reads to the same owner"},
 }

@@ -154,4 +154,3 @@ func format(effects []workspace.Effect) string {
 	}
 	return b.String()
 }
-
