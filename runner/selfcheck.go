@@ -90,7 +90,8 @@ func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios
 }
 
 // OnlyTurnChecksNotApplicable reports whether a scripted Runtime's NotApplicable verdict comes from
-// Turn checks alone: the scripted Core keeps no Turn records, so such a check cannot be answered in
+// Turn (or workspace operation) checks alone: the scripted Core keeps no Turn records and serves
+// no workspace API, so such a check cannot be answered in
 // the self-check, while every wire step around it was still played (scriptedruntime goes on after
 // a check it cannot answer).
 func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bool {
