@@ -273,10 +273,10 @@ func (d *refCoreDriver) refuses(c *scenarios.WorkspaceCheck) (bool, string, erro
 	}
 	op, err := d.Core.Workspace(req)
 	if err == nil {
-		return false, "", fmt.Errorf("Core took the workspace %s (operation %s) instead of refusing it with %s", c.Refuses, op.ID, c.Code)
+		return false, "", fmt.Errorf("the reference Core took the workspace %s (operation %s) instead of refusing it with %s", c.Refuses, op.ID, c.Code)
 	}
 	if got := core.WorkspaceRefusal(err); got != c.Code {
-		return false, "", fmt.Errorf("Core refused the workspace %s with %s (%v), want %s", c.Refuses, got, err, c.Code)
+		return false, "", fmt.Errorf("the reference Core refused the workspace %s with %s (%v), want %s", c.Refuses, got, err, c.Code)
 	}
 	return true, c.Code, nil
 }

@@ -212,7 +212,7 @@ func TestWorkspaceUnknownWriteSurvivesRestart(t *testing.T) {
 		t.Fatalf("write: %d %s", code, raw)
 	}
 	_ = d.read() // begin: nothing answers it
-	go func() { // answer Core's close handshake
+	go func() {  // answer Core's close handshake
 		for {
 			if _, _, err := d.ws.Read(context.Background()); err != nil {
 				return
