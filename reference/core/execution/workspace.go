@@ -117,16 +117,17 @@ func (e *Engine) Workspace(req WorkspaceRequest) (*store.WorkspaceOp, error) {
 	if err := e.gates(conn, op); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	closed := e.closed
-	e.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
-	}
 	// Reserved durably before anything reaches the Runtime.
 	if err := e.cfg.Store.PutWorkspaceOp(op); err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return op, nil // reserved: the next ReconcileWorkspace settles it
+	}
+	e.wg.Add(1)
+	e.mu.Unlock()
 	r := newWSRunner(e, conn, op, spec)
 	e.ws.runners[op.ID] = r
 	switch op.Kind {
@@ -135,7 +136,6 @@ func (e *Engine) Workspace(req WorkspaceRequest) (*store.WorkspaceOp, error) {
 	case workspace.Export:
 		e.ws.export[conn.ID()] = op.ID
 	}
-	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
 		defer func() {
