@@ -269,7 +269,7 @@ func (e *Engine) gates(conn WorkspaceConn, op *store.WorkspaceOp) error {
 			return fmt.Errorf("%w (%s)", ErrWriteInProgress, id)
 		}
 	case workspace.Export:
-		if id, busy := e.ws.export[conn.ID()]; busy {
+		if id, busy := e.ws.export[conn.ID()]; busy && !mutation.On(mutation.ExportNotExclusive) {
 			return fmt.Errorf("%w (%s)", ErrExportInProgress, id)
 		}
 	}
@@ -282,7 +282,7 @@ func (e *Engine) gates(conn WorkspaceConn, op *store.WorkspaceOp) error {
 			continue
 		}
 		switch {
-		case op.Kind == workspace.Write && old.Kind == workspace.Write:
+		case op.Kind == workspace.Write && old.Kind == workspace.Write && !mutation.On(mutation.UnknownWriteUngated):
 			return fmt.Errorf("%w (%s)", ErrWriteUnconfirmed, old.ID)
 		case op.Kind == workspace.Read && old.Kind == workspace.Read && old.RunID == op.RunID &&
 			!mutation.On(mutation.ReadAfterReadUnconfirmed):

@@ -74,4 +74,6 @@ var Core = []Mutant{
 	{ExportOffsetUnchecked, "WS-28", "an export chunk (or completed) is accepted at any offset, not only at the bytes already delivered"},
 	{ExportNotCancelled, "WS-31", "an export Core stops before completed (invalid result, 180 s bound) is abandoned without cancel"},
 	{ReadAfterReadUnconfirmed, "WS-13", "after read_unconfirmed Core still sends further reads to the same owner"},
+	{ExportNotExclusive, "WS-31", "a second workspace export is taken while one is in progress on the same connection"},
+	{UnknownWriteUngated, "WS-25", "after a write with an unknown outcome the Session takes the next write: the caller loses the unknown-outcome gate"},
 }

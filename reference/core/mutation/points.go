@@ -87,4 +87,6 @@ const (
 	WriteNotExclusive        Point = "write-not-exclusive"
 	DisconnectRejectsWrite   Point = "disconnect-rejects-write"
 	ReadAfterReadUnconfirmed Point = "read-after-read-unconfirmed"
+	ExportNotExclusive       Point = "export-not-exclusive"
+	UnknownWriteUngated      Point = "unknown-write-ungated"
 )
