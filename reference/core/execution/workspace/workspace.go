@@ -294,14 +294,14 @@ func Step(s State, ev Event) (State, []Effect) {
 			return s.exportResult(e.Payload)
 		}
 	case ResultsClosed:
-		return s.interrupted(fmt.Sprintf("the connection ended before the result (%v)", e.Err), false)
+		return s.interrupted(fmt.Sprintf("the connection ended before the result (%v)", e.Err), CodeExportInterrupted)
 	case TimerFired:
 		if s.Phase == PhasePreparing {
 			return s.preparationEnded(CodePreparationTimedOut, "no ready within "+PreparationBound.String())
 		}
-		return s.interrupted("no result within "+bound(s.spec.Kind).String(), true)
+		return s.interrupted("no result within "+bound(s.spec.Kind).String(), CodeExportTimeout)
 	case SendFailed:
-		return s.interrupted(fmt.Sprintf("a send failed: %v (a transport error is not a rejection)", e.Err), false)
+		return s.interrupted(fmt.Sprintf("a send failed: %v (a transport error is not a rejection)", e.Err), CodeExportInterrupted)
 	}
 	return s, nil
 }
@@ -391,12 +391,13 @@ func (s State) finish(o Outcome, release bool) (State, []Effect) {
 
 // unexpected is a receipt Core cannot accept: never a rejection.
 func (s State) unexpected(why string) (State, []Effect) {
-	return s.interrupted(why, true)
+	return s.interrupted(why, CodeInvalidResult)
 }
 
-// interrupted ends an operation whose result Core did not get. reachable says whether the
-// connection may still carry an export's cancel.
-func (s State) interrupted(why string, reachable bool) (State, []Effect) {
+// interrupted ends an operation whose result Core did not get. exportCode is what an export
+// records: export_interrupted when the connection (or a send on it) failed, so no cancel can be
+// sent; invalid_result or export_timeout when Core stops a live export, which it cancels.
+func (s State) interrupted(why, exportCode string) (State, []Effect) {
 	switch s.spec.Kind {
 	case Write:
 		return s.finish(Outcome{State: StateUnknown, ErrorCode: proto.CodeWriteUnconfirmed, Detail: why}, false)
@@ -409,19 +410,15 @@ func (s State) interrupted(why string, reachable bool) (State, []Effect) {
 	if s.Phase == PhasePreparing {
 		return s.preparationEnded(CodePreparationFailed, why)
 	}
-	code := CodeExportInterrupted
+	reachable := exportCode != CodeExportInterrupted
 	var effects []Effect
 	if reachable {
-		code = CodeInvalidResult
-		if strings.HasPrefix(why, "no result within") {
-			code = CodeExportTimeout
-		}
 		if !mutation.On(mutation.ExportNotCancelled) {
 			effects = append(effects, Send{Envelope: mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID,
 				&proto.WorkspaceExportPayload{Step: proto.ExportCancel}), BestEffort: true, Budget: proto.ExportCancelBudget})
 		}
 	}
-	next, fin := s.finish(Outcome{State: StateFailed, ErrorCode: code, Detail: why}, reachable)
+	next, fin := s.finish(Outcome{State: StateFailed, ErrorCode: exportCode, Detail: why}, reachable)
 	return next, append(effects, fin...)
 }
 
