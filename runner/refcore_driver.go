@@ -36,6 +36,8 @@ import (
 //	device_shutdown      shut the device down
 //	runtime_prepare      nothing: Core prepares every connection on its own, as Begin configured
 //	                     it (see refcore_prepare.go); the first one starts the scenario's Turn
+//	workspace_*, and execution_prepare with workspace_read_only
+//	                     a caller's workspace read, write or export (see refcore_workspace.go)
 //
 // check.preparation reads the preparation result Core recorded last. A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
 // because the Turn ended before start) names the Turn the scenario started.
@@ -56,12 +58,18 @@ type refCoreDriver struct {
 	answered map[string]bool
 	// prepTriggered: the first runtime_prepare step was seen (see refcore_prepare.go).
 	prepTriggered bool
+	// ops are the workspace operations started through the API, by their frames' id as written;
+	// readOnly says Core has made a read-only preparation (refcore_workspace.go).
+	ops      map[string]string
+	readOnly bool
+	refusals int
 }
 
 // Begin keeps the scenario so later triggers can look ahead.
 func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 	d.sc, d.turnID, d.prepTriggered = sc, "", false
 	d.inputs, d.answered = map[string]bool{}, map[string]bool{}
+	d.ops, d.readOnly, d.refusals = map[string]string{}, false, 0
 	return d.configurePreparation(sc)
 }
 
@@ -85,6 +93,9 @@ func (d *refCoreDriver) Trigger(ctx context.Context, st *scenarios.Step, b *scen
 }
 
 func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+	if handled, err := d.workspaceTrigger(ctx, st, b); handled || err != nil {
+		return err
+	}
 	switch st.Frame.Type {
 	case proto.TypeExecutionPrepare:
 		if d.turnID != "" {
@@ -236,6 +247,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		}
 		ok, got := c.Capabilities.Judge(k)
 		return ok, got, nil
+	case c.Workspace != nil:
+		return d.workspaceHolds(c.Workspace, b)
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {

@@ -26,6 +26,12 @@
 // unknown) and, when written, error_code, exit_code and operation (the index of the operation that
 // ended it). A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
 // what a Core is configured to prepare is read from them (begin headers, chunk data concatenated).
+// adds) and content. check.workspace reads the record of a workspace operation a caller started
+// through Core's API (op: the id its frames carry, as written): state (completed, rejected,
+// failed, unknown), error_code, and what it handed the caller (content: the bytes of a byte read
+// or an export archive, base64, compared byte for byte; directory: the listing). With refuses
+// (read, write or export) and code it makes a caller's request now, on the scenario's Turn, which
+// Core must refuse inside itself with that API error code: nothing of it reaches the wire.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

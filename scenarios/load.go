@@ -389,13 +389,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -423,6 +423,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 				}
 			}
 		}
+	}
+	if v := f["workspace"]; v != nil {
+		c.Workspace = p.workspaceCheck(v)
 	}
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content")

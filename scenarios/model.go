@@ -241,7 +241,10 @@ type Check struct {
 	Turn *TurnCheck
 	// Preparation: the result of the Environment preparation (runtime_prepare) Core last ran.
 	Preparation *PreparationCheck
-	Pos         Pos
+	// Workspace: a workspace operation's recorded outcome, or a refusal inside Core
+	// (workspace_check.go).
+	Workspace *WorkspaceCheck
+	Pos       Pos
 }
 
 func (c *Check) String() string {
@@ -272,6 +275,8 @@ func (c *Check) String() string {
 		return s
 	case c.Preparation != nil:
 		return c.Preparation.String()
+	case c.Workspace != nil:
+		return c.Workspace.String()
 	}
 	return "?"
 }

@@ -83,10 +83,16 @@ func Open(cfg Config) (*Core, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("reconciling the store: %w", err)
 	}
+	if _, err := c.engine.ReconcileWorkspace(); err != nil {
+		c.engine.Close()
+		_ = st.Close()
+		return nil, fmt.Errorf("reconciling the workspace operations: %w", err)
+	}
 	c.mux = http.NewServeMux()
 	c.gw.Register(c.mux)
 	c.registerAPI(c.mux)
 	c.registerPreparationAPI(c.mux)
+	c.registerWorkspaceAPI(c.mux)
 	return c, nil
 }
 

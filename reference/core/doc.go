@@ -11,7 +11,9 @@
 //	store      durable devices, Sessions, Turns, outcomes and the event journal in one bbolt file
 //
 // plus the Turn API (Go, and the small JSON HTTP API in api.go): register a device, start a Turn
-// on it, cancel it, read its record, its journal and the device's capability snapshot.
+// on it, cancel it, read its record, its journal and the device's capability snapshot; and read,
+// write and export a Turn's workspace (workspace_api.go; the pure machine of one operation is
+// package execution/workspace, its runner execution/workspace*.go).
 //
 // The reference Core imports no scenario, no scripted peer and not the reference Runtime.
 package core

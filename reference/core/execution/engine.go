@@ -74,6 +74,7 @@ type Engine struct {
 	parked  chan struct{} // closed and replaced whenever a runner parks
 
 	env environments // the connections' Environment preparations (environment.go)
+	ws  workspaces   // workspace operations (workspace.go)
 }
 
 // Errors of Start and Cancel.
@@ -288,7 +289,7 @@ func (e *Engine) Quiesce(ctx context.Context) error {
 				break
 			}
 		}
-		if idle {
+		if idle && e.workspaceIdle() {
 			return nil
 		}
 		select {

@@ -59,6 +59,7 @@ type Session struct {
 	asks map[string]string
 	// transfer is the runtime_prepare transfer in progress (prepare.go): one at a time.
 	transfer *TransferWaiter
+	works    map[workKey]*WorkspaceWaiter // workspace results by (type, id): workspace.go
 	closed   bool
 }
 
@@ -214,10 +215,13 @@ func (s *Session) shutdown(why error, code websocket.StatusCode, reason string) 
 		s.runs, s.preps, s.acks = map[string]*RunSubscription{}, map[string]*PreparationSubscription{}, map[string]*AckWaiter{}
 		s.asks = map[string]string{}
 		transfer := s.takeTransfer()
+		works := s.works
+		s.works = nil
 		s.mu.Unlock()
 		if transfer != nil {
 			transfer.s.end(ErrSessionClosed)
 		}
+		endWorkspace(works)
 		for _, r := range runs {
 			r.s.end(ErrSessionClosed)
 		}
@@ -360,6 +364,7 @@ func (s *Session) dispatch(data []byte) {
 		s.onHeartbeat(frame, perr)
 	case known && spec.From != proto.Runtime:
 		s.log.Warn("skipping a Core frame sent by the Runtime", "type", env.Type)
+	case s.dispatchWorkspace(env, frame, perr):
 	case env.Type == proto.TypePreparationStatus:
 		if perr != nil {
 			s.log.Warn("skipping an invalid preparation_status", "id", env.ID, "error", perr)

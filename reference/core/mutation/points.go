@@ -88,3 +88,17 @@ const (
 	PrepareDisconnectIgnored    Point = "prepare-disconnect-ignored"
 	PrepareResentAfterReconnect Point = "prepare-resent-after-reconnect"
 )
+
+// Workspace read, write and export (WS, Core side).
+const (
+	WorkspaceWriteUnbounded  Point = "workspace-write-unbounded"
+	WriteReceiptUnchecked    Point = "write-receipt-unchecked"
+	ReadResultUnchecked      Point = "read-result-unchecked"
+	ExportOffsetUnchecked    Point = "export-offset-unchecked"
+	ExportNotCancelled       Point = "export-not-cancelled"
+	WriteNotExclusive        Point = "write-not-exclusive"
+	DisconnectRejectsWrite   Point = "disconnect-rejects-write"
+	ReadAfterReadUnconfirmed Point = "read-after-read-unconfirmed"
+	ExportNotExclusive       Point = "export-not-exclusive"
+	UnknownWriteUngated      Point = "unknown-write-ungated"
+)

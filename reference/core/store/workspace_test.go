@@ -1,0 +1,54 @@
+package store
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestReconcileWorkspace: what a stopped Core left pending is settled from its kind alone; what
+// was settled stays as it was, data included.
+func TestReconcileWorkspace(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "core.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ops := []*WorkspaceOp{
+		{ID: "w1", Kind: "write", State: WorkspacePending},
+		{ID: "r1", Kind: "read", State: "completed", Data: []byte("kept")},
+		{ID: "e1", Kind: "export", State: WorkspacePending},
+	}
+	for _, op := range ops {
+		if err := st.PutWorkspaceOp(op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settled, err := st.ReconcileWorkspace(func(kind string) (string, string) {
+		if kind == "write" {
+			return WorkspaceUnknown, "write_unconfirmed"
+		}
+		return "failed", "export_interrupted"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(settled)
+	if diff := cmp.Diff([]string{"e1", "w1"}, settled); diff != "" {
+		t.Fatalf("settled (-want +got):\n%s", diff)
+	}
+	got := map[string]string{}
+	for _, id := range []string{"w1", "r1", "e1"} {
+		op, err := st.WorkspaceOp(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[id] = op.State + " " + op.ErrorCode + " " + string(op.Data)
+	}
+	want := map[string]string{"w1": "unknown write_unconfirmed ", "r1": "completed  kept", "e1": "failed export_interrupted "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("records (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// WorkspaceCheck asks the Core under test about a workspace operation a caller started (the
+// wire cannot show its recorded outcome, nor what Core hands its caller), or makes it refuse one.
+// Exactly one of Op and Refuses is set.
+type WorkspaceCheck struct {
+	// Op names the operation by the id of its frames as the scenario writes them (the core
+	// workspace_read/write/export step's id: a ${placeholder} or a literal).
+	Op Value
+	// State is the recorded outcome: completed, rejected, failed or unknown; ErrorCode its code
+	// ("" when none).
+	State     string
+	ErrorCode string
+	// Content, when set, is the bytes the operation returned to its caller (a byte read's data,
+	// an export's archive), base64 (or a ${placeholder} of it): compared byte for byte.
+	Content *string
+	// Directory, when set, is a template of the listing a directory read returned (the
+	// directory member of workspace_read_result).
+	Directory Value
+	// Refuses is a caller's read, write or export made now on the scenario's Turn, which Core
+	// must refuse inside itself with the API error Code (nothing reaches the wire).
+	Refuses string
+	Code    string
+}
+
+// Workspace operation states a check names.
+var workspaceStates = map[string]bool{"completed": true, "rejected": true, "failed": true, "unknown": true}
+
+func (c *WorkspaceCheck) String() string {
+	if c.Refuses != "" {
+		return fmt.Sprintf("Core refuses a workspace %s with %s", c.Refuses, c.Code)
+	}
+	s := fmt.Sprintf("workspace operation %v is %s", c.Op, c.State)
+	if c.ErrorCode != "" {
+		s += " with " + c.ErrorCode
+	}
+	if c.Content != nil {
+		s += fmt.Sprintf(" returning %d bytes", base64.StdEncoding.DecodedLen(len(*c.Content)))
+	}
+	if c.Directory != nil {
+		s += " listing " + compact(c.Directory)
+	}
+	return s
+}
+
+func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
+	f := p.fields(v, "check.workspace", "op", "state", "error_code", "content", "directory", "refuses", "code")
+	if f == nil {
+		return nil
+	}
+	c := &WorkspaceCheck{State: p.String(f["state"], "state"), ErrorCode: p.String(f["error_code"], "error_code"),
+		Refuses: p.String(f["refuses"], "refuses"), Code: p.String(f["code"], "code")}
+	switch {
+	case (f["op"] == nil) == (f["refuses"] == nil):
+		p.Errorf(v.Line, "check.workspace needs exactly one of op, refuses")
+		return c
+	case f["refuses"] != nil:
+		if c.Refuses != "read" && c.Refuses != "write" && c.Refuses != "export" {
+			p.Errorf(v.Line, "check.workspace.refuses must be read, write or export")
+		}
+		if c.Code == "" {
+			p.Errorf(v.Line, "check.workspace.refuses needs the code Core refuses it with")
+		}
+		for _, k := range []string{"state", "error_code", "content", "directory"} {
+			if f[k] != nil {
+				p.Errorf(f[k].Line, "check.workspace.%s belongs to an op check, not to refuses", k)
+			}
+		}
+		return c
+	}
+	c.Op = p.String(f["op"], "op")
+	p.checkPlaceholders(f["op"])
+	if f["code"] != nil {
+		p.Errorf(f["code"].Line, "check.workspace.code belongs to refuses; an op check names error_code")
+	}
+	if !workspaceStates[c.State] {
+		p.Errorf(v.Line, "check.workspace.state must be completed, rejected, failed or unknown")
+	}
+	if n := f["content"]; n != nil {
+		s := p.String(n, "content")
+		p.checkPlaceholders(n)
+		if _, err := base64.StdEncoding.DecodeString(s); err != nil && !strings.Contains(s, "${") {
+			p.Errorf(n.Line, "check.workspace.content must be base64: %v", err)
+		}
+		c.Content = &s
+	}
+	if n := f["directory"]; n != nil {
+		p.checkPlaceholders(n)
+		c.Directory = p.value(n, "check.workspace.directory")
+	}
+	return c
+}
