@@ -169,7 +169,7 @@ func TestWorkspace(t *testing.T) {
 				}
 				now = now.Add(d)
 				m.Expire(now)
-				return m.String() + "\n"
+				return short(m.String()) + "\n"
 			case "frame":
 				env := proto.Envelope{Type: arg("type", ""), ID: uuidOf(arg("id", "")), Payload: json.RawMessage(strings.TrimSpace(td.Input)), Trace: arg("trace", "")}
 				if strings.TrimSpace(td.Input) == "" {
