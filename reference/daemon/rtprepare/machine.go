@@ -132,6 +132,9 @@ func (s Stage) String() string { return fmt.Sprintf("stage %d bytes", len(s.Data
 func (a Apply) String() string { return "apply" }
 func (c Close) String() string { return "close" }
 
+// Sum is the SHA-256 of the bytes received so far, in lowercase hex.
+func (t *Transfer) Sum() string { return hex.EncodeToString(t.sum.Sum(nil)) }
+
 // Busy reports whether a transfer holds the slot: execution is then resource_unavailable.
 func (c *Conn) Busy() bool { return c.Slot != nil }
 
@@ -211,7 +214,7 @@ func (c *Conn) frame(f Frame) []Effect {
 			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeResourceUnavailable)}
 		}
 		t := c.Slot
-		if t.Received != t.Begin.SizeBytes || (hasBody(t.Begin.Action) && hex.EncodeToString(t.sum.Sum(nil)) != t.Begin.SHA256) {
+		if t.Received != t.Begin.SizeBytes || (hasBody(t.Begin.Action) && t.Sum() != t.Begin.SHA256) {
 			return c.closeSlot(proto.CodeInvalidRequest) // RP-22: nothing is applied
 		}
 		t.Phase = Applying
