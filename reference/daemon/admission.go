@@ -98,6 +98,9 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if code := r.checkEnvironment(cfg, caps); code != "" {
 		return code
 	}
+	if r.prepareBusyLocked() {
+		return proto.CodeResourceUnavailable // a runtime_prepare transfer holds the slot (AD-14)
+	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
 		return proto.CodePreparationCapacity
 	}
@@ -142,7 +145,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 	switch {
 	case cfg.LocalEnvironment != nil && !caps.LocalEnvironment.Supported() && !mutation.On(mutation.LocalEnvironmentUnsupportedOK):
 		return proto.CodeUnsupportedConfiguration
-	case cfg.LocalEnvironment != nil && cfg.LocalEnvironment.WorkspaceDirectory != r.d.cfg.WorkspaceDirectory:
+	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment):
 		return proto.CodeInvalidConfiguration
 	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported():
 		return proto.CodeUnsupportedConfiguration

@@ -20,5 +20,6 @@ func ContractCapabilities() proto.AgentKindCapabilities {
 		"permissions",            // permission and user-choice decisions, answered by package interact
 		"function_tools",         // function_call / function_result, answered by package interact
 		"function_result_images", // image parts of a function result reach the Turn like text
+		"local_environment",      // a real Environment on disk: runtime_prepare installs into it (package environment)
 	)
 }

@@ -37,12 +37,18 @@ type router struct {
 
 	iaMu sync.Mutex // guards ia; never held with mu
 	ia   *interactions
+
+	tr transfers // runtime_prepare, under mu
 }
 
 func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	ctx, cancel := context.WithCancel(context.Background())
+	if d.env != nil {
+		ctx = harness.WithEnvironment(ctx, d.env) // native work runs in the bound Environment
+	}
 	return &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
-		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions()}
+		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions(),
+		tr: newTransfers(d.env != nil)}
 }
 
 // serve heartbeats and dispatches frames until the transport ends, then settles everything the
@@ -140,6 +146,8 @@ func (r *router) dispatch(data []byte) {
 		r.userChoiceDecision(env)
 	case proto.TypeFunctionResult:
 		r.functionResult(env)
+	case proto.TypeRuntimePrepare:
+		r.runtimePrepare(env)
 	case proto.TypeDeviceShutdown:
 		r.deviceShutdown()
 	default:

@@ -61,6 +61,10 @@ func (r *router) start(env proto.Envelope) {
 	if r.closing {
 		return
 	}
+	if r.prepareBusyLocked() {
+		r.reject(env.ID, proto.OperationStart, proto.CodeResourceUnavailable) // AD-32
+		return
+	}
 	g := r.byHandle[p.Handle]
 	if g == nil || (g.reqID != env.ID && !mutation.On(mutation.StartForeignRequestID)) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
@@ -200,6 +204,8 @@ func (r *router) promptRequest(env proto.Envelope) {
 	default:
 		if code := r.checkEnvironment(p, h.Capabilities()); code != "" {
 			reason = "the configuration cannot run here: " + code
+		} else if r.prepareBusyLocked() {
+			reason = "the workspace is busy with a runtime_prepare transfer"
 		} else if p.Input == nil {
 			reason = "prompt_request carries no input"
 		}

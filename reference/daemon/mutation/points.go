@@ -105,4 +105,17 @@ const (
 
 	// The contract Harness's own promises (CH).
 	LenientContractScript Point = "lenient-contract-script"
+
+	// Runtime preparation transfers (RP).
+	PrepareMalformedAfterCommitRejected Point = "prepare-malformed-after-commit-rejected"
+	PrepareMismatchAccepted             Point = "prepare-mismatch-accepted"
+	PrepareBeginWhileBusy               Point = "prepare-begin-while-busy"
+	ExecutionDuringTransfer             Point = "execution-during-transfer"
+	PrepareUnbounded                    Point = "prepare-unbounded"
+	PrepareCommitNotApplied             Point = "prepare-commit-not-applied"
+	PrepareExitCodeDropped              Point = "prepare-exit-code-dropped"
+	PrepareUnconfirmedReleasesSlot      Point = "prepare-unconfirmed-releases-slot"
+	PrepareDuplicateBeginAnswered       Point = "prepare-duplicate-begin-answered"
+	PrepareOffsetNotChecked             Point = "prepare-offset-not-checked"
+	PrepareSHANotChecked                Point = "prepare-sha-not-checked"
 )
