@@ -21,5 +21,9 @@ func ContractCapabilities() proto.AgentKindCapabilities {
 		"function_tools",         // function_call / function_result, answered by package interact
 		"function_result_images", // image parts of a function result reach the Turn like text
 		"local_environment",      // a real Environment on disk: runtime_prepare installs into it (package environment)
+
+		// The workspace family: package workspace on the Environment's workspace.
+		"workspace_read_preparation", // read-only preparations for reads and exports (readonly.go)
+		"workspace_output_export",    // workspace_export: a tar stream of the workspace
 	)
 }

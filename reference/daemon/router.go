@@ -39,6 +39,9 @@ type router struct {
 	ia   *interactions
 
 	tr transfers // runtime_prepare, under mu
+
+	wso     wsOps  // workspace read/write/export, under mu
+	closeWS func() // releases the workspace directory
 }
 
 func newRouter(d *Daemon, ws *websocket.Conn) *router {
@@ -46,9 +49,11 @@ func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	if d.env != nil {
 		ctx = harness.WithEnvironment(ctx, d.env) // native work runs in the bound Environment
 	}
-	return &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
+	r := &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
 		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions(),
 		tr: newTransfers(d.env != nil)}
+	r.wso.m.FS, r.closeWS = d.newWorkspaceFS()
+	return r
 }
 
 // serve heartbeats and dispatches frames until the transport ends, then settles everything the
@@ -148,6 +153,8 @@ func (r *router) dispatch(data []byte) {
 		r.functionResult(env)
 	case proto.TypeRuntimePrepare:
 		r.runtimePrepare(env)
+	case proto.TypeWorkspaceRead, proto.TypeWorkspaceWrite, proto.TypeWorkspaceExport:
+		r.workspaceFrame(env)
 	case proto.TypeDeviceShutdown:
 		r.deviceShutdown()
 	default:
@@ -239,6 +246,10 @@ func (r *router) shutdown() {
 	r.cancel()
 	r.out.close()
 	r.wg.Wait()
+	r.mu.Lock()
+	r.wso.m.Close() // an open export's file
+	r.mu.Unlock()
+	r.closeWS()
 }
 
 // newID returns an unguessable identifier with a readable prefix.

@@ -119,6 +119,18 @@ func (m *Machine) Handle(env proto.Envelope, now time.Time, host Host) []Effect 
 	return nil
 }
 
+// NextDeadline is the earliest instant Expire has work at: a write body's or an export's bound.
+func (m *Machine) NextDeadline() (time.Time, bool) {
+	var at time.Time
+	if w := m.write; w != nil && !w.owned {
+		at = w.deadline
+	}
+	if x := m.export; x != nil && (at.IsZero() || x.deadline.Before(at)) {
+		at = x.deadline
+	}
+	return at, !at.IsZero()
+}
+
 // Expire ends a write body and an export whose bound passed by now; it sends nothing (a later frame
 // for them names an unknown operation). The daemon calls it when their timers fire.
 func (m *Machine) Expire(now time.Time) { m.expire(now) }
