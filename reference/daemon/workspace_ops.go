@@ -119,7 +119,7 @@ func (r *router) startRead(s workspace.StartRead) {
 		})
 	}
 	stop := r.afterFunc(workspace.ReadBudget, func() { finish(workspace.Unconfirmed()) })
-	if held(r.wso.m.FS, s.Request.Path) {
+	if held(r.wso.m.FS, s.Request) {
 		return // scripted: the native read never returns, the budget answers
 	}
 	fs := r.wso.m.FS
@@ -186,9 +186,10 @@ const (
 // scriptedFS is the workspace with the contract Harness's scripted paths.
 type scriptedFS struct{ *workspace.Dir }
 
-func held(fs workspace.FS, path string) bool {
+// held: a scripted byte read whose native side never returns.
+func held(fs workspace.FS, req proto.WorkspaceReadPayload) bool {
 	_, ok := fs.(scriptedFS)
-	return ok && path == scriptHold
+	return ok && req.Operation == proto.ReadBytes && req.Path == scriptHold
 }
 
 func (s scriptedFS) ReadFile(p string, max int) ([]byte, bool, error) {
