@@ -7,6 +7,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 	"github.com/wirecheck/wirecheck/reference/daemon/workspace"
 )
 
@@ -132,7 +133,9 @@ func (r *router) startRead(s workspace.StartRead) {
 
 // workspaceBusyLocked: a write or an export holds the Environment, so execution and
 // runtime_prepare are resource_unavailable (§4.3, WS-24).
-func (r *router) workspaceBusyLocked() bool { return r.wso.m.Busy() }
+func (r *router) workspaceBusyLocked() bool {
+	return r.wso.m.Busy() && !mutation.On(mutation.ExecutionDuringWrite)
+}
 
 // wsHost answers the machine's questions from the admission side, under router.mu.
 type wsHost struct {

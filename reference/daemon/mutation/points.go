@@ -118,4 +118,19 @@ const (
 	PrepareDuplicateBeginAnswered       Point = "prepare-duplicate-begin-answered"
 	PrepareOffsetNotChecked             Point = "prepare-offset-not-checked"
 	PrepareSHANotChecked                Point = "prepare-sha-not-checked"
+
+	// Workspace read, write and export (WS).
+	WriteSHANotChecked            Point = "write-sha-not-checked"
+	WriteOffsetNotChecked         Point = "write-offset-not-checked"
+	WriteBodyUnbounded            Point = "write-body-unbounded"
+	WriteMalformedPendingAnswered Point = "write-malformed-pending-answered"
+	WriteUnconfirmedReleases      Point = "write-unconfirmed-releases"
+	WriteBeginWhileBusy           Point = "write-begin-while-busy"
+	ExecutionDuringWrite          Point = "execution-during-write"
+	ReadCapacityIgnored           Point = "read-capacity-ignored"
+	ReadUnconfirmedOwnerReads     Point = "read-unconfirmed-owner-reads"
+	ReadExecutionHandleAccepted   Point = "read-execution-handle-accepted"
+	SymlinksFollowed              Point = "symlinks-followed"
+	ExportOffsetNotChecked        Point = "export-offset-not-checked"
+	ExportExecutionHandleAccepted Point = "export-execution-handle-accepted"
 )

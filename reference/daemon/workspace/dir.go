@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // Dir is the FS of a real directory. os.Root confines every access to the directory; on top of it
@@ -73,6 +74,9 @@ func kindOf(m fs.FileMode) string {
 // parents checks every proper prefix of p: a directory, never a symlink. create makes a missing
 // one (a directory of mode 0755) instead of failing.
 func (d *Dir) parents(p string, create bool) error {
+	if mutation.On(mutation.SymlinksFollowed) {
+		return nil // os.Root alone: it follows a symlink that stays inside the root
+	}
 	parts := strings.Split(p, "/")
 	for i := 1; i < len(parts); i++ {
 		prefix := strings.Join(parts[:i], "/")
@@ -100,6 +104,10 @@ func (d *Dir) lstat(p string) (fs.FileInfo, error) {
 	if err := d.parents(p, false); err != nil {
 		return nil, err
 	}
+	if mutation.On(mutation.SymlinksFollowed) {
+		fi, err := d.root.Stat(rel(p))
+		return fi, mapErr(err)
+	}
 	fi, err := d.root.Lstat(rel(p))
 	return fi, mapErr(err)
 }
@@ -119,7 +127,11 @@ func (d *Dir) open(p, want string) (*os.File, fs.FileInfo, error) {
 		}
 		return nil, nil, ErrNotFile
 	}
-	f, err := d.root.OpenFile(rel(p), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	flags := os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+	if mutation.On(mutation.SymlinksFollowed) {
+		flags &^= syscall.O_NOFOLLOW
+	}
+	f, err := d.root.OpenFile(rel(p), flags, 0)
 	if err != nil {
 		return nil, nil, mapErr(err)
 	}
@@ -197,7 +209,7 @@ func (d *Dir) WriteFile(p string, data []byte) error {
 	if err := d.parents(p, false); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	if fi, err := d.root.Lstat(p); err == nil {
+	if fi, err := d.lstat(p); err == nil {
 		switch kindOf(fi.Mode()) {
 		case proto.EntryDirectory:
 			return ErrIsDirectory

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // ExportDeadline bounds an export from begin (WS-31; the Runtime applies the same bound).
@@ -66,7 +67,8 @@ func (m *Machine) beginExport(env proto.Envelope, req *proto.WorkspaceExportPayl
 		return exportEnd(env.ID, env.Trace, proto.OutcomeRejected, proto.CodeReadUnsupported, 0)
 	}
 	t := host.Target(req.Handle, "")
-	if m.export != nil || m.write != nil || t.Owner == "" || !t.Open || !t.ReadOnly || t.EnvironmentID != req.EnvironmentID {
+	notReadOnly := !t.ReadOnly && !mutation.On(mutation.ExportExecutionHandleAccepted)
+	if m.export != nil || m.write != nil || t.Owner == "" || !t.Open || notReadOnly || t.EnvironmentID != req.EnvironmentID {
 		return exportEnd(env.ID, env.Trace, proto.OutcomeRejected, proto.CodeResourceUnavailable, 0) // WS-29
 	}
 	stream, err := NewTarStream(m.FS)
@@ -82,7 +84,7 @@ func (m *Machine) next(env proto.Envelope, req *proto.WorkspaceExportPayload) []
 	switch {
 	case x == nil || x.id != env.ID:
 		return exportEnd(env.ID, env.Trace, proto.OutcomeRejected, proto.CodeResourceUnavailable, req.Offset) // WS-29
-	case req.Offset != x.delivered:
+	case req.Offset != x.delivered && !mutation.On(mutation.ExportOffsetNotChecked):
 		x.close()
 		m.export = nil
 		return exportEnd(env.ID, env.Trace, proto.OutcomeFailed, proto.CodeInvalidRequest, x.delivered) // WS-30

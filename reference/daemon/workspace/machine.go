@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // TraceMaxChars bounds the trace a reply echoes: a longer one is dropped (WS-15).
@@ -136,7 +137,7 @@ func (m *Machine) NextDeadline() (time.Time, bool) {
 func (m *Machine) Expire(now time.Time) { m.expire(now) }
 
 func (m *Machine) expire(now time.Time) {
-	if w := m.write; w != nil && !w.owned && !now.Before(w.deadline) {
+	if w := m.write; w != nil && !w.owned && !now.Before(w.deadline) && !mutation.On(mutation.WriteBodyUnbounded) {
 		m.write = nil
 	}
 	if x := m.export; x != nil && !now.Before(x.deadline) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // ReadBudget is the native budget of one admitted read (WS-14): the daemon answers
@@ -35,13 +36,13 @@ func (m *Machine) read(env proto.Envelope, host Host) []Effect {
 	if _, pending := m.reads[env.ID]; pending {
 		return nil // the pending read answers this ID once (WS-08)
 	}
-	if len(m.reads) >= proto.ConcurrentReads {
+	if len(m.reads) >= proto.ConcurrentReads && !mutation.On(mutation.ReadCapacityIgnored) {
 		return readRejected(env.ID, env.Trace, proto.CodeReadCapacity) // WS-09
 	}
 	t := host.Target(req.Handle, req.RunID)
 	switch {
 	case t.Owner == "" || !t.Open, t.EnvironmentID != req.EnvironmentID,
-		req.Handle != "" && !t.ReadOnly, m.stopped[t.Owner]:
+		req.Handle != "" && !t.ReadOnly && !mutation.On(mutation.ReadExecutionHandleAccepted), m.stopped[t.Owner]:
 		return readRejected(env.ID, env.Trace, proto.CodeResourceUnavailable) // WS-10, WS-13
 	case m.FS == nil:
 		return readRejected(env.ID, env.Trace, proto.CodeReadUnsupported) // WS-11
@@ -74,7 +75,7 @@ func (m *Machine) ReadEnded(id string, res proto.WorkspaceReadResultPayload) ([]
 		return nil, fmt.Errorf("no read %q is in flight", id)
 	}
 	delete(m.reads, id)
-	if res.Outcome == proto.OutcomeUnknown {
+	if res.Outcome == proto.OutcomeUnknown && !mutation.On(mutation.ReadUnconfirmedOwnerReads) {
 		if m.stopped == nil {
 			m.stopped = map[string]bool{}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // WriteBodyDeadline bounds a write body from begin to commit (WS-21).
@@ -52,7 +53,7 @@ func (m *Machine) writeFrame(env proto.Envelope, now time.Time, host Host) []Eff
 	}
 	req, err := decodeWrite(env)
 	if err != nil {
-		if m.write != nil && m.write.id == env.ID {
+		if m.write != nil && m.write.id == env.ID && !mutation.On(mutation.WriteMalformedPendingAnswered) {
 			return nil // WS-18: an answer could read as the pending write's result
 		}
 		return writeRejected(env.ID, env.Trace, proto.CodeInvalidRequest)
@@ -87,7 +88,8 @@ func (m *Machine) beginWrite(env proto.Envelope, req *proto.WorkspaceWritePayloa
 		}
 		return writeRejected(env.ID, env.Trace, proto.CodeWriteCapacity) // WS-19
 	}
-	if m.export != nil || len(m.reads) > 0 || host.WriteBlocked(req.EnvironmentID, req.SessionID) != "" {
+	blocked := m.export != nil || len(m.reads) > 0 || host.WriteBlocked(req.EnvironmentID, req.SessionID) != ""
+	if blocked && !mutation.On(mutation.WriteBeginWhileBusy) {
 		return writeRejected(env.ID, env.Trace, proto.CodeResourceUnavailable) // WS-20
 	}
 	m.write = &write{id: env.ID, path: req.Path, sha256: req.SHA256, size: req.SizeBytes,
@@ -111,7 +113,7 @@ func (m *Machine) chunk(env proto.Envelope, req *proto.WorkspaceWritePayload) []
 		return writeRejected(env.ID, env.Trace, proto.CodeResourceUnavailable) // WS-20
 	case w.owned:
 		return writeReply(env.ID, env.Trace, unconfirmedWrite())
-	case req.Offset != int64(w.body.Len()), req.Offset+int64(len(req.Data)) > w.size:
+	case (req.Offset != int64(w.body.Len()) && !mutation.On(mutation.WriteOffsetNotChecked)), req.Offset+int64(len(req.Data)) > w.size && !mutation.On(mutation.WriteOffsetNotChecked):
 		m.write = nil // a gap, a repeat or an overflow closes the write; nothing is installed
 		return writeRejected(env.ID, env.Trace, proto.CodeInvalidRequest)
 	}
@@ -127,12 +129,13 @@ func (m *Machine) commit(env proto.Envelope) []Effect {
 		return writeRejected(env.ID, env.Trace, proto.CodeResourceUnavailable) // WS-20
 	case w.owned:
 		return writeReply(env.ID, env.Trace, unconfirmedWrite())
-	case int64(w.body.Len()) != w.size, hex.EncodeToString(w.digest.Sum(nil)) != w.sha256:
+	case int64(w.body.Len()) != w.size,
+		hex.EncodeToString(w.digest.Sum(nil)) != w.sha256 && !mutation.On(mutation.WriteSHANotChecked):
 		m.write = nil // WS-21: an incomplete or corrupted body never reaches the installer
 		return writeRejected(env.ID, env.Trace, proto.CodeInvalidRequest)
 	}
 	res := install(m.FS, w.path, w.body.Bytes())
-	if res.Outcome == proto.OutcomeUnknown {
+	if res.Outcome == proto.OutcomeUnknown && !mutation.On(mutation.WriteUnconfirmedReleases) {
 		w.owned = true // WS-22: the outcome is unknown, so the write keeps the Environment
 		w.body = bytes.Buffer{}
 	} else {
