@@ -53,6 +53,7 @@ func newRouter(d *Daemon, ws *websocket.Conn) *router {
 		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions(),
 		tr: newTransfers(d.env != nil)}
 	r.wso.m.FS, r.closeWS = d.newWorkspaceFS()
+	r.wso.m.NoExport = !d.exports()
 	return r
 }
 

@@ -37,6 +37,16 @@ func (d *Daemon) newWorkspaceFS() (workspace.FS, func()) {
 	return fs, func() { _ = dir.Close() }
 }
 
+// exports reports whether a Harness declares workspace_output_export.
+func (d *Daemon) exports() bool {
+	for _, h := range d.harnesses {
+		if caps := h.Capabilities(); caps.WorkspaceOutputExport.Supported() {
+			return true
+		}
+	}
+	return false
+}
+
 // workspaceFrame answers one workspace_read, workspace_write or workspace_export frame.
 func (r *router) workspaceFrame(env proto.Envelope) {
 	r.mu.Lock()

@@ -63,7 +63,7 @@ func decodeExport(env proto.Envelope) (*proto.WorkspaceExportPayload, error) {
 }
 
 func (m *Machine) beginExport(env proto.Envelope, req *proto.WorkspaceExportPayload, now time.Time, host Host) []Effect {
-	if m.FS == nil {
+	if m.FS == nil || m.NoExport {
 		return exportEnd(env.ID, env.Trace, proto.OutcomeRejected, proto.CodeReadUnsupported, 0)
 	}
 	t := host.Target(req.Handle, "")

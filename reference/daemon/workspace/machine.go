@@ -92,6 +92,8 @@ func (s StartRead) String() string {
 // (read_unsupported, write_unsupported). The zero value with FS set is ready.
 type Machine struct {
 	FS FS
+	// NoExport: the Runtime declares no workspace_output_export; every export is read_unsupported.
+	NoExport bool
 
 	reads   map[string]pendingRead // by read ID
 	stopped map[string]bool        // owners that answered read_unconfirmed (WS-13)
