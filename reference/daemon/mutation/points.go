@@ -118,4 +118,6 @@ const (
 	PrepareDuplicateBeginAnswered       Point = "prepare-duplicate-begin-answered"
 	PrepareOffsetNotChecked             Point = "prepare-offset-not-checked"
 	PrepareSHANotChecked                Point = "prepare-sha-not-checked"
+	PrepareInvalidBeginAccepted         Point = "prepare-invalid-begin-accepted"
+	PrepareInstalledBeforeCommit        Point = "prepare-installed-before-commit"
 )
