@@ -168,7 +168,11 @@ func (r *router) armTransfer(id string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.tr.staged[id] = &bytes.Buffer{}
+	staged := &bytes.Buffer{}
+	if t := r.tr.m.Slot; t != nil && t.ID == id {
+		staged.Grow(int(t.Begin.SizeBytes)) // one allocation for the declared body (≤ 50 MiB)
+	}
+	r.tr.staged[id] = staged
 	r.tr.deadlines[id] = r.d.cfg.Clock.Now().Add(bound)
 	r.tr.stops[id] = r.afterFunc(bound, func() {
 		r.mu.Lock()
