@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -58,6 +59,12 @@ func newTransfers(serving bool) transfers {
 func (r *router) runtimePrepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.RuntimePreparePayload](env)
 	f := rtprepare.Frame{ID: env.ID, Payload: p, Err: err}
+	if err != nil && mutation.On(mutation.PrepareInvalidBeginAccepted) {
+		var loose proto.RuntimePreparePayload
+		if json.Unmarshal(env.Payload, &loose) == nil && (loose.Step == proto.StepBegin || loose.Step == proto.StepChunk || loose.Step == proto.StepCommit) {
+			p, f.Payload, f.Err, err = &loose, &loose, nil, nil
+		}
+	}
 	if err != nil {
 		r.d.log.Info("runtime_prepare: invalid frame", "id", env.ID, "err", err)
 		f.Payload = nil
@@ -124,6 +131,9 @@ func (r *router) prepareEffects(effects []rtprepare.Effect) {
 		case rtprepare.Stage:
 			r.mu.Lock()
 			r.tr.staged[eff.ID].Write(eff.Data)
+			if mutation.On(mutation.PrepareInstalledBeforeCommit) && r.tr.m.Slot != nil && r.tr.m.Slot.Begin.File != nil {
+				_ = r.d.env.WriteFile(r.tr.m.Slot.Begin.File.Path, r.tr.staged[eff.ID].Bytes())
+			}
 			r.mu.Unlock()
 		case rtprepare.Apply:
 			r.mu.Lock()
@@ -158,7 +168,11 @@ func (r *router) armTransfer(id string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.tr.staged[id] = &bytes.Buffer{}
+	staged := &bytes.Buffer{}
+	if t := r.tr.m.Slot; t != nil && t.ID == id {
+		staged.Grow(int(t.Begin.SizeBytes)) // one allocation for the declared body (≤ 50 MiB)
+	}
+	r.tr.staged[id] = staged
 	r.tr.deadlines[id] = r.d.cfg.Clock.Now().Add(bound)
 	r.tr.stops[id] = r.afterFunc(bound, func() {
 		r.mu.Lock()

@@ -103,6 +103,8 @@ var Runtime = []Mutant{
 	{PrepareDuplicateBeginAnswered, "RP-20", "a duplicate begin with the pending transfer's ID is answered runtime_preparation_capacity instead of nothing"},
 	{PrepareOffsetNotChecked, "RP-22", "a chunk's offset is not compared with the bytes received: a gap is staged as if contiguous"},
 	{PrepareSHANotChecked, "RP-22", "commit applies a body whose SHA-256 does not match the begin's"},
+	{PrepareInvalidBeginAccepted, "RP-19", "a runtime_prepare that decodes but breaks a wire rule (a path outside the workspace, a size past 50 MiB) is served instead of rejected invalid_request"},
+	{PrepareInstalledBeforeCommit, "RP-23", "a file's bytes are written to its destination as chunks arrive, before commit"},
 	{WriteSHANotChecked, "WS-21", "a workspace write commit installs a body whose SHA-256 does not match the begin's"},
 	{WriteOffsetNotChecked, "WS-21", "a write chunk's offset is not compared with the bytes received: a repeat or a gap is appended"},
 	{WriteBodyUnbounded, "WS-21", "a write body has no 120 s bound: its chunks and commit are still taken long after begin"},

@@ -118,6 +118,8 @@ const (
 	PrepareDuplicateBeginAnswered       Point = "prepare-duplicate-begin-answered"
 	PrepareOffsetNotChecked             Point = "prepare-offset-not-checked"
 	PrepareSHANotChecked                Point = "prepare-sha-not-checked"
+	PrepareInvalidBeginAccepted         Point = "prepare-invalid-begin-accepted"
+	PrepareInstalledBeforeCommit        Point = "prepare-installed-before-commit"
 
 	// Workspace read, write and export (WS).
 	WriteSHANotChecked            Point = "write-sha-not-checked"

@@ -154,7 +154,7 @@ func (c *Conn) Apply(ev Event) []Effect {
 			// resource_unavailable.
 			c.Slot = nil
 			delete(c.Seen, ev.ID)
-			return []Effect{Close{ev.ID}}
+			return []Effect{Close(ev)} // the same one-field shape: the expired transfer is the one closed
 		}
 	}
 	return nil
