@@ -74,9 +74,6 @@ func kindOf(m fs.FileMode) string {
 // parents checks every proper prefix of p: a directory, never a symlink. create makes a missing
 // one (a directory of mode 0755) instead of failing.
 func (d *Dir) parents(p string, create bool) error {
-	if mutation.On(mutation.SymlinksFollowed) {
-		return nil // os.Root alone: it follows a symlink that stays inside the root
-	}
 	parts := strings.Split(p, "/")
 	for i := 1; i < len(parts); i++ {
 		prefix := strings.Join(parts[:i], "/")
@@ -90,6 +87,8 @@ func (d *Dir) parents(p string, create bool) error {
 		switch {
 		case err != nil:
 			return mapErr(err)
+		case fi.Mode()&fs.ModeSymlink != 0 && mutation.On(mutation.SymlinksFollowed):
+			// os.Root alone: it follows a symlink that stays inside the root
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return ErrSymlink
 		case !fi.IsDir():
