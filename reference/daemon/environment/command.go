@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"syscall"
@@ -29,6 +30,15 @@ type CommandOutcome struct {
 	Result   Result
 	ExitCode int
 	Err      error
+}
+
+// Shell runs setup commands.
+const Shell = "/bin/sh"
+
+// CanRunSetup reports whether setup commands can run here: the shell exists and is executable.
+func CanRunSetup() bool {
+	fi, err := os.Stat(Shell)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // BasePath is the PATH a setup command starts with, before the configured environment.
@@ -55,7 +65,7 @@ func (e *Environment) RunSetup(ctx context.Context, c clock.Clock, bound time.Du
 	}
 	vars := map[string]string{"PATH": BasePath, "HOME": e.WorkspaceDir()}
 	maps.Copy(vars, env)
-	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd := exec.Command(Shell, "-c", command)
 	cmd.Dir = e.dir + "/" + rel
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
