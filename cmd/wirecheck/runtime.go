@@ -33,6 +33,7 @@ func init() { root.AddCommand(newRuntimeCommand()) }
 func newRuntimeCommand() *cobra.Command {
 	var (
 		server, device, credentialEnv, workspace, logLevel string
+		envRoot, envID, sessionID                          string
 	)
 	cmd := &cobra.Command{
 		Use:   "runtime",
@@ -66,6 +67,7 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 			return runDaemon(ctx, daemon.Config{
 				ServerURL: server, DeviceID: device, Credential: credential,
 				WorkspaceDirectory: workspace, DaemonVersion: buildVersion(), Logger: log,
+				EnvironmentRoot: envRoot, EnvironmentID: envID, SessionID: sessionID,
 			}, log)
 		},
 	}
@@ -74,6 +76,9 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 	f.StringVar(&device, "device", os.Getenv("WIRECHECK_DEVICE_ID"), "the device ID this daemon presents (default $WIRECHECK_DEVICE_ID)")
 	f.StringVar(&credentialEnv, "credential-env", defaultCredentialEnv, "the environment variable that holds the daemon credential")
 	f.StringVar(&workspace, "workspace", "", "the daemon's bound workspace directory (default /workspace)")
+	f.StringVar(&envRoot, "environment-root", "", "the directory of the Environment runtime_prepare installs into (default: a temporary directory removed at exit)")
+	f.StringVar(&envID, "environment-id", "", "the bound Environment ID (default: adopted from the first runtime_prepare begin)")
+	f.StringVar(&sessionID, "session-id", "", "the bound Session ID, with --environment-id")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	return cmd
 }

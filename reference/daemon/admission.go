@@ -53,6 +53,10 @@ func (r *router) prepare(env proto.Envelope) {
 		return
 	}
 	cfg := p.Configuration
+	if cfg.WorkspaceReadOnly {
+		r.grantReadOnlyLocked(env.ID, cfg, hash)
+		return
+	}
 	g := &grant{reqID: env.ID, cfg: cfg}
 	ev := admission.PrepareAccepted{Now: r.d.cfg.Clock.Now(), Expiry: r.d.cfg.AdmissionExpiry, Handle: newID("handle-"),
 		ReadOnly: cfg.WorkspaceReadOnly, Hash: hash}
@@ -89,14 +93,13 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		return proto.CodeUnsupportedPreparation
 	}
 	if cfg.WorkspaceReadOnly {
-		if !caps.WorkspaceReadPreparation.Supported() {
-			return proto.CodeUnsupportedReadPreparation
-		}
-		// The read-only profile arrives with the workspace family.
-		return proto.CodeUnsupportedReadPreparation
+		return r.admitReadOnlyLocked(p, caps)
 	}
 	if code := r.checkEnvironment(cfg, caps); code != "" {
 		return code
+	}
+	if r.prepareBusyLocked() || r.workspaceBusyLocked() {
+		return proto.CodeResourceUnavailable // a runtime_prepare transfer, a write or an export holds the slot (AD-14)
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
 		return proto.CodePreparationCapacity
@@ -142,7 +145,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 	switch {
 	case cfg.LocalEnvironment != nil && !caps.LocalEnvironment.Supported() && !mutation.On(mutation.LocalEnvironmentUnsupportedOK):
 		return proto.CodeUnsupportedConfiguration
-	case cfg.LocalEnvironment != nil && cfg.LocalEnvironment.WorkspaceDirectory != r.d.cfg.WorkspaceDirectory:
+	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment):
 		return proto.CodeInvalidConfiguration
 	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported():
 		return proto.CodeUnsupportedConfiguration

@@ -64,6 +64,10 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 				g.stopExpiry()
 			}
 		case admission.BeginSetup:
+			if g.rec.ReadOnly {
+				native = append(native, func() { r.readOnlyReady(g) })
+				continue
+			}
 			ctx, cancel := context.WithCancel(r.ctx)
 			g.cancelSetup = cancel
 			e := g.exec
@@ -73,6 +77,9 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 				g.cancelSetup() // setup closes the Executor when it returns
 			}
 		case admission.HoldExecutor:
+			if g.exec == nil {
+				continue // a read-only preparation holds no Executor
+			}
 			g.exec.stopIdleLocked()
 			g.exec.state = execAdmitted
 		case admission.IdleExecutor:
@@ -83,11 +90,15 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 				r.idleLocked(g.exec)
 			}
 		case admission.CloseExecutor:
+			if g.exec == nil {
+				continue
+			}
 			e, report := g.exec, eff.ReportFailure
 			native = append(native, func() { r.closeForAdmission(g, e, report) })
 		case admission.OpenRun:
 			rn := newRun(eff.RunID, g.exec)
 			rn.releaseFirst = g.cfg.ReleaseOnCompletion
+			rn.environmentID = environmentOf(&g.cfg)
 			r.runs[rn.id] = rn
 			g.exec.state = execRunning
 		case admission.StartTurn:

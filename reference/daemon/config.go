@@ -18,10 +18,16 @@ type Config struct {
 	Harnesses  []harness.Harness
 	// WorkspaceDirectory is the daemon's bound workspace; a local_environment must name it.
 	WorkspaceDirectory string
-	DaemonVersion      string
-	Clock              clock.Clock
-	Logger             *slog.Logger
-	HTTPClient         *http.Client
+	// EnvironmentRoot is the directory of the Environment on disk (package environment), used when
+	// a Harness declares local_environment. Empty: a temporary directory, removed when Run returns.
+	EnvironmentRoot string
+	// EnvironmentID and SessionID fix the Environment's identity. Empty: the daemon adopts the
+	// identity of the first runtime_prepare begin it accepts.
+	EnvironmentID, SessionID string
+	DaemonVersion            string
+	Clock                    clock.Clock
+	Logger                   *slog.Logger
+	HTTPClient               *http.Client
 	// AdmissionExpiry may lower the 5-minute admission deadline, never raise it.
 	AdmissionExpiry time.Duration
 	// MaxBackoff bounds the wait between reconnection attempts after transient failures.

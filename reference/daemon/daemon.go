@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/environment"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 	"github.com/wirecheck/wirecheck/transport"
 )
@@ -19,6 +20,10 @@ type Daemon struct {
 	log       *slog.Logger
 	harnesses map[string]harness.Harness
 	kinds     []proto.SupportedAgentKind // the advertisement of every heartbeat
+
+	serving bool                     // a Harness declares local_environment: the daemon has an Environment
+	env     *environment.Environment // bound while Run runs
+	bind    binding
 }
 
 // New validates the configuration and every Harness declaration.
@@ -39,7 +44,9 @@ func New(cfg Config) (*Daemon, error) {
 		}
 		d.harnesses[h.Kind()] = h
 		d.kinds = append(d.kinds, proto.SupportedAgentKind{Kind: h.Kind(), Available: h.Available(), Version: h.Version(), Capabilities: &caps})
+		d.serving = d.serving || caps.LocalEnvironment.Supported()
 	}
+	d.bind.environment, d.bind.session = cfg.EnvironmentID, cfg.SessionID
 	return d, nil
 }
 
@@ -51,6 +58,18 @@ func (d *Daemon) Run(ctx context.Context) error {
 	// net/http lets a dial outlive the request that asked for it; closing idle connections also
 	// cancels such dials, so none is left connecting after the daemon stops.
 	defer d.cfg.HTTPClient.CloseIdleConnections()
+	if d.serving {
+		env, err := d.openEnvironment()
+		if err != nil {
+			return err
+		}
+		d.env = env
+		defer func() {
+			if err := env.Close(); err != nil {
+				d.log.Warn("the Environment could not be closed", "err", err)
+			}
+		}()
+	}
 	var backoff time.Duration
 	for {
 		connected, err := d.session(ctx)
@@ -110,4 +129,26 @@ func closeError(err error) error {
 		}
 	}
 	return err
+}
+
+// openEnvironment binds the Environment: Config.EnvironmentRoot, else a temporary directory.
+func (d *Daemon) openEnvironment() (*environment.Environment, error) {
+	if d.cfg.EnvironmentRoot != "" {
+		return environment.Open(d.cfg.EnvironmentRoot)
+	}
+	return environment.Temp()
+}
+
+// bindingApplies checks a local_environment against the daemon's binding (AD-64): the workspace
+// directory is its own, network_access is its policy (enabled) or absent, and the ID is the bound
+// Environment's once one is bound.
+func (d *Daemon) bindingApplies(le *proto.LocalEnvironment) bool {
+	if le.WorkspaceDirectory != d.cfg.WorkspaceDirectory {
+		return false
+	}
+	if le.NetworkAccess != "" && le.NetworkAccess != "enabled" {
+		return false
+	}
+	id := d.bind.environmentID()
+	return id == "" || id == le.ID
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon/input"
 	"github.com/wirecheck/wirecheck/reference/daemon/interact"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
+	"github.com/wirecheck/wirecheck/reference/daemon/rtprepare"
 )
 
 // The mutation points that need more than a changed condition. Every body is guarded by
@@ -274,5 +275,29 @@ func mutateOutcome(o interact.Outcome) interact.Outcome {
 func mutateSettled(m *interact.Machine, a interact.Answer, o interact.Outcome) {
 	if mutation.On(mutation.NotReadyConsumes) && o == interact.NotReady {
 		m.Withdrawn(a.Key)
+	}
+}
+
+// mutatePrepareFrame bends a runtime_prepare frame before the transfer machine sees it.
+func mutatePrepareFrame(m *rtprepare.Conn, f *rtprepare.Frame) {
+	t := m.Slot
+	if f.Payload == nil || t == nil || t.ID != f.ID || t.Phase != rtprepare.Pending {
+		return
+	}
+	switch f.Payload.Step {
+	case proto.StepChunk:
+		if mutation.On(mutation.PrepareOffsetNotChecked) {
+			p := *f.Payload
+			p.Offset = t.Received
+			f.Payload = &p
+		}
+	case proto.StepCommit:
+		if mutation.On(mutation.PrepareSHANotChecked) {
+			t.Begin.SHA256 = t.Sum()
+		}
+	case proto.StepBegin:
+		if mutation.On(mutation.PrepareDuplicateBeginAnswered) {
+			delete(m.Seen, f.ID) // no longer known as this transfer: the held slot answers capacity
+		}
 	}
 }

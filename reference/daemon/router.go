@@ -37,12 +37,24 @@ type router struct {
 
 	iaMu sync.Mutex // guards ia; never held with mu
 	ia   *interactions
+
+	tr transfers // runtime_prepare, under mu
+
+	wso     wsOps  // workspace read/write/export, under mu
+	closeWS func() // releases the workspace directory
 }
 
 func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
-		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions()}
+	if d.env != nil {
+		ctx = harness.WithEnvironment(ctx, d.env) // native work runs in the bound Environment
+	}
+	r := &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
+		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions(),
+		tr: newTransfers(d.env != nil)}
+	r.wso.m.FS, r.closeWS = d.newWorkspaceFS()
+	r.wso.m.NoExport = !d.exports()
+	return r
 }
 
 // serve heartbeats and dispatches frames until the transport ends, then settles everything the
@@ -140,6 +152,10 @@ func (r *router) dispatch(data []byte) {
 		r.userChoiceDecision(env)
 	case proto.TypeFunctionResult:
 		r.functionResult(env)
+	case proto.TypeRuntimePrepare:
+		r.runtimePrepare(env)
+	case proto.TypeWorkspaceRead, proto.TypeWorkspaceWrite, proto.TypeWorkspaceExport:
+		r.workspaceFrame(env)
 	case proto.TypeDeviceShutdown:
 		r.deviceShutdown()
 	default:
@@ -231,6 +247,10 @@ func (r *router) shutdown() {
 	r.cancel()
 	r.out.close()
 	r.wg.Wait()
+	r.mu.Lock()
+	r.wso.m.Close() // an open export's file
+	r.mu.Unlock()
+	r.closeWS()
 }
 
 // newID returns an unguessable identifier with a readable prefix.

@@ -24,6 +24,8 @@ type run struct {
 	// releaseFirst (release_on_completion): the Executor is released before done is forwarded.
 	releaseFirst bool
 	inputs       *runInputs // active input (prompt_steer)
+	// environmentID is the Run's frozen Environment: workspace reads must name it.
+	environmentID string
 }
 
 func newRun(id string, e *executor) *run {
@@ -59,6 +61,10 @@ func (r *router) start(env proto.Envelope) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closing {
+		return
+	}
+	if r.prepareBusyLocked() || r.workspaceBusyLocked() {
+		r.reject(env.ID, proto.OperationStart, proto.CodeResourceUnavailable) // AD-32, WS-24
 		return
 	}
 	g := r.byHandle[p.Handle]
@@ -200,6 +206,8 @@ func (r *router) promptRequest(env proto.Envelope) {
 	default:
 		if code := r.checkEnvironment(p, h.Capabilities()); code != "" {
 			reason = "the configuration cannot run here: " + code
+		} else if r.prepareBusyLocked() || r.workspaceBusyLocked() {
+			reason = "the workspace is busy with a runtime_prepare transfer, a write or an export"
 		} else if p.Input == nil {
 			reason = "prompt_request carries no input"
 		}
@@ -213,6 +221,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	r.executors[e.id] = e
 	rn := newRun(runID, e)
 	rn.releaseFirst = p.ReleaseOnCompletion
+	rn.environmentID = environmentOf(p)
 	r.runs[runID] = rn
 	r.mu.Unlock()
 	cfg := *p

@@ -3,6 +3,7 @@ package contract_test
 import (
 	"encoding/json"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,8 @@ func FuzzParse(f *testing.F) {
 		`{"contract":{"turn":{"input":{"unimplemented":true,"by_id":{"x":{"write_fails":true,"reject_late":true}}}}}}`,
 		`{"contract":{"turn":{"events":[{"permission_request":{"request":{"request_id":"p","tool":"t","title":"x"},"native":["not_ready","applied"],"withdraw_ms":5}},{"prompt_for_user_choice":{"prompt":{"ask_id":"a","questions":[{"id":"q","question":"?","options":[{"label":"l"}]}]}}},{"function_call":{"call":{"call_id":"c","name":"f","arguments":{}},"native":["fails"]}}]}}}`,
 		`{"contract":{"turn":{"events":[{"permission_request":{"request":{"request_id":" ","tool":"t","title":"x"},"native":["maybe"]}}]}}}`,
+		`{"contract":{"turn":{"inspect":{"files":["/workspace/a","/workspace"],"env":["A"],"skills":true,"plugins":true}}}}`,
+		`{"contract":{"turn":{"inspect":{"files":["/workspace/../a"],"env":["="]}}}}`,
 		`[]`, `{"contract":null}`,
 	} {
 		f.Add([]byte(s))
@@ -34,6 +37,18 @@ func FuzzParse(f *testing.F) {
 			for _, b := range append(slices.Collect(maps.Values(in.ByID)), valueOr(in.Default)) {
 				if count(b.WriteHangs, b.WriteFails, b.Reject) > 1 || count(b.NoAccept, b.RejectLate) > 1 {
 					t.Fatalf("accepted a contradictory input behaviour %+v: %s", b, data)
+				}
+			}
+		}
+		if in := s.Turn.Inspect; in != nil {
+			for _, f := range in.Files {
+				if f != "/workspace" && (!strings.HasPrefix(f, "/workspace/") || path.Clean(f) != f) {
+					t.Fatalf("accepted an inspect path outside the workspace %q: %s", f, data)
+				}
+			}
+			for _, n := range in.Env {
+				if n == "" || strings.Contains(n, "=") {
+					t.Fatalf("accepted an inspect env name %q: %s", n, data)
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/environment"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
@@ -50,7 +51,7 @@ func (h *Harness) NewExecutor(ctx context.Context, cfg *proto.PromptRequestPaylo
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{h: h, script: script, nativeSession: script.NativeSession}
+	e := &Executor{h: h, script: script, nativeSession: script.NativeSession, env: harness.EnvironmentFrom(ctx)}
 	if e.nativeSession == "" {
 		e.nativeSession = cfg.AgentSessionID
 	}
@@ -70,6 +71,7 @@ type Executor struct {
 	h             *Harness
 	script        *Script
 	nativeSession string
+	env           *environment.Environment // the Runtime's bound Environment (nil: none)
 	mu            sync.Mutex
 	closed        int
 }
@@ -165,16 +167,23 @@ func (t *Turn) run() {
 	}
 	done := &proto.DonePayload{Content: t.script.Content, Usage: t.script.Usage, Metadata: t.script.Metadata}
 	t.mu.Lock()
-	if len(t.outcomes) > 0 {
+	extra := maps.Clone(t.outcomes)
+	t.mu.Unlock()
+	if t.script.Inspect != nil {
+		if extra == nil {
+			extra = map[string]string{}
+		}
+		maps.Copy(extra, inspect(t.e.env, t.script.Inspect))
+	}
+	if len(extra) > 0 {
 		// A copy: the script's map serves every Turn of the Executor.
 		md := maps.Clone(done.Metadata)
 		if md == nil {
 			md = map[string]string{}
 		}
-		maps.Copy(md, t.outcomes)
+		maps.Copy(md, extra)
 		done.Metadata = md
 	}
-	t.mu.Unlock()
 	if t.e.nativeSession != "" {
 		if done.Metadata == nil {
 			done.Metadata = map[string]string{}

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
@@ -57,6 +59,40 @@ type TurnScript struct {
 	StartFails bool `json:"start_fails,omitempty" wire:"opt"`
 	// Input: how the Turn answers active input (prompt_steer).
 	Input *InputScript `json:"input,omitempty" wire:"opt"`
+	// Inspect: done.metadata reports what the bound Environment holds when the Turn ends
+	// (docs/contract-harness.md, "Environment preparation").
+	Inspect *Inspect `json:"inspect,omitempty" wire:"opt"`
+}
+
+// Inspect names what a Turn reports of the Environment in done.metadata.
+type Inspect struct {
+	Files   []string `json:"files,omitempty" wire:"opt"`   // logical paths: /workspace or below it, clean
+	Env     []string `json:"env,omitempty" wire:"opt"`     // configured environment variable names
+	Skills  bool     `json:"skills,omitempty" wire:"opt"`  // the installed skill names
+	Plugins bool     `json:"plugins,omitempty" wire:"opt"` // the occupied plugin slots and their names
+}
+
+// MaxInspected bounds turn.inspect.files and turn.inspect.env each.
+const MaxInspected = 64
+
+func (in *Inspect) check() error {
+	if in == nil {
+		return nil
+	}
+	if len(in.Files) > MaxInspected || len(in.Env) > MaxInspected {
+		return fmt.Errorf(": at most %d files and %d env names", MaxInspected, MaxInspected)
+	}
+	for i, f := range in.Files {
+		if f != "/workspace" && (!strings.HasPrefix(f, "/workspace/") || path.Clean(f) != f || strings.ContainsAny(f, "\\\x00")) {
+			return fmt.Errorf(".files[%d]: %q is not /workspace or a clean path below it", i, f)
+		}
+	}
+	for i, n := range in.Env {
+		if n == "" || strings.ContainsAny(n, "=\x00") {
+			return fmt.Errorf(".env[%d]: %q is not a variable name (non-empty, no = or NUL)", i, n)
+		}
+	}
+	return nil
 }
 
 // InputScript scripts how a Turn takes active input.
@@ -217,6 +253,9 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 	if s.Turn != nil {
 		if err := s.Turn.Input.check(); err != nil {
 			return nil, fmt.Errorf("agent_options.contract.turn.input%w", err)
+		}
+		if err := s.Turn.Inspect.check(); err != nil {
+			return nil, fmt.Errorf("agent_options.contract.turn.inspect%w", err)
 		}
 		for i, e := range s.Turn.Events {
 			if n := e.members(); n != 1 {

@@ -105,4 +105,34 @@ const (
 
 	// The contract Harness's own promises (CH).
 	LenientContractScript Point = "lenient-contract-script"
+
+	// Runtime preparation transfers (RP).
+	PrepareMalformedAfterCommitRejected Point = "prepare-malformed-after-commit-rejected"
+	PrepareMismatchAccepted             Point = "prepare-mismatch-accepted"
+	PrepareBeginWhileBusy               Point = "prepare-begin-while-busy"
+	ExecutionDuringTransfer             Point = "execution-during-transfer"
+	PrepareUnbounded                    Point = "prepare-unbounded"
+	PrepareCommitNotApplied             Point = "prepare-commit-not-applied"
+	PrepareExitCodeDropped              Point = "prepare-exit-code-dropped"
+	PrepareUnconfirmedReleasesSlot      Point = "prepare-unconfirmed-releases-slot"
+	PrepareDuplicateBeginAnswered       Point = "prepare-duplicate-begin-answered"
+	PrepareOffsetNotChecked             Point = "prepare-offset-not-checked"
+	PrepareSHANotChecked                Point = "prepare-sha-not-checked"
+	PrepareInvalidBeginAccepted         Point = "prepare-invalid-begin-accepted"
+	PrepareInstalledBeforeCommit        Point = "prepare-installed-before-commit"
+
+	// Workspace read, write and export (WS).
+	WriteSHANotChecked            Point = "write-sha-not-checked"
+	WriteOffsetNotChecked         Point = "write-offset-not-checked"
+	WriteBodyUnbounded            Point = "write-body-unbounded"
+	WriteMalformedPendingAnswered Point = "write-malformed-pending-answered"
+	WriteUnconfirmedReleases      Point = "write-unconfirmed-releases"
+	WriteBeginWhileBusy           Point = "write-begin-while-busy"
+	ExecutionDuringWrite          Point = "execution-during-write"
+	ReadCapacityIgnored           Point = "read-capacity-ignored"
+	ReadUnconfirmedOwnerReads     Point = "read-unconfirmed-owner-reads"
+	ReadExecutionHandleAccepted   Point = "read-execution-handle-accepted"
+	SymlinksFollowed              Point = "symlinks-followed"
+	ExportOffsetNotChecked        Point = "export-offset-not-checked"
+	ExportExecutionHandleAccepted Point = "export-execution-handle-accepted"
 )

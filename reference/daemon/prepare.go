@@ -1,0 +1,300 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/environment"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
+	"github.com/wirecheck/wirecheck/reference/daemon/rtprepare"
+)
+
+// binding is the Environment identity the daemon serves: fixed by Config, or adopted from the
+// first begin it accepts. It outlives connections (the Environment is the daemon's).
+type binding struct {
+	mu                   sync.Mutex
+	environment, session string
+}
+
+// mismatch reports whether a begin names another Environment or Session than the bound one.
+func (b *binding) mismatch(envID, session string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.environment != "" && (b.environment != envID || b.session != session)
+}
+
+func (b *binding) adopt(envID, session string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.environment == "" {
+		b.environment, b.session = envID, session
+	}
+}
+
+func (b *binding) environmentID() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.environment
+}
+
+// transfers is the router's runtime_prepare state: the pure machine (under router.mu) and what
+// the daemon needs to carry out its effects.
+type transfers struct {
+	m         rtprepare.Conn
+	staged    map[string]*bytes.Buffer
+	deadlines map[string]time.Time
+	stops     map[string]func()
+}
+
+func newTransfers(serving bool) transfers {
+	return transfers{m: rtprepare.Conn{Serving: serving}, staged: map[string]*bytes.Buffer{},
+		deadlines: map[string]time.Time{}, stops: map[string]func(){}}
+}
+
+// runtimePrepare answers one runtime_prepare frame (protocol-facts §4.2).
+func (r *router) runtimePrepare(env proto.Envelope) {
+	p, err := proto.Decode[proto.RuntimePreparePayload](env)
+	f := rtprepare.Frame{ID: env.ID, Payload: p, Err: err}
+	if err != nil && mutation.On(mutation.PrepareInvalidBeginAccepted) {
+		var loose proto.RuntimePreparePayload
+		if json.Unmarshal(env.Payload, &loose) == nil && (loose.Step == proto.StepBegin || loose.Step == proto.StepChunk || loose.Step == proto.StepCommit) {
+			p, f.Payload, f.Err, err = &loose, &loose, nil, nil
+		}
+	}
+	if err != nil {
+		r.d.log.Info("runtime_prepare: invalid frame", "id", env.ID, "err", err)
+		f.Payload = nil
+		if mutation.On(mutation.PrepareMalformedAfterCommitRejected) {
+			r.mu.Lock()
+			phase := r.tr.m.Seen[env.ID]
+			r.mu.Unlock()
+			if phase == rtprepare.Applying || phase == rtprepare.Spent {
+				r.prepareReply(env.ID, proto.RuntimePrepareResultPayload{Outcome: proto.OutcomeRejected, ErrorCode: proto.CodeInvalidRequest})
+				return
+			}
+		}
+	} else if p.Step == proto.StepBegin {
+		f.Mismatch = r.d.bind.mismatch(p.EnvironmentID, p.SessionID) && !mutation.On(mutation.PrepareMismatchAccepted)
+	}
+	r.mu.Lock()
+	if r.closing {
+		r.mu.Unlock()
+		return
+	}
+	f.Busy = (r.executionBusyLocked() || r.workspaceBusyLocked()) && !mutation.On(mutation.PrepareBeginWhileBusy)
+	mutatePrepareFrame(&r.tr.m, &f)
+	effects := r.tr.m.Apply(f)
+	r.mu.Unlock()
+	for _, eff := range effects {
+		if rep, ok := eff.(rtprepare.Reply); ok && rep.Result.Outcome == proto.OutcomeReady {
+			r.d.bind.adopt(p.EnvironmentID, p.SessionID) // the first begin accepted binds the Environment
+		}
+	}
+	r.prepareEffects(effects)
+}
+
+// executionBusyLocked: a Run, a live Executor or an owned admission exists (RP-21).
+func (r *router) executionBusyLocked() bool {
+	if len(r.runs) > 0 {
+		return true
+	}
+	for _, e := range r.executors {
+		if e.state != execClosed {
+			return true
+		}
+	}
+	for _, g := range r.records {
+		if g.rec.Owned() {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareBusyLocked: a transfer holds the connection's slot, so execution is resource_unavailable.
+func (r *router) prepareBusyLocked() bool {
+	return r.tr.m.Busy() && !mutation.On(mutation.ExecutionDuringTransfer)
+}
+
+// prepareEffects carries out the machine's effects in order.
+func (r *router) prepareEffects(effects []rtprepare.Effect) {
+	for _, eff := range effects {
+		switch eff := eff.(type) {
+		case rtprepare.Reply:
+			r.prepareReply(eff.ID, eff.Result)
+		case rtprepare.Arm:
+			r.armTransfer(eff.ID)
+		case rtprepare.Stage:
+			r.mu.Lock()
+			r.tr.staged[eff.ID].Write(eff.Data)
+			if mutation.On(mutation.PrepareInstalledBeforeCommit) && r.tr.m.Slot != nil && r.tr.m.Slot.Begin.File != nil {
+				_ = r.d.env.WriteFile(r.tr.m.Slot.Begin.File.Path, r.tr.staged[eff.ID].Bytes())
+			}
+			r.mu.Unlock()
+		case rtprepare.Apply:
+			r.mu.Lock()
+			begin := r.tr.m.Slot.Begin
+			body := r.tr.staged[eff.ID].Bytes()
+			deadline := r.tr.deadlines[eff.ID]
+			r.stopTransferLocked(eff.ID) // the bound now belongs to the apply
+			r.mu.Unlock()
+			r.goOwned(func() {
+				a := r.applyTransfer(begin, body, deadline)
+				a.ID = eff.ID
+				r.mu.Lock()
+				effects := r.tr.m.Apply(a)
+				r.mu.Unlock()
+				r.prepareEffects(effects)
+			})
+		case rtprepare.Close:
+			r.mu.Lock()
+			r.stopTransferLocked(eff.ID)
+			delete(r.tr.staged, eff.ID)
+			delete(r.tr.deadlines, eff.ID)
+			r.mu.Unlock()
+		}
+	}
+}
+
+// armTransfer starts the 120 s bound of a transfer on the daemon's clock (RP-23).
+func (r *router) armTransfer(id string) {
+	bound := proto.TransferBodyDeadline
+	if mutation.On(mutation.PrepareUnbounded) {
+		bound = 1000 * time.Hour
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	staged := &bytes.Buffer{}
+	if t := r.tr.m.Slot; t != nil && t.ID == id {
+		staged.Grow(int(t.Begin.SizeBytes)) // one allocation for the declared body (≤ 50 MiB)
+	}
+	r.tr.staged[id] = staged
+	r.tr.deadlines[id] = r.d.cfg.Clock.Now().Add(bound)
+	r.tr.stops[id] = r.afterFunc(bound, func() {
+		r.mu.Lock()
+		effects := r.tr.m.Apply(rtprepare.Expired{ID: id})
+		r.mu.Unlock()
+		r.prepareEffects(effects)
+	})
+}
+
+func (r *router) stopTransferLocked(id string) {
+	if stop := r.tr.stops[id]; stop != nil {
+		stop()
+		delete(r.tr.stops, id)
+	}
+}
+
+// prepareReply sends a runtime_prepare_result within its 5 s send budget (RP-23): a send that
+// cannot complete in time is abandoned, never retried.
+func (r *router) prepareReply(id string, res proto.RuntimePrepareResultPayload) {
+	if err := sendWithin(r.d.cfg.Clock, r.out.enqueue(proto.MustEnvelope(proto.TypeRuntimePrepareResult, id, &res)), proto.ReceiptSendBudget); err != nil {
+		r.d.log.Warn("a runtime_prepare result could not be sent", "transfer", id, "err", err)
+	}
+}
+
+// applyTransfer installs a committed transfer in the Environment (docs/contract-harness.md,
+// "Environment preparation"). A setup command runs until the transfer's deadline at most.
+func (r *router) applyTransfer(b proto.RuntimePreparePayload, body []byte, deadline time.Time) rtprepare.Applied {
+	env := r.d.env
+	if mutation.On(mutation.PrepareCommitNotApplied) {
+		return rtprepare.Applied{Outcome: rtprepare.Completed}
+	}
+	var err error
+	switch b.Action {
+	case proto.ActionFile:
+		err = env.WriteFile(b.File.Path, body)
+	case proto.ActionSkill:
+		err = env.InstallSkill(environment.Capability{Name: b.Skill.Name, Description: b.Skill.Description, Body: body})
+	case proto.ActionPlugin:
+		err = env.InstallPlugin(b.Slot, environment.Capability{Name: b.Plugin.Name, Description: b.Plugin.Description, Body: body})
+	case proto.ActionFinalize:
+		err = r.checkSources(b.Sources)
+	case proto.ActionInitialize:
+		return r.initialize(b.Initialization, deadline)
+	}
+	switch {
+	case err == nil:
+		return rtprepare.Applied{Outcome: rtprepare.Completed}
+	case errors.Is(err, environment.ErrUnsafe):
+		r.d.log.Info("runtime_prepare: refused", "err", err)
+		return rtprepare.Applied{Outcome: rtprepare.Refused}
+	case errors.Is(err, environment.ErrInvalidContent), errors.Is(err, errMissingSource):
+		r.d.log.Info("runtime_prepare: failed", "err", err)
+		return rtprepare.Applied{Outcome: rtprepare.Failed}
+	}
+	r.d.log.Warn("runtime_prepare: apply unconfirmed", "err", err)
+	return rtprepare.Applied{Outcome: rtprepare.Unconfirmed}
+}
+
+var errMissingSource = errors.New("a finalize source is not installed")
+
+// checkSources: every skill and plugin named is installed, every directory exists.
+func (r *router) checkSources(s *proto.CapabilitySources) error {
+	env := r.d.env
+	skills, err := env.Skills()
+	if err != nil {
+		return err
+	}
+	plugins, err := env.Plugins()
+	if err != nil {
+		return err
+	}
+	installed := map[string]bool{}
+	for _, n := range skills {
+		installed["skill "+n] = true
+	}
+	for _, n := range plugins {
+		installed["plugin "+n] = true
+	}
+	for _, c := range s.Skills {
+		if !installed["skill "+c.Name] {
+			return errors.Join(errMissingSource, errors.New("skill "+c.Name))
+		}
+	}
+	for _, c := range s.Plugins {
+		if !installed["plugin "+c.Name] {
+			return errors.Join(errMissingSource, errors.New("plugin "+c.Name))
+		}
+	}
+	for _, d := range s.Directories {
+		if !env.DirectoryExists(d) {
+			return errors.Join(errMissingSource, errors.New("directory "+d))
+		}
+	}
+	return nil
+}
+
+func (r *router) initialize(in *proto.RuntimeInitialization, deadline time.Time) rtprepare.Applied {
+	env := r.d.env
+	var err error
+	switch in.Action {
+	case proto.InitConfigure:
+		err = env.Configure(in.Env)
+	case proto.InitNPM, proto.InitPython:
+		err = env.RecordPackages(in.Action, in.Packages)
+	case proto.InitSetup:
+		out := env.RunSetup(r.ctx, r.d.cfg.Clock, deadline.Sub(r.d.cfg.Clock.Now()), in.Cwd, in.Command)
+		switch {
+		case out.Result == environment.Exited && out.ExitCode == 0:
+			return rtprepare.Applied{Outcome: rtprepare.Completed}
+		case out.Result == environment.Exited, out.Result == environment.NotStarted:
+			if mutation.On(mutation.PrepareExitCodeDropped) {
+				out.ExitCode = 0
+			}
+			return rtprepare.Applied{Outcome: rtprepare.Failed, ExitCode: out.ExitCode}
+		}
+		if mutation.On(mutation.PrepareUnconfirmedReleasesSlot) {
+			return rtprepare.Applied{Outcome: rtprepare.Failed}
+		}
+		return rtprepare.Applied{Outcome: rtprepare.Unconfirmed}
+	}
+	if err != nil {
+		return rtprepare.Applied{Outcome: rtprepare.Unconfirmed}
+	}
+	return rtprepare.Applied{Outcome: rtprepare.Completed}
+}
