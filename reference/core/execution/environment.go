@@ -29,7 +29,12 @@ type PrepareConn interface {
 type connPrep struct {
 	conn  uint64
 	state string
+	// binding is the (environment_id, session_id) the connection's preparation named: what the
+	// Runtime is bound to from then on (zero when nothing was prepared).
+	binding binding
 }
+
+type binding struct{ environmentID, sessionID string }
 
 // environments holds, per device, the preparation of its latest connection, and every preparer
 // still running (Quiesce counts them as it counts runners).
@@ -56,7 +61,11 @@ func (e *Engine) PrepareConnection(c PrepareConn) {
 	} else if len(ops) > 0 {
 		state = store.PreparationRunning
 	}
-	e.setConnPrep(c.DeviceID(), connPrep{conn: c.ID(), state: state})
+	cp := connPrep{conn: c.ID(), state: state}
+	if p != nil {
+		cp.binding = binding{p.EnvironmentID, p.SessionID}
+	}
+	e.setConnPrep(c.DeviceID(), cp)
 	if state != store.PreparationRunning {
 		return
 	}
@@ -98,7 +107,8 @@ func (e *Engine) setConnPrep(deviceID string, cp connPrep) {
 // device has replaced it meanwhile (its own preparation decides then).
 func (e *Engine) endConnPrep(deviceID string, cp connPrep) {
 	e.env.mu.Lock()
-	if e.env.byDevice[deviceID].conn == cp.conn {
+	if old := e.env.byDevice[deviceID]; old.conn == cp.conn {
+		cp.binding = old.binding
 		e.env.byDevice[deviceID] = cp
 	}
 	e.env.mu.Unlock()
@@ -118,6 +128,15 @@ func (e *Engine) preparedOn(deviceID string, conn Conn) (ok bool, state string) 
 		return true, ""
 	}
 	return cp.state == store.PreparationCompleted || cp.state == store.PreparationNone, cp.state
+}
+
+// boundSession is the session_id the device's live connection was prepared with for the
+// Environment environmentID, if any.
+func (e *Engine) boundSession(deviceID, environmentID string) (string, bool) {
+	e.env.mu.Lock()
+	defer e.env.mu.Unlock()
+	b := e.env.byDevice[deviceID].binding
+	return b.sessionID, b.environmentID != "" && b.environmentID == environmentID
 }
 
 // preparersIdle reports whether every preparer waits with nothing on its way to it.
@@ -208,7 +227,7 @@ func (p *preparer) onReceipt(ev gateway.Event) {
 	if ev.Invalid != nil {
 		note = "invalid: " + ev.Invalid.Error()
 	}
-	if !p.journal(store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload, Note: note}) {
+	if !bulkReceived(ev) && !p.journal(store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload, Note: note}) {
 		p.feed(envprep.SendFailed{Err: errors.New("the receipt could not be journalled")})
 		return
 	}
@@ -284,7 +303,8 @@ func (p *preparer) apply(eff envprep.Effect) (answer, failure envprep.Event) {
 	return nil, nil
 }
 
-// send queues a frame within Core's per-send timeout and journals it (a chunk without its data).
+// send queues a frame within Core's per-send timeout and journals it, unless it is a bulk step
+// (bulk.go).
 func (p *preparer) send(env proto.Envelope) envprep.Event {
 	ctx, cancel := context.WithCancel(p.e.ctx)
 	defer cancel()
@@ -303,13 +323,10 @@ func (p *preparer) send(env proto.Envelope) envprep.Event {
 		p.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		return envprep.SendFailed{Err: err}
 	}
-	payload, note := env.Payload, ""
-	var rp proto.RuntimePreparePayload
-	if json.Unmarshal(env.Payload, &rp) == nil && rp.Step == proto.StepChunk {
-		note = fmt.Sprintf("chunk of %d bytes at offset %d", len(rp.Data), rp.Offset)
-		payload, _ = json.Marshal(map[string]any{"step": rp.Step, "offset": rp.Offset})
+	if bulkSent(env) {
+		return nil
 	}
-	if !p.journal(store.Event{Kind: store.EventSent, Type: env.Type, ID: env.ID, Payload: payload, Note: note}) {
+	if !p.journal(store.Event{Kind: store.EventSent, Type: env.Type, ID: env.ID, Payload: env.Payload}) {
 		return envprep.SendFailed{Err: errors.New("the frame sent could not be journalled")}
 	}
 	return nil

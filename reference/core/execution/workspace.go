@@ -218,6 +218,12 @@ func sameRequest(op *store.WorkspaceOp, req WorkspaceRequest) bool {
 func (e *Engine) planWorkspace(req WorkspaceRequest, t *store.Turn, sess *store.Session) (*store.WorkspaceOp, *workspace.Spec, error) {
 	live := t.Outcome == nil && t.Phase != store.PhaseDone
 	spec := &workspace.Spec{Kind: req.Kind, ID: NewID(), EnvironmentID: sess.Configuration.LocalEnvironment.ID, SessionID: sess.ID}
+	// A Runtime is bound to the (environment_id, session_id) its Environment was prepared with
+	// (runtime_prepare begin) and refuses a write naming another. Where the device prepares that
+	// Environment, its write names the preparation's Session, not the Turn's own record.
+	if id, ok := e.boundSession(t.DeviceID, spec.EnvironmentID); ok {
+		spec.SessionID = id
+	}
 	switch {
 	case req.Kind == workspace.Read && live && t.Phase == store.PhaseRunning:
 		spec.RunID = t.RunID

@@ -74,7 +74,9 @@ func (r *wsRunner) loop() {
 				r.feed(workspace.ResultsClosed{Err: err})
 				continue
 			}
-			r.journal(store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload})
+			if !bulkReceived(ev) {
+				r.journal(store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload})
+			}
 			var payload any
 			if ev.Frame != nil {
 				payload = ev.Frame.Payload
@@ -128,7 +130,8 @@ func (r *wsRunner) apply(eff workspace.Effect) workspace.Event {
 	return nil
 }
 
-// send queues a frame within its budget and journals it (or that it failed).
+// send queues a frame within its budget and journals it (or that it failed), unless it is a bulk
+// step (bulk.go).
 func (r *wsRunner) send(s workspace.Send) workspace.Event {
 	env := s.Envelope
 	budget := s.Budget
@@ -154,6 +157,9 @@ func (r *wsRunner) send(s workspace.Send) workspace.Event {
 			return nil
 		}
 		return workspace.SendFailed{Err: err}
+	}
+	if bulkSent(env) {
+		return nil
 	}
 	payload := env.Payload
 	if env.Type == proto.TypeExecutionPrepare {

@@ -17,6 +17,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,10 +118,13 @@ type State struct {
 	Sent int64
 	// InFlight is the size of the write chunk awaiting its received.
 	InFlight int64
-	Data     []byte // a byte read's data, or the export archive so far
-	Dir      *proto.WorkspaceDirectoryResult
-	Trunc    bool
-	Outcome  *Outcome
+	Data     []byte // a byte read's data; an export's archive once it completed
+	// Archive is the export's chunks so far, in order: appending a chunk copies the list, never
+	// the bytes, so a step stays pure without costing the archive's size.
+	Archive [][]byte
+	Dir     *proto.WorkspaceDirectoryResult
+	Trunc   bool
+	Outcome *Outcome
 }
 
 // New returns the state of an operation not started yet.
@@ -149,6 +153,9 @@ func (s State) String() string {
 	}
 	if len(s.Data) > 0 {
 		fmt.Fprintf(&b, " data=%q", abbreviate(s.Data))
+	}
+	if len(s.Archive) > 0 {
+		fmt.Fprintf(&b, " data=%q", abbreviate(bytes.Join(s.Archive, nil)))
 	}
 	if s.Dir != nil {
 		fmt.Fprintf(&b, " entries=%d", len(s.Dir.Entries))
@@ -509,12 +516,13 @@ func (s State) exportResult(payload any) (State, []Effect) {
 		return s.unexpected(fmt.Sprintf("workspace_export_result.offset: %d, but %d bytes were delivered", r.Offset, s.Sent))
 	}
 	if r.Outcome == proto.OutcomeCompleted {
+		s.Data, s.Archive = bytes.Join(s.Archive, nil), nil
 		return s.finish(Outcome{State: StateCompleted}, true)
 	}
 	if s.Sent+int64(len(r.Data)) > proto.WorkspaceExportMaxBytes {
 		return s.unexpected(fmt.Sprintf("the archive passes %d bytes", proto.WorkspaceExportMaxBytes))
 	}
-	s.Data = append(bytes.Clone(s.Data), r.Data...)
+	s.Archive = append(slices.Clip(s.Archive), r.Data)
 	s.Sent += int64(len(r.Data))
 	return s, []Effect{Send{Envelope: mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID,
 		&proto.WorkspaceExportPayload{Step: proto.ExportNext, Offset: s.Sent})}}

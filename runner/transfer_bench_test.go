@@ -1,0 +1,287 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core"
+	"github.com/wirecheck/wirecheck/reference/core/execution"
+	"github.com/wirecheck/wirecheck/reference/core/store"
+	"github.com/wirecheck/wirecheck/reference/daemon"
+	"github.com/wirecheck/wirecheck/reference/daemon/contract"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+)
+
+// transferSeed seeds the bodies; every run moves the same bytes.
+const transferSeed = 20261202
+
+// BenchmarkTransfer moves bulk bytes from Core to a Runtime and back through the reference pair (the
+// reference Core and daemon in process, on the wall clock, a real WebSocket on loopback, a real
+// bbolt file and a real Environment directory), side by side with the same bytes copied over a
+// plain coder/websocket connection on loopback. docs/performance.md has the baseline; compare the
+// pair's MB/s with raw-copy's from the same run.
+//
+//	raw-copy            50 MiB as 64 KiB binary messages, written back to back (the socket library's ceiling)
+//	raw-acked           the same, each message awaiting a one-byte answer (the floor of any stop-and-wait protocol)
+//	runtime_prepare     a 50 MiB file prepared on a fresh connection: begin, 800 chunks each awaiting received, commit, apply
+//	workspace-write     a 5 MiB write (the API's inline bound) into a finished Turn's workspace
+//	workspace-export    the export of that workspace (the 50 MiB file and the 5 MiB one) pulled to the end
+func BenchmarkTransfer(b *testing.B) {
+	big := seededBytes(50<<20, 1)
+	small := seededBytes(5<<20, 2)
+	b.Run("raw-copy", func(b *testing.B) { benchRawWebSocket(b, big, false) })
+	b.Run("raw-acked", func(b *testing.B) { benchRawWebSocket(b, big, true) })
+
+	p := startTransferPair(b, big)
+	b.Run("runtime_prepare", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		for b.Loop() {
+			p.connect(b).stop()
+		}
+	})
+	d := p.connect(b)
+	defer d.stop()
+	turnID := p.finishedTurn(b)
+	b.Run("workspace-write", func(b *testing.B) {
+		b.SetBytes(int64(len(small)))
+		for b.Loop() {
+			p.workspace(b, execution.WorkspaceRequest{TurnID: turnID, Key: p.key(), Kind: "write", Path: "small.bin", Content: small})
+		}
+	})
+	b.Run("workspace-export", func(b *testing.B) {
+		b.SetBytes(int64(len(big) + len(small)))
+		for b.Loop() {
+			op := p.workspace(b, execution.WorkspaceRequest{TurnID: turnID, Key: p.key(), Kind: "export"})
+			if len(op.Data) < len(big)+len(small) {
+				b.Fatalf("the export holds %d bytes, fewer than the workspace's %d", len(op.Data), len(big)+len(small))
+			}
+		}
+	})
+}
+
+func seededBytes(n int, stream uint64) []byte {
+	r := rand.New(rand.NewPCG(transferSeed, stream))
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = byte(r.Uint32())
+	}
+	return out
+}
+
+// benchRawWebSocket copies body over one loopback coder/websocket connection per iteration, in
+// chunks of the protocol's 64 KiB, optionally awaiting a one-byte answer per chunk.
+func benchRawWebSocket(b *testing.B, body []byte, acked bool) {
+	const chunk = proto.TransferChunkBytes
+	got := make(chan int, 1)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.SetReadLimit(chunk)
+		ctx := context.Background()
+		n := 0
+		for n < len(body) {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				break
+			}
+			n += len(data)
+			if acked && c.Write(ctx, websocket.MessageBinary, []byte{1}) != nil {
+				break
+			}
+		}
+		got <- n
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	url := "ws://" + ln.Addr().String()
+	b.SetBytes(int64(len(body)))
+	ctx := context.Background()
+	for b.Loop() {
+		c, _, err := websocket.Dial(ctx, url, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for off := 0; off < len(body); off += chunk {
+			if err := c.Write(ctx, websocket.MessageBinary, body[off:min(off+chunk, len(body))]); err != nil {
+				b.Fatal(err)
+			}
+			if acked {
+				if _, _, err := c.Read(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if n := <-got; n != len(body) {
+			b.Fatalf("the server read %d of %d bytes", n, len(body))
+		}
+		c.CloseNow()
+	}
+}
+
+// transferPair is a reference Core with one device whose Environment preparation is a big file.
+type transferPair struct {
+	core *core.Core
+	url  string
+	env  string
+	keys int // operations asked so far: every request gets a fresh key, across -count runs too
+}
+
+func (p *transferPair) key() string { p.keys++; return fmt.Sprint("op-", p.keys) }
+
+const (
+	transferDevice     = "bench"
+	transferCredential = "bench-credential"
+)
+
+func startTransferPair(b *testing.B, body []byte) *transferPair {
+	dir := b.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	c, err := core.Open(core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: clock.Real()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: c.Handler()}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(func() { _ = c.Close(); _ = srv.Close() })
+	p := &transferPair{core: c, url: base + proto.APIPrefix, env: "7f1c2a52-8b0e-4c3e-9a51-3d2f6e8b9c10"}
+	if err := c.AddDevice(transferDevice, transferCredential); err != nil {
+		b.Fatal(err)
+	}
+	prep := &store.Preparation{EnvironmentID: p.env, SessionID: "3b2d8a40-1f6c-4e9b-8c27-5a4e0d9f1b63",
+		Operations: []store.PreparationOperation{{Action: "file", File: &proto.PreparedFile{Path: "/workspace/big.bin"}, Content: body}}}
+	if err := c.SetPreparation(transferDevice, prep); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// runningDaemon is a reference daemon in process on the wall clock, with its own Environment.
+type runningDaemon struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (d runningDaemon) stop() { d.cancel(); <-d.done }
+
+// connect starts a daemon and returns once Core has run the connection's preparation to completed.
+func (p *transferPair) connect(b *testing.B) runningDaemon {
+	before := p.results(b)
+	root, err := os.MkdirTemp("", "wirecheck-bench-env-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	real := clock.Real()
+	dm, err := daemon.New(daemon.Config{ServerURL: p.url, DeviceID: transferDevice, Credential: transferCredential, Clock: real,
+		EnvironmentRoot: root, Harnesses: []harness.Harness{contract.New(real, daemon.ContractCapabilities())}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := runningDaemon{cancel: cancel, done: make(chan struct{})}
+	go func() { defer close(d.done); defer os.RemoveAll(root); _ = dm.Run(ctx) }()
+	deadline := time.After(2 * time.Minute)
+	for {
+		changed := p.core.Changed()
+		// the results alone: the preparation itself holds the 50 MiB body
+		if rs, err := p.core.Store().PreparationResults(transferDevice); err == nil && len(rs) > before && rs[len(rs)-1].State != store.PreparationRunning {
+			if last := rs[len(rs)-1]; last.State != store.PreparationCompleted {
+				d.stop()
+				b.Fatalf("the preparation ended %s: %+v", last.State, last)
+			}
+			return d
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			d.stop()
+			b.Fatal("the preparation did not complete within 2 minutes")
+		}
+	}
+}
+
+func (p *transferPair) results(b *testing.B) int {
+	rs, err := p.core.Store().PreparationResults(transferDevice)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return len(rs)
+}
+
+// finishedTurn runs one self-hosted Turn on the Environment to its end: its workspace is what
+// writes and exports address.
+func (p *transferPair) finishedTurn(b *testing.B) string {
+	t, err := p.core.StartTurn(execution.StartRequest{DeviceID: transferDevice, Environment: store.EnvironmentSelfHosted,
+		Configuration: proto.PromptRequestPayload{AgentKind: "contract",
+			// not kept idle: an idle Executor would hold the workspace against writes
+			AgentOptions:     json.RawMessage(`{"contract":{"reusable":false}}`),
+			LocalEnvironment: &proto.LocalEnvironment{ID: p.env, WorkspaceDirectory: "/workspace"}},
+		Input: proto.TextInput("hi")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.await(b, func() bool {
+		tr, err := p.core.Turn(t.ID)
+		return err == nil && tr.Outcome != nil
+	})
+	tr, _ := p.core.Turn(t.ID)
+	if tr.Outcome.Status != "completed" {
+		b.Fatalf("the Turn ended %+v", *tr.Outcome)
+	}
+	return t.ID
+}
+
+// workspace runs one workspace operation through Core's API to its end.
+func (p *transferPair) workspace(b *testing.B, req execution.WorkspaceRequest) *store.WorkspaceOp {
+	op, err := p.core.Workspace(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var done *store.WorkspaceOp
+	p.await(b, func() bool {
+		done, err = p.core.WorkspaceOp(op.ID)
+		return err == nil && done.State != store.WorkspacePending
+	})
+	if done.State != "completed" {
+		b.Fatalf("the %s ended %s %s %s", req.Kind, done.State, done.ErrorCode, done.Detail)
+	}
+	return done
+}
+
+// await waits, on Core's change notifications, until cond holds.
+func (p *transferPair) await(b *testing.B, cond func() bool) {
+	deadline := time.After(2 * time.Minute)
+	for {
+		changed := p.core.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			b.Fatal("gave up after 2 minutes")
+		}
+	}
+}
