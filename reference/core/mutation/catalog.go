@@ -89,4 +89,5 @@ var Core = []Mutant{
 	{SuspendAcceptedWithCode, "SU-02", "a suspension reply with accepted:true and an error_code is taken as an acceptance"},
 	{SuspendCloseIsAck, "SU-10", "a suspension request whose connection closed before its reply is recorded as accepted"},
 	{SuspendUnknownCodeRefuses, "SU-02", "a suspension reply with accepted:false and an unlisted error_code is taken as a refusal with that code"},
+	{SuspendedAdmitsWork, "SU-06", "Core claims a queued Turn on a device whose Environment it suspended (accepted:true) before a resume"},
 }

@@ -111,3 +111,6 @@ const (
 	SuspendCloseIsAck           Point = "suspend-close-is-ack"
 	SuspendUnknownCodeRefuses   Point = "suspend-unknown-code-refuses"
 )
+
+// SuspendedAdmitsWork: Core's fencing of a suspended device (SU-06's Core counterpart, §4.16).
+const SuspendedAdmitsWork Point = "suspended-admits-work"
