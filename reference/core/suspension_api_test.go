@@ -94,7 +94,9 @@ func TestSuspendFencesUntilResumed(t *testing.T) {
 	}
 
 	// The host wakes the Runtime: a new connection, where the resume goes.
-	d2 := dial(t, base, "dev", dev.Credential, workspaceCaps...)
+	// It declares steering besides, so the snapshot tells when Core has taken it.
+	d2 := dial(t, base, "dev", dev.Credential, append([]string{"steering"}, workspaceCaps...)...)
+	waitCapabilities(t, c, "dev", "steering")
 	code, raw = call(t, http.MethodPost, base+"/api/v1/devices/dev/resume", core.SuspensionRequestBody{Key: "r1", Attempt: q.ID})
 	var r store.Suspension
 	if code != http.StatusAccepted || json.Unmarshal(raw, &r) != nil {
