@@ -118,3 +118,42 @@ func TestSuspendFencesUntilResumed(t *testing.T) {
 		t.Fatalf("after the resume Core sent %s, want execution_prepare", prep.Type)
 	}
 }
+
+// TestSuspensionPendingAtRestartIsUnknown: a quiesce Core left pending when it stopped is unknown
+// after a restart (never accepted, never resent), and the device stays fenced.
+func TestSuspensionPendingAtRestartIsUnknown(t *testing.T) {
+	file := t.TempDir() + "/core.db"
+	c, base := serve(t, core.Config{DataFile: file})
+	code, raw := call(t, http.MethodPost, base+"/api/v1/devices", core.DeviceRequest{DeviceID: "dev"})
+	var dev core.DeviceResponse
+	if code != http.StatusCreated || json.Unmarshal(raw, &dev) != nil {
+		t.Fatalf("register: %d %s", code, raw)
+	}
+	d := dial(t, base, "dev", dev.Credential, workspaceCaps...)
+	waitCapabilities(t, c, "dev", workspaceCaps...)
+	code, raw = call(t, http.MethodPost, base+"/api/v1/devices/dev/suspend", core.SuspensionRequestBody{Key: "s1", EnvironmentID: envID})
+	var q store.Suspension
+	if code != http.StatusAccepted || json.Unmarshal(raw, &q) != nil {
+		t.Fatalf("suspend: %d %s", code, raw)
+	}
+	_ = d.read() // the quiesce: nothing answers it
+	go func() {  // answer Core's close handshake
+		for {
+			if _, _, err := d.ws.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	_ = c.Close()
+	c2, _ := serve(t, core.Config{DataFile: file})
+	got, err := c2.Suspension(q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(store.Suspension{State: "unknown", ErrorCode: "suspension_unconfirmed"}, store.Suspension{State: got.State, ErrorCode: got.ErrorCode}); diff != "" {
+		t.Fatalf("after the restart (-want +got):\n%s", diff)
+	}
+	if s, _ := c2.Suspensions("dev"); !s.Suspended || s.Attempt != q.ID {
+		t.Fatalf("after the restart the device is suspended=%v by %q, want fenced by %s", s.Suspended, s.Attempt, q.ID)
+	}
+}
