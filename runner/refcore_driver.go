@@ -38,6 +38,8 @@ import (
 //	                     it (see refcore_prepare.go); the first one starts the scenario's Turn
 //	workspace_*, and execution_prepare with workspace_read_only
 //	                     a caller's workspace read, write or export (see refcore_workspace.go)
+//	environment_quiesce, environment_resume
+//	                     a caller's suspend or resume (see refcore_suspend.go)
 //
 // check.preparation reads the preparation result Core recorded last. A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
 // because the Turn ended before start) names the Turn the scenario started.
@@ -63,6 +65,10 @@ type refCoreDriver struct {
 	ops      map[string]string
 	readOnly bool
 	refusals int
+	// suspensions are the suspension requests made through the API, by their frame's id as
+	// written; suspendEnv the Environment last named (refcore_suspend.go).
+	suspensions map[string]string
+	suspendEnv  string
 }
 
 // Begin keeps the scenario so later triggers can look ahead.
@@ -70,6 +76,7 @@ func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 	d.sc, d.turnID, d.prepTriggered = sc, "", false
 	d.inputs, d.answered = map[string]bool{}, map[string]bool{}
 	d.ops, d.readOnly, d.refusals = map[string]string{}, false, 0
+	d.suspensions, d.suspendEnv = map[string]string{}, ""
 	return d.configurePreparation(sc)
 }
 
@@ -94,6 +101,9 @@ func (d *refCoreDriver) Trigger(ctx context.Context, st *scenarios.Step, b *scen
 
 func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
 	if handled, err := d.workspaceTrigger(ctx, st, b); handled || err != nil {
+		return err
+	}
+	if handled, err := d.suspendTrigger(ctx, st, b); handled || err != nil {
 		return err
 	}
 	switch st.Frame.Type {
@@ -249,6 +259,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return ok, got, nil
 	case c.Workspace != nil:
 		return d.workspaceHolds(c.Workspace, b)
+	case c.Suspension != nil:
+		return d.suspensionHolds(c.Suspension)
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {

@@ -32,6 +32,10 @@
 // or an export archive, base64, compared byte for byte; directory: the listing). With refuses
 // (read, write or export) and code it makes a caller's request now, on the scenario's Turn, which
 // Core must refuse inside itself with that API error code: nothing of it reaches the wire.
+// check.suspension reads the record of a suspension request a caller made through Core's API
+// (op: the id of its environment_quiesce or environment_resume frame, as written): state
+// (accepted, refused, unknown) and error_code; with refuses: quiesce and code it makes a caller's
+// quiesce now, for the scenario's device, which Core must refuse inside itself with that code.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

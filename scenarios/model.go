@@ -244,7 +244,10 @@ type Check struct {
 	// Workspace: a workspace operation's recorded outcome, or a refusal inside Core
 	// (workspace_check.go).
 	Workspace *WorkspaceCheck
-	Pos       Pos
+	// Suspension: a suspension request's recorded outcome, or a refusal inside Core
+	// (suspension_check.go).
+	Suspension *SuspensionCheck
+	Pos        Pos
 }
 
 func (c *Check) String() string {
@@ -277,6 +280,8 @@ func (c *Check) String() string {
 		return c.Preparation.String()
 	case c.Workspace != nil:
 		return c.Workspace.String()
+	case c.Suspension != nil:
+		return c.Suspension.String()
 	}
 	return "?"
 }

@@ -88,11 +88,17 @@ func Open(cfg Config) (*Core, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("reconciling the workspace operations: %w", err)
 	}
+	if _, err := c.engine.ReconcileSuspensions(); err != nil {
+		c.engine.Close()
+		_ = st.Close()
+		return nil, fmt.Errorf("reconciling the suspension requests: %w", err)
+	}
 	c.mux = http.NewServeMux()
 	c.gw.Register(c.mux)
 	c.registerAPI(c.mux)
 	c.registerPreparationAPI(c.mux)
 	c.registerWorkspaceAPI(c.mux)
+	c.registerSuspensionAPI(c.mux)
 	return c, nil
 }
 

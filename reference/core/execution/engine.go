@@ -75,6 +75,7 @@ type Engine struct {
 
 	env environments // the connections' Environment preparations (environment.go)
 	ws  workspaces   // workspace operations (workspace.go)
+	su  suspensions  // suspension requests (suspension.go)
 }
 
 // Errors of Start and Cancel.
@@ -289,7 +290,7 @@ func (e *Engine) Quiesce(ctx context.Context) error {
 				break
 			}
 		}
-		if idle && e.workspaceIdle() {
+		if idle && e.workspaceIdle() && e.suspensionsIdle() {
 			return nil
 		}
 		select {

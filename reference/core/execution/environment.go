@@ -117,6 +117,10 @@ func (e *Engine) endConnPrep(deviceID string, cp connPrep) {
 // preparedOn says whether work may be claimed on conn: its preparation completed, or none was
 // configured. A connection the gateway never announced (tests' fakes) has nothing to wait for.
 func (e *Engine) preparedOn(deviceID string, conn Conn) (ok bool, state string) {
+	// A suspension attempt fences the device: no work until an accepted resume ends it.
+	if suspended, attempt := e.Suspended(deviceID); suspended && !mutation.On(mutation.SuspendedAdmitsWork) {
+		return false, "suspended by " + attempt
+	}
 	idc, hasID := conn.(interface{ ID() uint64 })
 	if !hasID {
 		return true, ""

@@ -6,8 +6,11 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 )
 
-// workspaceResults are the result types routed to a WorkspaceWaiter by (type, id).
+// workspaceResults are the result types routed to a WorkspaceWaiter by (type, id); the
+// suspension replies route the same way (one waiter per request id).
 var workspaceResults = map[string]bool{
+	proto.TypeEnvironmentQuiesced:   true,
+	proto.TypeEnvironmentResumed:    true,
 	proto.TypeWorkspaceReadResult:   true,
 	proto.TypeWorkspaceWriteResult:  true,
 	proto.TypeWorkspaceExportResult: true,

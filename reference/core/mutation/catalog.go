@@ -84,4 +84,10 @@ var Core = []Mutant{
 	{ReadAfterReadUnconfirmed, "WS-13", "after read_unconfirmed Core still sends further reads to the same owner"},
 	{ExportNotExclusive, "WS-31", "a second workspace export is taken while one is in progress on the same connection"},
 	{UnknownWriteUngated, "WS-25", "after a write with an unknown outcome the Session takes the next write: the caller loses the unknown-outcome gate"},
+	{SuspendOutstandingUnbounded, "SU-09", "Core sends a third suspension request while two are outstanding on the connection"},
+	{SuspendForeignIdentityTaken, "SU-03", "a suspension reply naming another environment_id or suspend_id than the request's is taken as its answer"},
+	{SuspendAcceptedWithCode, "SU-02", "a suspension reply with accepted:true and an error_code is taken as an acceptance"},
+	{SuspendCloseIsAck, "SU-10", "a suspension request whose connection closed before its reply is recorded as accepted"},
+	{SuspendUnknownCodeRefuses, "SU-02", "a suspension reply with accepted:false and an unlisted error_code is taken as a refusal with that code"},
+	{SuspendedAdmitsWork, "SU-06", "Core claims a queued Turn on a device whose Environment it suspended (accepted:true) before a resume"},
 }

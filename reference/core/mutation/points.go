@@ -102,3 +102,15 @@ const (
 	ExportNotExclusive       Point = "export-not-exclusive"
 	UnknownWriteUngated      Point = "unknown-write-ungated"
 )
+
+// Suspension fencing (SU, Core side).
+const (
+	SuspendOutstandingUnbounded Point = "suspend-outstanding-unbounded"
+	SuspendForeignIdentityTaken Point = "suspend-foreign-identity-taken"
+	SuspendAcceptedWithCode     Point = "suspend-accepted-with-code"
+	SuspendCloseIsAck           Point = "suspend-close-is-ack"
+	SuspendUnknownCodeRefuses   Point = "suspend-unknown-code-refuses"
+)
+
+// SuspendedAdmitsWork: Core's fencing of a suspended device (SU-06's Core counterpart, §4.16).
+const SuspendedAdmitsWork Point = "suspended-admits-work"
