@@ -98,8 +98,8 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if code := r.checkEnvironment(cfg, caps); code != "" {
 		return code
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked() {
-		return proto.CodeResourceUnavailable // a runtime_prepare transfer, a write or an export holds the slot (AD-14)
+	if r.prepareBusyLocked() || r.workspaceBusyLocked() || r.fencedLocked() {
+		return proto.CodeResourceUnavailable // a suspension, a runtime_prepare transfer, a write or an export holds the slot (AD-14)
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
 		return proto.CodePreparationCapacity

@@ -24,6 +24,7 @@ type Daemon struct {
 	serving bool                     // a Harness declares local_environment: the daemon has an Environment
 	env     *environment.Environment // bound while Run runs
 	bind    binding
+	susp    suspension // outlives connections, like the binding
 }
 
 // New validates the configuration and every Harness declaration.

@@ -85,7 +85,7 @@ func (r *router) runtimePrepare(env proto.Envelope) {
 		r.mu.Unlock()
 		return
 	}
-	f.Busy = (r.executionBusyLocked() || r.workspaceBusyLocked()) && !mutation.On(mutation.PrepareBeginWhileBusy)
+	f.Busy = (r.executionBusyLocked() || r.workspaceBusyLocked() || r.fencedLocked()) && !mutation.On(mutation.PrepareBeginWhileBusy)
 	mutatePrepareFrame(&r.tr.m, &f)
 	effects := r.tr.m.Apply(f)
 	r.mu.Unlock()

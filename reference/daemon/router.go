@@ -13,6 +13,7 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
+	"github.com/wirecheck/wirecheck/reference/daemon/suspend"
 )
 
 // router serves one physical connection: fresh routing, admission handles and Runs. It decides
@@ -42,6 +43,8 @@ type router struct {
 
 	wso     wsOps  // workspace read/write/export, under mu
 	closeWS func() // releases the workspace directory
+
+	conn uint64 // this connection's number, for the suspension machine
 }
 
 func newRouter(d *Daemon, ws *websocket.Conn) *router {
@@ -54,6 +57,7 @@ func newRouter(d *Daemon, ws *websocket.Conn) *router {
 		tr: newTransfers(d.env != nil)}
 	r.wso.m.FS, r.closeWS = d.newWorkspaceFS()
 	r.wso.m.NoExport = !d.exports()
+	r.conn = d.susp.conns.Add(1)
 	return r
 }
 
@@ -156,6 +160,8 @@ func (r *router) dispatch(data []byte) {
 		r.runtimePrepare(env)
 	case proto.TypeWorkspaceRead, proto.TypeWorkspaceWrite, proto.TypeWorkspaceExport:
 		r.workspaceFrame(env)
+	case proto.TypeEnvironmentQuiesce, proto.TypeEnvironmentResume:
+		r.suspensionFrame(env)
 	case proto.TypeDeviceShutdown:
 		r.deviceShutdown()
 	default:
@@ -212,6 +218,7 @@ func (r *router) harness(kind string) (harness.Harness, bool) {
 // shutdown settles everything the connection owned: it cancels active Runs natively and waits for
 // their settlement, abandons admissions, closes every Executor once, and waits for every goroutine.
 func (r *router) shutdown() {
+	r.d.susp.apply(suspend.ConnEnded{Conn: r.conn}) // a drain never answered suspends nothing
 	r.mu.Lock()
 	r.closing = true
 	runs := make([]*run, 0, len(r.runs))

@@ -63,8 +63,8 @@ func (r *router) start(env proto.Envelope) {
 	if r.closing {
 		return
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked() {
-		r.reject(env.ID, proto.OperationStart, proto.CodeResourceUnavailable) // AD-32, WS-24
+	if r.prepareBusyLocked() || r.workspaceBusyLocked() || r.fencedLocked() {
+		r.reject(env.ID, proto.OperationStart, proto.CodeResourceUnavailable) // AD-32, WS-24, SU-06
 		return
 	}
 	g := r.byHandle[p.Handle]
@@ -208,6 +208,8 @@ func (r *router) promptRequest(env proto.Envelope) {
 			reason = "the configuration cannot run here: " + code
 		} else if r.prepareBusyLocked() || r.workspaceBusyLocked() {
 			reason = "the workspace is busy with a runtime_prepare transfer, a write or an export"
+		} else if r.fencedLocked() {
+			reason = "the Environment is quiesced for suspension"
 		} else if p.Input == nil {
 			reason = "prompt_request carries no input"
 		}

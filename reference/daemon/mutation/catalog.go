@@ -118,4 +118,12 @@ var Runtime = []Mutant{
 	{SymlinksFollowed, "WS-12", "workspace reads and writes follow symlinks (confined to the workspace root) instead of refusing them"},
 	{ExportOffsetNotChecked, "WS-30", "an export next whose offset is not the bytes delivered is served instead of failed invalid_request"},
 	{ExportExecutionHandleAccepted, "WS-29", "an export of an execution (not read-only) preparation handle is served"},
+	{QuiesceRollbackAccepted, "SU-04", "an environment_quiesce with rollback:true is served like a quiesce instead of accepted:false invalid_request"},
+	{QuiesceWrongEnvironmentAccepted, "SU-04", "an environment_quiesce naming another Environment than the bound one is served instead of accepted:false invalid_request"},
+	{QuiesceWhileBusy, "SU-05", "the Runtime quiesces while not idle (a Run, a transfer, an owned preparation) instead of answering resource_busy"},
+	{QuiesceDrainOverrun, "SU-05", "a drain that exceeds 5 s still ends in accepted:true instead of resource_busy"},
+	{SuspendAdmitsWork, "SU-06", "after accepted:true the Runtime still admits work (preparations, Runs, transfers, writes)"},
+	{ResumeAnyPair, "SU-07", "an environment_resume on a new connection naming another (environment_id, suspend_id) is accepted instead of not_suspended"},
+	{ResumeOnParkedConnection, "SU-07", "an environment_resume on the parked connection itself (not a new one) is accepted"},
+	{RollbackResumeRefused, "SU-08", "a rollback:true environment_resume on a source that is not suspended is answered not_suspended instead of an accepted no-op"},
 }

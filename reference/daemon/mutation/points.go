@@ -135,4 +135,14 @@ const (
 	SymlinksFollowed              Point = "symlinks-followed"
 	ExportOffsetNotChecked        Point = "export-offset-not-checked"
 	ExportExecutionHandleAccepted Point = "export-execution-handle-accepted"
+
+	// Suspension fencing (SU).
+	QuiesceRollbackAccepted         Point = "quiesce-rollback-accepted"
+	QuiesceWrongEnvironmentAccepted Point = "quiesce-wrong-environment-accepted"
+	QuiesceWhileBusy                Point = "quiesce-while-busy"
+	QuiesceDrainOverrun             Point = "quiesce-drain-overrun"
+	SuspendAdmitsWork               Point = "suspend-admits-work"
+	ResumeAnyPair                   Point = "resume-any-pair"
+	ResumeOnParkedConnection        Point = "resume-on-parked-connection"
+	RollbackResumeRefused           Point = "rollback-resume-refused"
 )
