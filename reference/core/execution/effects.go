@@ -125,9 +125,15 @@ func (r *runner) send(s turn.Send) turn.Event {
 
 // queue hands the frame to the connection, bounded by Core's send timeout on the injected clock.
 func (r *runner) queue(env proto.Envelope) error {
-	ctx, cancel := context.WithCancel(r.e.ctx)
+	return r.e.sendWithin(r.conn.Send, env, proto.CoreSendTimeout)
+}
+
+// sendWithin hands env to send, cancelling it once budget has passed on the injected clock (the
+// engine's end cancels it too): every frame Core sends has a bounded send.
+func (e *Engine) sendWithin(send func(context.Context, proto.Envelope) error, env proto.Envelope, budget time.Duration) error {
+	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	t := r.e.cfg.Clock.NewTimer(proto.CoreSendTimeout)
+	t := e.cfg.Clock.NewTimer(budget)
 	defer t.Stop()
 	stop := make(chan struct{})
 	defer close(stop)
@@ -138,7 +144,7 @@ func (r *runner) queue(env proto.Envelope) error {
 		case <-stop:
 		}
 	}()
-	return r.conn.Send(ctx, env)
+	return send(ctx, env)
 }
 
 // redactPrepare removes MCP bearer tokens from a journalled execution_prepare.

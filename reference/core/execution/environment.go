@@ -310,20 +310,7 @@ func (p *preparer) apply(eff envprep.Effect) (answer, failure envprep.Event) {
 // send queues a frame within Core's per-send timeout and journals it, unless it is a bulk step
 // (bulk.go).
 func (p *preparer) send(env proto.Envelope) envprep.Event {
-	ctx, cancel := context.WithCancel(p.e.ctx)
-	defer cancel()
-	t := p.e.cfg.Clock.NewTimer(proto.CoreSendTimeout)
-	defer t.Stop()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-t.C():
-			cancel()
-		case <-stop:
-		}
-	}()
-	if err := p.conn.Send(ctx, env); err != nil {
+	if err := p.e.sendWithin(p.conn.Send, env, proto.CoreSendTimeout); err != nil {
 		p.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		return envprep.SendFailed{Err: err}
 	}

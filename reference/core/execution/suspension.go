@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -361,20 +360,7 @@ func (r *suRunner) apply(eff suspend.Effect) suspend.Event {
 }
 
 func (r *suRunner) send(env proto.Envelope) suspend.Event {
-	ctx, cancel := context.WithCancel(r.e.ctx)
-	defer cancel()
-	t := r.e.cfg.Clock.NewTimer(proto.CoreSendTimeout)
-	defer t.Stop()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-t.C():
-			cancel()
-		case <-stop:
-		}
-	}()
-	if err := r.conn.Send(ctx, env); err != nil {
+	if err := r.e.sendWithin(r.conn.Send, env, proto.CoreSendTimeout); err != nil {
 		r.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		return suspend.SendFailed{Err: err}
 	}

@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -138,20 +137,7 @@ func (r *wsRunner) send(s workspace.Send) workspace.Event {
 	if budget == 0 {
 		budget = proto.CoreSendTimeout
 	}
-	ctx, cancel := context.WithCancel(r.e.ctx)
-	defer cancel()
-	t := r.e.cfg.Clock.NewTimer(budget)
-	defer t.Stop()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-t.C():
-			cancel()
-		case <-stop:
-		}
-	}()
-	if err := r.conn.Send(ctx, env); err != nil {
+	if err := r.e.sendWithin(r.conn.Send, env, budget); err != nil {
 		r.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		if s.BestEffort {
 			return nil
