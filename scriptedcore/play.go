@@ -305,6 +305,7 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 		case rej := <-r.srv.rejects:
 			return r.refused(st, rej)
 		case <-r.rt.Done():
+			r.srv.settle()
 			select {
 			case c := <-r.srv.conns:
 				// A Runtime that connected, said everything and hung up before this looked: its
@@ -366,8 +367,12 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	case <-r.rt.Done():
 		// A Runtime refused for good stops. Its refusal was recorded before it was answered, so a
 		// refusal waiting here came before the exit.
+		r.srv.settle()
 		select {
 		case rej = <-r.srv.rejects:
+		case c := <-r.srv.conns:
+			p.Conn = c
+			return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %d %s", want.Status, want.Error)
 		default:
 			return scenarios.Fail, r.exited(nil, "before its connection could be refused")
 		}

@@ -95,6 +95,14 @@ func (s *server) close() {
 	}
 }
 
+// settle waits for an upgrade being answered to hand its connection over. The handler holds mu
+// from before it answers 101 until the connection is on conns, so a Runtime that connected, said
+// everything and exited before the handler got there is still seen as connected.
+func (s *server) settle() {
+	s.mu.Lock()
+	s.mu.Unlock() //nolint:staticcheck // an empty critical section is the point: it orders after the handler
+}
+
 func (s *server) attempt(what string) {
 	s.hmu.Lock()
 	s.history = append(s.history, what)
