@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -45,6 +46,33 @@ func (s Side) Confirmed(scs []*scenarios.Scenario) []*scenarios.Result {
 		}
 	}
 	return results
+}
+
+// Only keeps the mutants whose point matches pattern (a regular expression; empty keeps all), for a
+// focused run while writing one: `make mutants POINT=ws-`. A filtered run never rewrites the
+// matrix, which lists every mutant.
+func Only(t testing.TB, ms []Mutant, pattern string, update bool) []Mutant {
+	t.Helper()
+	if pattern == "" {
+		return ms
+	}
+	if update {
+		t.Fatal("-update rewrites the whole matrix: run it without -point")
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		t.Fatalf("-point: %v", err)
+	}
+	var kept []Mutant
+	for _, m := range ms {
+		if re.MatchString(m.Point) {
+			kept = append(kept, m)
+		}
+	}
+	if len(kept) == 0 {
+		t.Skipf("-point %q matches no mutant of this side", pattern)
+	}
+	return kept
 }
 
 // Judge plays scs against each mutant in turn and fails the test for every survivor: a survivor is

@@ -49,6 +49,7 @@ func TestCoreMutationMatrix(t *testing.T) {
 		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Description: m.Description,
 			Activate: func() func() { return coremutation.Activate(m.Point) }})
 	}
+	ms = mutants.Only(t, ms, *onlyPoints, *updateMatrix)
 	matrix := mutants.Judge(t, coreSide, scs, ms)
 	elapsed := time.Since(began).Round(100 * time.Millisecond)
 
@@ -104,5 +105,7 @@ var coreSide = mutants.Side{
 		return runner.PlayReferenceCoreWithin(context.Background(), sc, "mutants", time.Second)
 	},
 }
+
+var onlyPoints = flag.String("point", "", "judge only the mutants whose point matches this regular expression")
 
 var updateMatrix = flag.Bool("update", false, "rewrite the Core section of docs/mutants.md from this run")

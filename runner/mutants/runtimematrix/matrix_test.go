@@ -16,6 +16,8 @@ import (
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
+var onlyPoints = flag.String("point", "", "judge only the mutants whose point matches this regular expression")
+
 var updateMatrix = flag.Bool("update", false, "rewrite the Runtime section of docs/mutants.md from this run")
 
 // runtimeSide plays Runtime scenarios in process on the virtual clock; a mutant that withholds a
@@ -59,6 +61,7 @@ func TestMutationMatrix(t *testing.T) {
 		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Description: m.Description,
 			Activate: func() func() { return mutation.Activate(m.Point) }})
 	}
+	ms = mutants.Only(t, ms, *onlyPoints, *updateMatrix)
 	matrix := mutants.Judge(t, runtimeSide, scs, ms)
 	elapsed := time.Since(began).Round(100 * time.Millisecond)
 
