@@ -21,10 +21,19 @@ type Envelope struct {
 // UnmarshalJSON decodes an envelope leniently about trace and strictly about the rest: type must be a
 // non-empty string, id a string, payload an object (or absent/null).
 func (e *Envelope) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if bulk, ok := decodeBulkEnvelope(data); ok { // a transfer's chunk: bulk.go
+		*e = bulk
+		return nil
+	}
+	return e.unmarshalGeneral(data)
+}
+
+// unmarshalGeneral is UnmarshalJSON for any frame (data already trimmed).
+func (e *Envelope) unmarshalGeneral(data []byte) error {
 	// Members are matched by exact name: encoding/json would fold "Payload" or "TYPE" onto the
 	// struct fields, and JSON member names are case-sensitive on this wire.
 	var members map[string]json.RawMessage
-	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		return &RuleError{Type: "envelope", Rule: "must be a JSON object"}
 	}
@@ -68,13 +77,22 @@ func DecodeEnvelope(data []byte) (Envelope, error) {
 }
 
 // Encode renders the envelope as one frame.
-func (e Envelope) Encode() ([]byte, error) { return json.Marshal(e) }
+func (e Envelope) Encode() ([]byte, error) {
+	if b, ok := encodeBulkEnvelope(e); ok { // a transfer's chunk: bulk.go
+		return b, nil
+	}
+	return json.Marshal(e)
+}
 
 // NewEnvelope builds an envelope for typ, encoding payload. A nil payload (or a bodyless type)
 // yields an envelope without a payload member.
 func NewEnvelope(typ, id string, payload any) (Envelope, error) {
 	e := Envelope{Type: typ, ID: id}
 	if payload == nil {
+		return e, nil
+	}
+	if raw, ok := encodeBulkPayload(payload); ok { // a transfer's chunk: bulk.go
+		e.Payload = raw
 		return e, nil
 	}
 	raw, err := json.Marshal(payload)

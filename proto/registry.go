@@ -253,6 +253,9 @@ func (s *MessageSpec) DecodePayload(raw json.RawMessage) (Validator, error) {
 		}
 		return nil, nil
 	}
+	if v, ok := decodeBulkPayload(s, raw); ok { // a transfer's chunk: bulk.go
+		return v, nil
+	}
 	v := s.NewPayload()
 	if err := decodeShaped(raw, v, s.Strict); err != nil {
 		return nil, ofType(s.Type, err)

@@ -50,6 +50,7 @@ func TestPreparationAPI(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal(raw, &view) != nil {
 		t.Fatalf("get: %d %s", code, raw)
 	}
+	good.Revision = 1 // the first preparation set for the device
 	if diff := cmp.Diff(&good, view.Preparation); diff != "" || view.Last != nil {
 		t.Fatalf("read back (-put +got):\n%s\nlast: %+v", diff, view.Last)
 	}
@@ -101,6 +102,23 @@ func TestPreparationAPI(t *testing.T) {
 	if err != nil || len(journal) < 8 {
 		t.Fatalf("the preparation's journal: %v %d events", err, len(journal))
 	}
+
+	// A preparation set again is what the next connection sends: the Core caches the built
+	// operations per revision, never past a change.
+	_ = d.ws.CloseNow()
+	changed := store.Preparation{EnvironmentID: prepEnv, SessionID: prepSess, Operations: []store.PreparationOperation{
+		{Action: proto.ActionFile, File: &proto.PreparedFile{Path: "/workspace/b.txt"}, Content: []byte("changed body")}}}
+	if code, raw := call(t, http.MethodPut, url, changed); code != http.StatusOK {
+		t.Fatalf("put again: %d %s", code, raw)
+	}
+	d = dial(t, base, "dev", cred, "preparation", "environment_none")
+	begin = d.read()
+	p = proto.RuntimePreparePayload{}
+	if json.Unmarshal(begin.Payload, &p) != nil || p.File == nil || p.File.Path != "/workspace/b.txt" || p.SizeBytes != int64(len("changed body")) {
+		t.Fatalf("the next connection's begin after the preparation changed: %s", begin.Payload)
+	}
+	_ = d.ws.CloseNow()
+
 	if code, _ := call(t, http.MethodDelete, url, nil); code != http.StatusNoContent {
 		t.Fatalf("delete: %d", code)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 	"github.com/wirecheck/wirecheck/reference/daemon/suspend"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // router serves one physical connection: fresh routing, admission handles and Runs. It decides
@@ -82,8 +83,9 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 	defer stopOnCtx()
 
 	var readErr error
+	in := transport.Reader{Conn: r.ws} // data is reused: dispatch keeps none of it
 	for {
-		_, data, err := r.ws.Read(r.ctx)
+		_, data, err := in.Read(r.ctx)
 		if err != nil {
 			readErr = closeError(err)
 			break

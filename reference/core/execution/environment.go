@@ -42,6 +42,45 @@ type environments struct {
 	mu        sync.Mutex
 	byDevice  map[string]connPrep
 	preparers map[*preparer]struct{}
+	built     map[string]built // by device
+}
+
+// built is a device's preparation as sent, at one revision: its bodies read and hashed once, not
+// on every connection (a 50 MiB body cost a reconnect more than the transfer's sends did).
+type built struct {
+	revision uint64
+	prep     *store.Preparation
+	ops      []envprep.Op // read only: the machines slice chunks out of the bodies
+}
+
+// preparationOps returns the device's preparation and the operations it sends, built once per
+// revision. A preparation Build refuses is an error (the API validated it: the store changed).
+func (e *Engine) preparationOps(deviceID string) (*store.Preparation, []envprep.Op, error) {
+	head, err := e.cfg.Store.PreparationHead(deviceID)
+	if err != nil || head == nil {
+		return nil, nil, err
+	}
+	e.env.mu.Lock()
+	b, ok := e.env.built[deviceID]
+	e.env.mu.Unlock()
+	if ok && b.revision == head.Revision {
+		return b.prep, b.ops, nil
+	}
+	p, err := e.cfg.Store.Preparation(deviceID)
+	if err != nil || p == nil {
+		return nil, nil, err
+	}
+	ops, err := envprep.Build(p)
+	if err != nil {
+		return p, nil, err
+	}
+	e.env.mu.Lock()
+	if e.env.built == nil {
+		e.env.built = map[string]built{}
+	}
+	e.env.built[deviceID] = built{revision: p.Revision, prep: p, ops: ops}
+	e.env.mu.Unlock()
+	return p, ops, nil
 }
 
 // PrepareConnection runs the device's Environment preparation on a new connection, before the
@@ -49,11 +88,7 @@ type environments struct {
 // and are claimed on it only once its preparation completed (a device with no preparation
 // configured is ready at once, and nothing is sent). The preparation runs in its own goroutine.
 func (e *Engine) PrepareConnection(c PrepareConn) {
-	p, err := e.cfg.Store.Preparation(c.DeviceID())
-	var ops []envprep.Op
-	if err == nil {
-		ops, err = envprep.Build(p)
-	}
+	p, ops, err := e.preparationOps(c.DeviceID())
 	state := store.PreparationNone
 	if err != nil {
 		e.log.Error("the device's preparation cannot be sent: nothing is admitted on this connection", "device_id", c.DeviceID(), "error", err)

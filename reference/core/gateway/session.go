@@ -12,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/mutation"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // Close codes and reasons Core uses.
@@ -259,8 +260,9 @@ func (s *Session) wait() { s.wg.Wait() }
 
 func (s *Session) readLoop() {
 	defer s.wg.Done()
+	in := transport.Reader{Conn: s.ws} // data is reused: dispatch keeps none of it
 	for {
-		_, data, err := s.ws.Read(s.ctx)
+		_, data, err := in.Read(s.ctx)
 		if err != nil {
 			var ce websocket.CloseError
 			why := fmt.Errorf("%w: %v", ErrSessionClosed, err)

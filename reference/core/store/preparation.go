@@ -1,8 +1,11 @@
 package store
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -11,8 +14,10 @@ import (
 )
 
 var (
-	bPreparations = []byte("preparations")        // device → its configured Preparation
-	bPrepResults  = []byte("preparation_results") // device → its PreparationResults, newest last
+	bPreparations  = []byte("preparations")          // device → its configured Preparation, bodies left out
+	bPrepBodies    = []byte("preparation_bodies")    // device NUL operation index → that operation's body, raw
+	bPrepRevisions = []byte("preparation_revisions") // device → the last revision set (big-endian uint64)
+	bPrepResults   = []byte("preparation_results")   // device → its PreparationResults, newest last
 )
 
 // PreparationResultsKept bounds the per-connection results a device keeps.
@@ -21,6 +26,9 @@ const PreparationResultsKept = 16
 // Preparation is a device's Environment preparation: what Core sends with runtime_prepare, in
 // order, on every connection of the device before it admits work there.
 type Preparation struct {
+	// Revision counts the device's SetPreparation calls: what a cache of the built operations is
+	// keyed by, so that a reconnect does not read and hash the bodies again.
+	Revision      uint64                 `json:"revision,omitempty"`
 	EnvironmentID string                 `json:"environment_id"`
 	SessionID     string                 `json:"session_id"`
 	Operations    []PreparationOperation `json:"operations"`
@@ -69,7 +77,7 @@ type PreparationResult struct {
 func (r *PreparationResult) JournalKey() string { return "preparation:" + r.RunID }
 
 func (s *Store) ensurePrepBuckets(tx *bolt.Tx) error {
-	for _, b := range [][]byte{bPreparations, bPrepResults} {
+	for _, b := range [][]byte{bPreparations, bPrepBodies, bPrepRevisions, bPrepResults} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
 		}
@@ -77,7 +85,12 @@ func (s *Store) ensurePrepBuckets(tx *bolt.Tx) error {
 	return nil
 }
 
-// SetPreparation stores a device's preparation (nil removes it). The caller has validated it.
+// SetPreparation stores a device's preparation (nil removes it) and sets p.Revision to the
+// revision it is stored under. The caller has validated it.
+//
+// The bodies (up to 50 MiB each) are kept raw in their own bucket, not as base64 inside the
+// record: the preparation is read on every connection of the device, and decoding 50 MiB of
+// base64 from JSON cost a transfer more than its sends did (docs/performance.md "Bulk transfers").
 func (s *Store) SetPreparation(deviceID string, p *Preparation) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		if err := s.ensurePrepBuckets(tx); err != nil {
@@ -86,15 +99,47 @@ func (s *Store) SetPreparation(deviceID string, p *Preparation) error {
 		if tx.Bucket(bDevices).Get([]byte(deviceID)) == nil {
 			return fmt.Errorf("device %s: %w", deviceID, ErrNotFound)
 		}
+		if err := deleteBodies(tx.Bucket(bPrepBodies), deviceID); err != nil {
+			return err
+		}
 		if p == nil {
 			return tx.Bucket(bPreparations).Delete([]byte(deviceID))
 		}
-		return put(tx.Bucket(bPreparations), deviceID, p)
+		// The counter outlives a removal: a preparation set again must not reuse a revision.
+		revisions := tx.Bucket(bPrepRevisions)
+		var revision uint64
+		if raw := revisions.Get([]byte(deviceID)); len(raw) == 8 {
+			revision = binary.BigEndian.Uint64(raw)
+		}
+		p.Revision = revision + 1
+		if err := revisions.Put([]byte(deviceID), binary.BigEndian.AppendUint64(nil, p.Revision)); err != nil {
+			return err
+		}
+		record := *p
+		record.Operations = slices.Clone(p.Operations)
+		for i := range record.Operations {
+			if body := record.Operations[i].Content; len(body) > 0 {
+				if err := tx.Bucket(bPrepBodies).Put(bodyKey(deviceID, i), body); err != nil {
+					return err
+				}
+				record.Operations[i].Content = nil
+			}
+		}
+		return put(tx.Bucket(bPreparations), deviceID, record)
 	})
 }
 
 // Preparation returns a device's preparation, or nil when none is configured.
 func (s *Store) Preparation(deviceID string) (*Preparation, error) {
+	return s.preparation(deviceID, true)
+}
+
+// PreparationHead is Preparation without the bodies: its revision, identity and headers.
+func (s *Store) PreparationHead(deviceID string) (*Preparation, error) {
+	return s.preparation(deviceID, false)
+}
+
+func (s *Store) preparation(deviceID string, withBodies bool) (*Preparation, error) {
 	var p *Preparation
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bPreparations)
@@ -102,9 +147,36 @@ func (s *Store) Preparation(deviceID string) (*Preparation, error) {
 			return nil
 		}
 		p = &Preparation{}
-		return get(b, deviceID, p)
+		if err := get(b, deviceID, p); err != nil {
+			return err
+		}
+		if !withBodies {
+			return nil
+		}
+		bodies := tx.Bucket(bPrepBodies)
+		for i := range p.Operations {
+			if body := bodies.Get(bodyKey(deviceID, i)); body != nil {
+				p.Operations[i].Content = bytes.Clone(body) // bbolt's slice lives only as long as tx
+			}
+		}
+		return nil
 	})
 	return p, err
+}
+
+func bodyKey(deviceID string, op int) []byte {
+	return fmt.Appendf(nil, "%s\x00%06d", deviceID, op)
+}
+
+func deleteBodies(b *bolt.Bucket, deviceID string) error {
+	prefix := []byte(deviceID + "\x00")
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PutPreparationResult records (or updates, by RunID) a connection's preparation result; a device

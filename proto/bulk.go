@@ -1,0 +1,254 @@
+package proto
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strconv"
+)
+
+// The bulk fast path. A transfer moves up to 50 MiB as 64 KiB chunks, each an 87 KB base64 string
+// in a JSON frame, and the general decoder reads such a frame eight times over (the envelope's
+// members, the payload's members, the shape check, the typed decode: each a validation scan and
+// a decoding scan), which made a transfer a tenth as fast as the socket (docs/performance.md,
+// "Bulk transfers"). The frames that carry bulk bytes are recognised here in their canonical
+// form, the one encoding/json writes: no whitespace, no escape, members in declaration order, an
+// offset of 0 omitted where the member is optional. Such a frame is decoded in one scan of its
+// data plus the base64 decoding. Anything else takes the general path, which stays the
+// definition: FuzzBulkFastPath checks that every input the fast path accepts decodes to the same
+// value the general path gives, so a frame the general path refuses is never accepted here.
+
+// bulkForm is the canonical text of one bulk payload before its data string.
+type bulkForm struct {
+	head      string // up to the offset's digits (or to the data member when offset is omitted)
+	omittable bool   // the offset member is absent when 0 (omitempty)
+}
+
+var (
+	stepChunk   = bulkForm{head: `{"step":"chunk"`, omittable: true}
+	exportChunk = bulkForm{head: `{"outcome":"chunk"`}
+)
+
+// bulkFormOf returns the bulk form of a message type's payload, if it has one.
+func bulkFormOf(typ string) (bulkForm, bool) {
+	switch typ {
+	case TypeRuntimePrepare, TypeWorkspaceWrite:
+		return stepChunk, true
+	case TypeWorkspaceExportResult:
+		return exportChunk, true
+	}
+	return bulkForm{}, false
+}
+
+// scanBulk splits a canonical bulk payload into its offset and its base64 data, the data
+// checked to be standard base64 (alphabet, padding, length). ok is false for anything else.
+func (f bulkForm) scan(raw []byte) (offset int64, data []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(raw, []byte(f.head))
+	if !ok {
+		return 0, nil, false
+	}
+	if r, has := bytes.CutPrefix(rest, []byte(`,"offset":`)); has {
+		i := 0
+		for i < len(r) && r[i] >= '0' && r[i] <= '9' {
+			i++
+		}
+		if i == 0 || i > 18 || (i > 1 && r[0] == '0') {
+			return 0, nil, false // no digits, an int64 overflow possible, or a leading zero
+		}
+		offset, _ = strconv.ParseInt(string(r[:i]), 10, 64)
+		if offset == 0 && f.omittable {
+			return 0, nil, false // encoding/json omits it: not the canonical form
+		}
+		rest = r[i:]
+	} else if !f.omittable {
+		return 0, nil, false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"data":"`))
+	if !ok {
+		return 0, nil, false
+	}
+	data, ok = bytes.CutSuffix(rest, []byte(`"}`))
+	if !ok || !isBase64Text(data) {
+		return 0, nil, false
+	}
+	return offset, data, true
+}
+
+// base64Alphabet marks the bytes of the standard base64 alphabet.
+var base64Alphabet = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		t[c] = true
+	}
+	return t
+}()
+
+// isBase64Text: non-empty standard base64, padded, nothing else (no line breaks: encoding/json's
+// decoder would skip them, the canonical form has none).
+func isBase64Text(b []byte) bool {
+	n := len(b)
+	if n == 0 || n%4 != 0 {
+		return false
+	}
+	body := b
+	if b[n-1] == '=' {
+		body = b[:n-1]
+		if b[n-2] == '=' {
+			body = b[:n-2]
+		}
+	}
+	for _, c := range body {
+		if !base64Alphabet[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeBulkPayload decodes a canonical bulk payload of spec's type, or reports ok false.
+func decodeBulkPayload(spec *MessageSpec, raw []byte) (Validator, bool) {
+	form, has := bulkFormOf(spec.Type)
+	if !has {
+		return nil, false
+	}
+	offset, text, ok := form.scan(raw)
+	if !ok {
+		return nil, false
+	}
+	data := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+	n, err := base64.StdEncoding.Decode(data, text)
+	if err != nil {
+		return nil, false
+	}
+	data = data[:n]
+	switch p := spec.NewPayload().(type) {
+	case *RuntimePreparePayload:
+		p.Step, p.Offset, p.Data = StepChunk, offset, data
+		return p, true
+	case *WorkspaceWritePayload:
+		p.Step, p.Offset, p.Data = StepChunk, offset, data
+		return p, true
+	case *WorkspaceExportResultPayload:
+		p.Outcome, p.Offset, p.Data = OutcomeChunk, offset, data
+		return p, true
+	}
+	return nil, false
+}
+
+// decodeBulkEnvelope splits a canonical bulk frame, {"type":T,"id":I,"payload":P}, with T a bulk
+// type, I a plain string and P a canonical bulk payload. The payload is copied: an envelope never
+// aliases the frame's buffer.
+func decodeBulkEnvelope(data []byte) (Envelope, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"type":"`))
+	if !ok {
+		return Envelope{}, false
+	}
+	typ, rest, ok := plainString(rest)
+	if !ok {
+		return Envelope{}, false
+	}
+	form, has := bulkFormOf(typ)
+	if !has {
+		return Envelope{}, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"id":"`)); !ok {
+		return Envelope{}, false
+	}
+	id, rest, ok := plainString(rest)
+	if !ok || id == "" {
+		return Envelope{}, false // encoding/json omits an empty id
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"payload":`)); !ok {
+		return Envelope{}, false
+	}
+	payload, ok := bytes.CutSuffix(rest, []byte("}"))
+	if !ok {
+		return Envelope{}, false
+	}
+	if _, _, ok := form.scan(payload); !ok {
+		return Envelope{}, false
+	}
+	return Envelope{Type: typ, ID: id, Payload: bytes.Clone(payload)}, true
+}
+
+// plainString reads a JSON string of printable ASCII without escapes, up to its closing quote.
+func plainString(b []byte) (s string, rest []byte, ok bool) {
+	end := bytes.IndexByte(b, '"')
+	if end < 0 {
+		return "", nil, false
+	}
+	for _, c := range b[:end] {
+		if c < 0x20 || c > 0x7e || c == '\\' {
+			return "", nil, false
+		}
+	}
+	return string(b[:end]), b[end+1:], true
+}
+
+// encodeBulkPayload writes a chunk payload as encoding/json would, or reports ok false for any
+// other payload: json.Marshal goes through reflection and a growing buffer for the 87 KB string.
+func encodeBulkPayload(payload any) ([]byte, bool) {
+	var (
+		form   bulkForm
+		offset int64
+		data   []byte
+	)
+	switch p := payload.(type) {
+	case *RuntimePreparePayload:
+		if p.Step != StepChunk || p.EnvironmentID != "" || p.SessionID != "" || p.Action != "" || p.Slot != 0 ||
+			p.Skill != nil || p.Plugin != nil || p.File != nil || p.Initialization != nil || p.Sources != nil ||
+			p.SizeBytes != 0 || p.SHA256 != "" {
+			return nil, false
+		}
+		form, offset, data = stepChunk, p.Offset, p.Data
+	case *WorkspaceWritePayload:
+		if p.Step != StepChunk || p.EnvironmentID != "" || p.SessionID != "" || p.Path != "" || p.SizeBytes != 0 || p.SHA256 != "" {
+			return nil, false
+		}
+		form, offset, data = stepChunk, p.Offset, p.Data
+	case *WorkspaceExportResultPayload:
+		if p.Outcome != OutcomeChunk || p.ErrorCode != "" {
+			return nil, false
+		}
+		form, offset, data = exportChunk, p.Offset, p.Data
+	default:
+		return nil, false
+	}
+	if len(data) == 0 || offset < 0 {
+		return nil, false
+	}
+	b := make([]byte, 0, len(form.head)+40+base64.StdEncoding.EncodedLen(len(data)))
+	b = append(b, form.head...)
+	if offset != 0 || !form.omittable {
+		b = strconv.AppendInt(append(b, `,"offset":`...), offset, 10)
+	}
+	b = append(b, `,"data":"`...)
+	b = base64.StdEncoding.AppendEncode(b, data)
+	return append(b, `"}`...), true
+}
+
+// encodeBulkEnvelope writes a chunk frame as encoding/json would, or reports ok false: Encode
+// would otherwise validate and compact the 87 KB payload again (json.RawMessage's marshalling).
+func encodeBulkEnvelope(e Envelope) ([]byte, bool) {
+	form, ok := bulkFormOf(e.Type)
+	if !ok || e.Trace != "" || e.ID == "" || !verbatimString(e.ID) {
+		return nil, false
+	}
+	if _, _, ok := form.scan(e.Payload); !ok {
+		return nil, false
+	}
+	b := make([]byte, 0, len(e.Type)+len(e.ID)+len(e.Payload)+32)
+	b = append(append(append(b, `{"type":"`...), e.Type...), `","id":"`...)
+	b = append(append(append(b, e.ID...), `","payload":`...), e.Payload...)
+	return append(b, '}'), true
+}
+
+// verbatimString: encoding/json writes s between quotes unchanged (printable ASCII, nothing it
+// escapes, HTML's <, > and & included).
+func verbatimString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}

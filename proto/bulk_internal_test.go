@@ -1,0 +1,168 @@
+package proto
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// bulkFrames are chunk frames as encoding/json writes them, of every bulk type, with the offset
+// both omitted and present and every padding length.
+func bulkFrames(t testing.TB) [][]byte {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var out [][]byte
+	for _, n := range []int{1, 2, 3, 4, 64, 1000, TransferChunkBytes} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(rng.UintN(256))
+		}
+		const id = "3f1c1e0a-6b1d-4c55-9a43-0e1f2d3c4b5a"
+		for _, offset := range []int64{0, int64(n), 50 << 20} {
+			for _, env := range []Envelope{
+				marshalled(t, TypeRuntimePrepare, id, &RuntimePreparePayload{Step: StepChunk, Offset: offset, Data: data}),
+				marshalled(t, TypeWorkspaceWrite, id, &WorkspaceWritePayload{Step: StepChunk, Offset: offset, Data: data}),
+				marshalled(t, TypeWorkspaceExportResult, "export-1", &WorkspaceExportResultPayload{Outcome: OutcomeChunk, Offset: offset, Data: data}),
+			} {
+				raw, err := json.Marshal(env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, raw)
+			}
+		}
+	}
+	return out
+}
+
+// marshalled is the envelope encoding/json makes of payload (NewEnvelope without its fast path).
+func marshalled(t testing.TB, typ, id string, payload any) Envelope {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Envelope{Type: typ, ID: id, Payload: raw}
+}
+
+// The fast path is taken by what the reference sides send: otherwise the benchmark measures the
+// general path and the fast path is dead code.
+func TestBulkFramesTakeTheFastPath(t *testing.T) {
+	for _, raw := range bulkFrames(t) {
+		env, ok := decodeBulkEnvelope(raw)
+		if !ok {
+			t.Fatalf("the fast path refused %.120s…", raw)
+		}
+		spec, _ := Lookup(env.Type)
+		if _, ok := decodeBulkPayload(spec, env.Payload); !ok {
+			t.Fatalf("the fast path refused the payload of %.120s…", raw)
+		}
+	}
+}
+
+// Frames near the canonical form that the fast path must leave to the general path: it would
+// decode some of them differently, refuse others, or accept them where the general path refuses.
+func TestBulkFastPathLeavesTheRestToTheGeneralPath(t *testing.T) {
+	const head = `{"type":"runtime_prepare","id":"3f1c1e0a-6b1d-4c55-9a43-0e1f2d3c4b5a","payload":`
+	for _, payload := range []string{
+		`{"step":"chunk","offset":0,"data":"AAAA"}`, // encoding/json omits a 0 offset
+		`{"step":"chunk","offset":01,"data":"AAAA"}`,
+		`{"step":"chunk","offset":-1,"data":"AAAA"}`,
+		`{"step":"chunk","offset":9223372036854775808,"data":"AAAA"}`,
+		`{"step":"chunk","data":""}`,
+		`{"step":"chunk","data":"AAA"}`,
+		`{"step":"chunk","data":"AA=A"}`,
+		`{"step":"chunk","data":"AA\/A"}`,
+		"{\"step\":\"chunk\",\"data\":\"AA\nAA\"}",
+		`{"step":"chunk", "data":"AAAA"}`,
+		`{"data":"AAAA","step":"chunk"}`,
+		`{"step":"chunk","data":"AAAA","trace":"x"}`,
+	} {
+		raw := []byte(head + payload + "}")
+		if _, ok := decodeBulkEnvelope(raw); ok {
+			t.Errorf("the fast path took %s", payload)
+		}
+		spec, _ := Lookup(TypeRuntimePrepare)
+		if _, ok := decodeBulkPayload(spec, []byte(payload)); ok {
+			t.Errorf("the fast path decoded the payload %s", payload)
+		}
+	}
+}
+
+// Whatever the fast path accepts, the general path accepts and decodes to the same value.
+func FuzzBulkFastPath(f *testing.F) {
+	for _, raw := range bulkFrames(f) {
+		if len(raw) < 4096 {
+			f.Add(raw)
+		}
+	}
+	f.Add([]byte(`{"type":"workspace_write","id":"x","payload":{"step":"chunk","offset":7,"data":"QUJD"}}`))
+	f.Add([]byte(`{"type":"workspace_export_result","id":"e","payload":{"outcome":"chunk","offset":0,"data":"QQ=="}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if fast, ok := decodeBulkEnvelope(data); ok {
+			var general Envelope
+			if err := general.unmarshalGeneral(bytes.TrimSpace(data)); err != nil {
+				t.Fatalf("the fast path accepted %q, the general path refuses it: %v", data, err)
+			}
+			if d := cmp.Diff(general, fast); d != "" {
+				t.Fatalf("the fast path decodes %q differently (-general +fast):\n%s", data, d)
+			}
+		}
+		for _, typ := range []string{TypeRuntimePrepare, TypeWorkspaceWrite, TypeWorkspaceExportResult} {
+			spec, _ := Lookup(typ)
+			if fast, ok := decodeBulkPayload(spec, data); ok {
+				general := spec.NewPayload()
+				if err := decodeShaped(data, general, spec.Strict); err != nil {
+					t.Fatalf("the fast path accepted the %s payload %q, the general path refuses it: %v", typ, data, err)
+				}
+				if d := cmp.Diff(general, fast); d != "" {
+					t.Fatalf("the fast path decodes the %s payload %q differently (-general +fast):\n%s", typ, data, d)
+				}
+			}
+		}
+	})
+}
+
+// The fast encoders write exactly what encoding/json writes, byte for byte.
+func FuzzBulkEncoding(f *testing.F) {
+	f.Add(uint8(0), "3f1c1e0a-6b1d-4c55-9a43-0e1f2d3c4b5a", int64(0), []byte("a"))
+	f.Add(uint8(1), "id", int64(65536), []byte{0, 255, 7})
+	f.Add(uint8(2), "e<1>&", int64(-1), []byte("xyz"))
+	f.Add(uint8(2), "e", int64(0), []byte{})
+	f.Fuzz(func(t *testing.T, which uint8, id string, offset int64, data []byte) {
+		var typ string
+		var payload any
+		switch which % 3 {
+		case 0:
+			typ, payload = TypeRuntimePrepare, &RuntimePreparePayload{Step: StepChunk, Offset: offset, Data: data}
+		case 1:
+			typ, payload = TypeWorkspaceWrite, &WorkspaceWritePayload{Step: StepChunk, Offset: offset, Data: data}
+		default:
+			typ, payload = TypeWorkspaceExportResult, &WorkspaceExportResultPayload{Outcome: OutcomeChunk, Offset: offset, Data: data}
+		}
+		want := marshalled(t, typ, id, payload)
+		if fast, ok := encodeBulkPayload(payload); ok && !bytes.Equal(fast, want.Payload) {
+			t.Fatalf("payload:\nencoding/json %s\nfast          %s", want.Payload, fast)
+		}
+		wantFrame, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast, ok := encodeBulkEnvelope(want); ok && !bytes.Equal(fast, wantFrame) {
+			t.Fatalf("frame:\nencoding/json %s\nfast          %s", wantFrame, fast)
+		}
+	})
+}
+
+// What the reference sides encode takes the fast encoders.
+func TestBulkFramesAreEncodedFast(t *testing.T) {
+	p := &RuntimePreparePayload{Step: StepChunk, Offset: 65536, Data: []byte("chunk")}
+	raw, ok := encodeBulkPayload(p)
+	if !ok {
+		t.Fatal("a chunk payload was not encoded fast")
+	}
+	if _, ok := encodeBulkEnvelope(Envelope{Type: TypeRuntimePrepare, ID: "3f1c1e0a-6b1d-4c55-9a43-0e1f2d3c4b5a", Payload: raw}); !ok {
+		t.Fatal("a chunk frame was not encoded fast")
+	}
+}
