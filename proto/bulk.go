@@ -39,9 +39,16 @@ func bulkFormOf(typ string) (bulkForm, bool) {
 	return bulkForm{}, false
 }
 
-// scanBulk splits a canonical bulk payload into its offset and its base64 data, the data
-// checked to be standard base64 (alphabet, padding, length). ok is false for anything else.
+// scan splits a canonical bulk payload into its offset and its base64 data, the data checked to
+// be standard base64 (alphabet, padding, length). ok is false for anything else.
 func (f bulkForm) scan(raw []byte) (offset int64, data []byte, ok bool) {
+	offset, data, ok = f.split(raw)
+	return offset, data, ok && isBase64Text(data)
+}
+
+// split is scan without the check of the data's text: decodeBulkPayload leaves that to the
+// base64 decoder, which checks every byte as it decodes.
+func (f bulkForm) split(raw []byte) (offset int64, data []byte, ok bool) {
 	rest, ok := bytes.CutPrefix(raw, []byte(f.head))
 	if !ok {
 		return 0, nil, false
@@ -67,10 +74,7 @@ func (f bulkForm) scan(raw []byte) (offset int64, data []byte, ok bool) {
 		return 0, nil, false
 	}
 	data, ok = bytes.CutSuffix(rest, []byte(`"}`))
-	if !ok || !isBase64Text(data) {
-		return 0, nil, false
-	}
-	return offset, data, true
+	return offset, data, ok
 }
 
 // base64Alphabet marks the bytes of the standard base64 alphabet.
@@ -109,13 +113,16 @@ func decodeBulkPayload(spec *MessageSpec, raw []byte) (Validator, bool) {
 	if !has {
 		return nil, false
 	}
-	offset, text, ok := form.scan(raw)
-	if !ok {
+	offset, text, ok := form.split(raw)
+	if !ok || len(text) == 0 || len(text)%4 != 0 {
 		return nil, false
 	}
+	// Decode refuses any byte outside the alphabet but skips line breaks: a text whose every byte
+	// is base64 decodes to exactly DecodedLen less its padding, one with a break to fewer.
+	want := base64.StdEncoding.DecodedLen(len(text)) - bytes.Count(text[len(text)-2:], []byte("="))
 	data := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
 	n, err := base64.StdEncoding.Decode(data, text)
-	if err != nil {
+	if err != nil || n != want {
 		return nil, false
 	}
 	data = data[:n]

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -10,7 +11,10 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 )
 
-var bWorkspace = []byte("workspace_ops")
+var (
+	bWorkspace     = []byte("workspace_ops")  // op ID → its record (JSON, without data)
+	bWorkspaceData = []byte("workspace_data") // op ID → what it returned, raw
+)
 
 // Kinds and states of a workspace operation (package execution/workspace decides them).
 const (
@@ -53,12 +57,18 @@ type WorkspaceOp struct {
 	UpdatedAt time.Time                       `json:"updated_at"`
 }
 
+// storedOp is the record as kept. Blob is how data was kept before it moved to bWorkspaceData;
+// a record written then still reads back whole.
 type storedOp struct {
 	WorkspaceOp
 	Blob []byte `json:"blob,omitempty"`
 }
 
 // PutWorkspaceOp writes an operation's record (created or updated), with its data.
+//
+// The data (an export's archive: up to 528 MiB) is kept raw in its own bucket, not as base64
+// inside the record's JSON: encoding it cost an export more CPU than its transfer did, and every
+// listing decoded it again (docs/performance.md "Bulk transfers").
 func (st *Store) PutWorkspaceOp(op *WorkspaceOp) error {
 	now := st.clk.Now().UTC()
 	if op.CreatedAt.IsZero() {
@@ -71,11 +81,23 @@ func (st *Store) PutWorkspaceOp(op *WorkspaceOp) error {
 		if err != nil {
 			return err
 		}
-		return put(b, op.ID, storedOp{WorkspaceOp: *op, Blob: op.Data})
+		data, err := tx.CreateBucketIfNotExists(bWorkspaceData)
+		if err != nil {
+			return err
+		}
+		if len(op.Data) == 0 {
+			err = data.Delete([]byte(op.ID))
+		} else {
+			err = data.Put([]byte(op.ID), op.Data)
+		}
+		if err != nil {
+			return err
+		}
+		return put(b, op.ID, op)
 	})
 }
 
-// WorkspaceOp reads an operation's record.
+// WorkspaceOp reads an operation's record, with its data.
 func (st *Store) WorkspaceOp(id string) (*WorkspaceOp, error) {
 	var s storedOp
 	err := st.db.View(func(tx *bolt.Tx) error {
@@ -83,7 +105,15 @@ func (st *Store) WorkspaceOp(id string) (*WorkspaceOp, error) {
 		if b == nil {
 			return ErrNotFound
 		}
-		return get(b, id, &s)
+		if err := get(b, id, &s); err != nil {
+			return err
+		}
+		if d := tx.Bucket(bWorkspaceData); d != nil {
+			if raw := d.Get([]byte(id)); raw != nil {
+				s.Blob = bytes.Clone(raw) // bbolt's slice lives only as long as tx
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("workspace operation %s: %w", id, err)

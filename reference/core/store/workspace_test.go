@@ -52,3 +52,32 @@ func TestReconcileWorkspace(t *testing.T) {
 		t.Fatalf("records (-want +got):\n%s", diff)
 	}
 }
+
+// Data lives apart from the record: it reads back with the operation, not with the listing, and
+// an update without data leaves none behind.
+func TestWorkspaceDataRoundTrips(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "core.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	op := &WorkspaceOp{ID: "op-1", Kind: "export", State: "completed", Data: []byte("archive bytes")}
+	if err := s.PutWorkspaceOp(op); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.WorkspaceOp("op-1")
+	if err != nil || string(got.Data) != "archive bytes" || got.DataBytes != int64(len("archive bytes")) {
+		t.Fatalf("read back: %+v %v", got, err)
+	}
+	list, err := s.WorkspaceOps()
+	if err != nil || len(list) != 1 || list[0].Data != nil || list[0].DataBytes != int64(len("archive bytes")) {
+		t.Fatalf("listing: %+v %v", list, err)
+	}
+	op.Data = nil
+	if err := s.PutWorkspaceOp(op); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.WorkspaceOp("op-1"); got.Data != nil || got.DataBytes != 0 {
+		t.Fatalf("an update without data kept %q", got.Data)
+	}
+}
