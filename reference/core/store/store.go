@@ -58,7 +58,11 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = 2 * time.Second
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opt.LockTimeout, NoSync: opt.NoSync})
+	// Address space, not memory: bbolt remaps as the file grows and copies every node of the
+	// writing transaction out of the old map first, which for an export's archive (up to 528 MiB,
+	// store/workspace.go) was a second copy of it per remap.
+	const mmapReserve = 1 << 30
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opt.LockTimeout, NoSync: opt.NoSync, InitialMmapSize: mmapReserve})
 	if err != nil {
 		return nil, fmt.Errorf("opening the Core store %s: %w", path, err)
 	}
