@@ -120,8 +120,16 @@ func (r *router) prepareBusyLocked() bool {
 	return r.tr.m.Busy() && !mutation.On(mutation.ExecutionDuringTransfer)
 }
 
-// prepareEffects carries out the machine's effects in order.
+// prepareEffects carries out the machine's effects in order, but for a chunk's: its received
+// goes out before its bytes are copied into the staged body and hashed, so that work overlaps
+// Core's next chunk instead of delaying it. The order cannot be seen: staging cannot fail, and the next frame
+// that could read the staged body (a chunk or the commit) is dispatched on this goroutine, after.
 func (r *router) prepareEffects(effects []rtprepare.Effect) {
+	if len(effects) == 2 {
+		if stage, ok := effects[0].(rtprepare.Stage); ok {
+			effects = []rtprepare.Effect{effects[1], stage}
+		}
+	}
 	for _, eff := range effects {
 		switch eff := eff.(type) {
 		case rtprepare.Reply:
@@ -131,6 +139,7 @@ func (r *router) prepareEffects(effects []rtprepare.Effect) {
 		case rtprepare.Stage:
 			r.mu.Lock()
 			r.tr.staged[eff.ID].Write(eff.Data)
+			_, _ = eff.Digest.Write(eff.Data)
 			if mutation.On(mutation.PrepareInstalledBeforeCommit) && r.tr.m.Slot != nil && r.tr.m.Slot.Begin.File != nil {
 				_ = r.d.env.WriteFile(r.tr.m.Slot.Begin.File.Path, r.tr.staged[eff.ID].Bytes())
 			}

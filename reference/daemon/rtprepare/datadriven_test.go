@@ -77,6 +77,9 @@ func TestMachine(t *testing.T) {
 			effects := c.Apply(ev)
 			for _, e := range effects {
 				b.WriteString("- " + e.String() + "\n")
+				if st, ok := e.(Stage); ok {
+					_, _ = st.Digest.Write(st.Data) // the host's part of staging
+				}
 			}
 			if len(effects) == 0 {
 				b.WriteString("no effects\n")

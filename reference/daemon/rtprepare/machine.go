@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -98,10 +99,14 @@ type Reply struct {
 // Arm starts the 120 s bound of a transfer just begun; it fires Expired.
 type Arm struct{ ID string }
 
-// Stage appends the chunk's bytes to the transfer's staged body.
+// Stage appends the chunk's bytes to the transfer's staged body and to Digest, the transfer's
+// running SHA-256 that commit checks. Hashing is the host's, with the copy, so that both can run
+// after the received goes out (the daemon's prepareEffects); the host carries out a Stage before
+// it applies the next frame.
 type Stage struct {
-	ID   string
-	Data []byte
+	ID     string
+	Data   []byte
+	Digest io.Writer
 }
 
 // Apply applies the committed transfer: the staged body is complete and verified. The bound stops.
@@ -206,9 +211,8 @@ func (c *Conn) frame(f Frame) []Effect {
 			return c.closeSlot(proto.CodeInvalidRequest) // a gap, a repeat or an overflow (RP-22)
 		}
 		t.Received += int64(len(p.Data))
-		t.sum.Write(p.Data)
 		r := Reply{ID: f.ID, Result: proto.RuntimePrepareResultPayload{Outcome: proto.OutcomeReceived, Offset: t.Received}}
-		return []Effect{Stage{f.ID, slices.Clone(p.Data)}, r}
+		return []Effect{Stage{f.ID, p.Data, t.sum}, r} // the frame's own bytes: a decoded frame is not reused
 	default: // commit
 		if !seen {
 			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeResourceUnavailable)}
