@@ -12,7 +12,9 @@ func TestSubagentOrder(t *testing.T) {
 	done := int64(9)
 	id := func(n string) any { return &proto.SubagentIdentityPayload{NativeID: n} }
 	active := func(n, tu string) any { return &proto.SubagentTurnPayload{NativeID: n, TurnID: tu} }
-	terminal := func(n, tu string) any { return &proto.SubagentTurnPayload{NativeID: n, TurnID: tu, CompletedAtMS: &done} }
+	terminal := func(n, tu string) any {
+		return &proto.SubagentTurnPayload{NativeID: n, TurnID: tu, CompletedAtMS: &done}
+	}
 	item := func(n, tu string) any { return &proto.SubagentItemPayload{NativeID: n, TurnID: tu} }
 	steps := []struct {
 		name string
