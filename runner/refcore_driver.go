@@ -261,6 +261,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.workspaceHolds(c.Workspace, b)
 	case c.Suspension != nil:
 		return d.suspensionHolds(c.Suspension)
+	case c.Subagents != nil:
+		return d.subagentsHold(c.Subagents, b)
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {
@@ -355,4 +357,40 @@ func resolveString(tmpl scenarios.Value, b *scenarios.Bindings) (string, error) 
 		return "", err
 	}
 	return s, nil
+}
+
+// subagentsHold answers check.subagents: the sub-agent frames the Turn of the Run recorded, in
+// order, against the check's list. It waits while the Turn runs (frames may still come) and fails
+// once the Turn has ended without them.
+func (d *refCoreDriver) subagentsHold(c *scenarios.SubagentsCheck, b *scenarios.Bindings) (bool, string, error) {
+	run, err := resolveString(c.Run, b)
+	if err != nil {
+		return false, "", err
+	}
+	t, err := d.Core.TurnByRun(run)
+	if err != nil {
+		return false, fmt.Sprintf("no Turn for run %s", run), nil
+	}
+	recorded := t.Subagents
+	if recorded == nil {
+		recorded = []store.SubagentEvent{}
+	}
+	raw, err := json.Marshal(recorded)
+	if err != nil {
+		return false, "", err
+	}
+	got, err := scenarios.DecodeJSON(raw)
+	if err != nil {
+		return false, "", err
+	}
+	m := readOnly(b).Match(scenarios.Value(c.Frames), got)
+	if m == nil {
+		return true, "", nil
+	}
+	m.Path = "subagents" + m.Path // the list's own path is "", an element's "[i]..."
+	state := fmt.Sprintf("%s (recorded %s)", m, raw)
+	if t.Outcome != nil {
+		return false, state, fmt.Errorf("the Turn ended with other sub-agent frames: %s", state)
+	}
+	return false, state, nil
 }

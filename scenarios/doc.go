@@ -36,6 +36,10 @@
 // (op: the id of its environment_quiesce or environment_resume frame, as written): state
 // (accepted, refused, unknown) and error_code; with refuses: quiesce and code it makes a caller's
 // quiesce now, for the scenario's device, which Core must refuse inside itself with that code.
+// check.subagents reads the sub-agent observation frames Core recorded for the Turn of a Run
+// (run), in arrival order: frames, each {type, payload}, compared member for member (none
+// missing, none extra; an empty list says none was recorded). It waits while the Turn runs and
+// fails once the Turn has ended with another list.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

@@ -247,7 +247,9 @@ type Check struct {
 	// Suspension: a suspension request's recorded outcome, or a refusal inside Core
 	// (suspension_check.go).
 	Suspension *SuspensionCheck
-	Pos        Pos
+	// Subagents: the sub-agent frames Core recorded for a Run's Turn (subagents_check.go).
+	Subagents *SubagentsCheck
+	Pos       Pos
 }
 
 func (c *Check) String() string {
@@ -282,6 +284,8 @@ func (c *Check) String() string {
 		return c.Workspace.String()
 	case c.Suspension != nil:
 		return c.Suspension.String()
+	case c.Subagents != nil:
+		return c.Subagents.String()
 	}
 	return "?"
 }

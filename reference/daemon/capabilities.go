@@ -21,6 +21,7 @@ func ContractCapabilities() proto.AgentKindCapabilities {
 		"permissions",            // permission and user-choice decisions, answered by package interact
 		"function_tools",         // function_call / function_result, answered by package interact
 		"function_result_images", // image parts of a function result reach the Turn like text
+		"subagent_observations",  // sub-agent frames on observe_subagent_identities, in order (subagents.go)
 	}
 	if environment.CanRunSetup() {
 		// A real Environment on disk that runtime_prepare installs into (package environment). Only

@@ -26,6 +26,9 @@ type run struct {
 	inputs       *runInputs // active input (prompt_steer)
 	// environmentID is the Run's frozen Environment: workspace reads must name it.
 	environmentID string
+	// observeSubagents: the configuration set observe_subagent_identities (subagents.go).
+	observeSubagents bool
+	subagents        subagentOrder
 }
 
 func newRun(id string, e *executor) *run {
@@ -104,6 +107,7 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		return
 	}
 	rn.turn = turn
+	rn.observeSubagents = g.cfg.ObserveSubagentIdentities
 	close(rn.started)
 	// Output may race started: the pump begins at once.
 	pumped := make(chan struct{})
@@ -123,6 +127,12 @@ func (r *router) pump(rn *run) {
 	defer rn.once.Do(func() { close(rn.finished) })
 	events := mutateEvents(rn, rn.turn.Events())
 	for ev := range events {
+		if isSubagentType(ev.Type) {
+			if env, ok := r.subagentEnvelope(rn, ev); ok {
+				_ = r.send(env)
+			}
+			continue
+		}
 		if env, special := r.interactionEmitted(rn, ev); special {
 			_ = r.send(env)
 			continue
@@ -224,6 +234,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	rn := newRun(runID, e)
 	rn.releaseFirst = p.ReleaseOnCompletion
 	rn.environmentID = environmentOf(p)
+	rn.observeSubagents = p.ObserveSubagentIdentities
 	r.runs[runID] = rn
 	r.mu.Unlock()
 	cfg := *p

@@ -90,4 +90,7 @@ var Core = []Mutant{
 	{SuspendCloseIsAck, "SU-10", "a suspension request whose connection closed before its reply is recorded as accepted"},
 	{SuspendUnknownCodeRefuses, "SU-02", "a suspension reply with accepted:false and an unlisted error_code is taken as a refusal with that code"},
 	{SuspendedAdmitsWork, "SU-06", "Core claims a queued Turn on a device whose Environment it suspended (accepted:true) before a resume"},
+	{SubagentOrderAccepted, "SA-06", "a sub-agent frame out of order (an Item before its active Turn, anything before the identity or after the terminal snapshot) is recorded on the Turn instead of dropped"},
+	{SubagentNullsDropped, "SA-01", "a sub-agent frame is recorded without its null members (name, instructions, started_at_ms, usage, text, ...): the Turn shows them missing instead of null"},
+	{SubagentRecipientsNull, "SA-05", "a subagent_coordination with no recipients is recorded with recipients null instead of []"},
 }

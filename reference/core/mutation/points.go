@@ -114,3 +114,10 @@ const (
 
 // SuspendedAdmitsWork: Core's fencing of a suspended device (SU-06's Core counterpart, §4.16).
 const SuspendedAdmitsWork Point = "suspended-admits-work"
+
+// Sub-agent observation frames (SA, Core side).
+const (
+	SubagentOrderAccepted  Point = "subagent-order-accepted"
+	SubagentNullsDropped   Point = "subagent-nulls-dropped"
+	SubagentRecipientsNull Point = "subagent-recipients-null"
+)

@@ -72,9 +72,12 @@ type Turn struct {
 	DecisionSeq int `json:"decision_seq,omitempty"`
 	// Admitted is the declaration the Turn was admitted with at its last claim. A later heartbeat
 	// cannot add operations to it.
-	Admitted  *proto.AgentKindCapabilities `json:"admitted,omitempty"`
-	CreatedAt time.Time                    `json:"created_at"`
-	UpdatedAt time.Time                    `json:"updated_at"`
+	Admitted *proto.AgentKindCapabilities `json:"admitted,omitempty"`
+	// Subagents are the sub-agent observation frames of the Run Core accepted, in order (only a
+	// Turn whose configuration set observe_subagent_identities gets any).
+	Subagents []SubagentEvent `json:"subagents,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
 	// Outcome is filled from the outcomes bucket when read; it is not part of the turn record.
 	Outcome *Outcome `json:"outcome,omitempty"`
 }

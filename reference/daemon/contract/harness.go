@@ -234,6 +234,10 @@ func (t *Turn) emitAll() bool {
 			ev = harness.Event{Type: proto.TypeUsage, Payload: &proto.UsagePayload{Usage: *step.Usage}}
 		case step.Error != nil:
 			ev = harness.Event{Type: proto.TypeError, Payload: step.Error}
+		default:
+			// A sub-agent observation: a copy, since the script serves every Turn of the Executor.
+			typ, p := step.subagent()
+			ev = harness.Event{Type: typ, Payload: copySubagent(p)}
 		}
 		select {
 		case t.events <- ev:

@@ -145,6 +145,31 @@ type EventStep struct {
 	Permission   *PermissionStep `json:"permission_request,omitempty" wire:"opt"`
 	UserChoice   *UserChoiceStep `json:"prompt_for_user_choice,omitempty" wire:"opt"`
 	FunctionCall *FunctionStep   `json:"function_call,omitempty" wire:"opt"`
+	// Sub-agent observations (docs/contract-harness.md §3.6): the native frame's payload exactly as
+	// written, every member spelt (nullables as null). The Turn emits them whatever the Run's
+	// opt-in and order; the Runtime decides what reaches the wire (SA-06, SA-07).
+	SubagentIdentity     *proto.SubagentIdentityPayload     `json:"subagent_identity,omitempty" wire:"opt"`
+	SubagentLifecycle    *proto.SubagentLifecyclePayload    `json:"subagent_lifecycle,omitempty" wire:"opt"`
+	SubagentTurn         *proto.SubagentTurnPayload         `json:"subagent_turn,omitempty" wire:"opt"`
+	SubagentItem         *proto.SubagentItemPayload         `json:"subagent_item,omitempty" wire:"opt"`
+	SubagentCoordination *proto.SubagentCoordinationPayload `json:"subagent_coordination,omitempty" wire:"opt"`
+}
+
+// subagent returns the sub-agent frame a step scripts (its type and payload), or "" and nil.
+func (e EventStep) subagent() (string, interface{ Validate() error }) {
+	switch {
+	case e.SubagentIdentity != nil:
+		return proto.TypeSubagentIdentity, e.SubagentIdentity
+	case e.SubagentLifecycle != nil:
+		return proto.TypeSubagentLifecycle, e.SubagentLifecycle
+	case e.SubagentTurn != nil:
+		return proto.TypeSubagentTurn, e.SubagentTurn
+	case e.SubagentItem != nil:
+		return proto.TypeSubagentItem, e.SubagentItem
+	case e.SubagentCoordination != nil:
+		return proto.TypeSubagentCoordination, e.SubagentCoordination
+	}
+	return "", nil
 }
 
 // PermissionStep emits a permission_request and waits for its decision.
@@ -209,6 +234,12 @@ func (e EventStep) check() error {
 		}
 		return prefixed(".function_call", checkNative(e.FunctionCall.Native))
 	}
+	if typ, p := e.subagent(); p != nil {
+		// A frame the wire could not carry is a script error, not a test of the Runtime.
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf(".%s: %w", typ, err)
+		}
+	}
 	return nil
 }
 
@@ -272,7 +303,8 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 func (e EventStep) members() int {
 	n := 0
 	for _, set := range []bool{e.Delta != nil, e.Thinking != nil, e.OutputMessage != nil, e.ToolCall != nil, e.Usage != nil, e.Error != nil, e.DelayMS != nil,
-		e.Permission != nil, e.UserChoice != nil, e.FunctionCall != nil} {
+		e.Permission != nil, e.UserChoice != nil, e.FunctionCall != nil,
+		e.SubagentIdentity != nil, e.SubagentLifecycle != nil, e.SubagentTurn != nil, e.SubagentItem != nil, e.SubagentCoordination != nil} {
 		if set {
 			n++
 		}

@@ -126,4 +126,8 @@ var Runtime = []Mutant{
 	{ResumeAnyPair, "SU-07", "an environment_resume on a new connection naming another (environment_id, suspend_id) is accepted instead of not_suspended"},
 	{ResumeOnParkedConnection, "SU-07", "an environment_resume on the parked connection itself (not a new one) is accepted"},
 	{RollbackResumeRefused, "SU-08", "a rollback:true environment_resume on a source that is not suspended is answered not_suspended instead of an accepted no-op"},
+	{SubagentsWithoutOptIn, "SA-07", "sub-agent frames are forwarded on a Run whose configuration did not set observe_subagent_identities"},
+	{SubagentOrderUnchecked, "SA-06", "sub-agent frames are forwarded in whatever order the native side produced them: an Item before its active Turn, anything before the identity or after the terminal snapshot"},
+	{SubagentNullsOmitted, "SA-01", "a nullable sub-agent member without a value (name, instructions, started_at_ms, usage, text, ...) is left out of the payload instead of encoded as null"},
+	{SubagentEmptyRecipientsNull, "SA-05", "subagent_coordination with no recipients encodes recipients as null instead of []"},
 }

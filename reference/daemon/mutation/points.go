@@ -146,3 +146,11 @@ const (
 	ResumeOnParkedConnection        Point = "resume-on-parked-connection"
 	RollbackResumeRefused           Point = "rollback-resume-refused"
 )
+
+// Sub-agent observation frames (SA, Runtime side).
+const (
+	SubagentsWithoutOptIn       Point = "subagents-without-opt-in"
+	SubagentOrderUnchecked      Point = "subagent-order-unchecked"
+	SubagentNullsOmitted        Point = "subagent-nulls-omitted"
+	SubagentEmptyRecipientsNull Point = "subagent-empty-recipients-null"
+)

@@ -43,6 +43,7 @@ const (
 	KindInteraction   Kind = "interaction-request"
 	KindUndecodable   Kind = "undecodable"
 	KindOtherFrame    Kind = "other-frame"
+	KindSubagent      Kind = "subagent"
 	KindRunClosed     Kind = "run-closed"
 
 	KindCancel            Kind = "cancel"
@@ -252,6 +253,7 @@ func (Done) Kind() Kind               { return KindDone }
 func (InteractionRequest) Kind() Kind { return KindInteraction }
 func (Undecodable) Kind() Kind        { return KindUndecodable }
 func (OtherFrame) Kind() Kind         { return KindOtherFrame }
+func (Subagent) Kind() Kind           { return KindSubagent }
 func (RunClosed) Kind() Kind          { return KindRunClosed }
 func (CancelRequested) Kind() Kind    { return KindCancel }
 func (Receipt) Kind() Kind            { return KindReceipt }
@@ -282,7 +284,7 @@ func Kinds() []Kind {
 		KindPreparing, KindReady, KindStarting, KindStarted, KindFailed, KindExpired, KindReleased,
 		KindPrepareRejected, KindStartRejected, KindReleaseRejected, KindPreparationClosed,
 		KindDelta, KindOutputMessage, KindUsage, KindError, KindDone, KindInteraction, KindUndecodable,
-		KindOtherFrame, KindRunClosed,
+		KindOtherFrame, KindSubagent, KindRunClosed,
 		KindCancel, KindReceipt, KindReceiptWaitClosed, KindRetryTimer, KindCancelTimer,
 		KindPrepareSendFailed, KindStartSendFailed, KindCancelSendFailed,
 		KindPreparationSubscribeFailed, KindRunSubscribeFailed, KindReceiptSubscribeFailed,

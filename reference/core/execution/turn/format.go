@@ -182,7 +182,19 @@ func (r Record) String() string {
 	if len(r.Interactions) > 0 {
 		f = append(f, InteractionsString(r.Interactions))
 	}
+	if len(r.Subagents) > 0 {
+		f = append(f, SubagentsString(r.Subagents))
+	}
 	return strings.Join(f, " ")
+}
+
+// SubagentsString lists the recorded sub-agent frames by type, without the subagent_ prefix.
+func SubagentsString(evs []store.SubagentEvent) string {
+	f := make([]string, len(evs))
+	for i, e := range evs {
+		f[i] = strings.TrimPrefix(e.Type, "subagent_")
+	}
+	return "subagents=(" + strings.Join(f, " ") + ")"
 }
 
 func supported(c *proto.AgentKindCapabilities) []string {

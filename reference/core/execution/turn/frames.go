@@ -36,6 +36,9 @@ func RunEvent(typ string, payload any, invalid error) Event {
 		return interactionEvent(typ, p.AskID, p)
 	case *proto.FunctionCallPayload:
 		return interactionEvent(typ, p.CallID, p)
+	case *proto.SubagentIdentityPayload, *proto.SubagentLifecyclePayload, *proto.SubagentTurnPayload,
+		*proto.SubagentItemPayload, *proto.SubagentCoordinationPayload:
+		return subagentEvent(typ, p)
 	}
 	return OtherFrame{Type: typ}
 }

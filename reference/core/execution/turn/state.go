@@ -59,6 +59,8 @@ type Record struct {
 	Interactions []store.Interaction
 	// DecisionSeq counts the decisions sent; each draws its delivery ID from it.
 	DecisionSeq int
+	// Subagents are the sub-agent frames accepted, in order (subagents.go); never changed in place.
+	Subagents []store.SubagentEvent
 }
 
 // ApplyTo writes the record into a stored Turn.
@@ -67,6 +69,7 @@ func (r Record) ApplyTo(t *store.Turn) {
 	t.Claims, t.Recovered, t.CancelRequested, t.Admitted = r.Claims, r.Recovered, r.CancelRequested, r.Admitted
 	t.Inputs, t.InputCursor = append([]store.Input(nil), r.Inputs...), r.InputCursor
 	t.Interactions, t.DecisionSeq = append([]store.Interaction(nil), r.Interactions...), r.DecisionSeq
+	t.Subagents = append([]store.SubagentEvent(nil), r.Subagents...)
 }
 
 // Observation is what Core has seen of the Run so far: the outcome is merged from it.

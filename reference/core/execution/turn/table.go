@@ -68,6 +68,7 @@ var table = map[string]map[Kind]handler{
 		KindPermissionCancel:           permissionCancelled,
 		KindUndecodable:                undecodable,
 		KindOtherFrame:                 ignore,
+		KindSubagent:                   subagentFrame,
 		KindRunClosed:                  runClosed,
 		KindCancel:                     cancelRun,
 		KindReceiptSubscribeFailed:     receiptUnawaited,
@@ -95,6 +96,7 @@ var table = map[string]map[Kind]handler{
 		KindDone:                   done,
 		KindUndecodable:            undecodable,
 		KindOtherFrame:             ignore,
+		KindSubagent:               subagentFrame,
 		KindRunClosed:              runClosed,
 		KindCancel:                 cancelRun,
 		KindReceiptSubscribeFailed: receiptUnawaited,
@@ -140,6 +142,7 @@ var table = map[string]map[Kind]handler{
 		KindPermissionCancel:  permissionCancelled,
 		KindUndecodable:       undecodable,
 		KindOtherFrame:        ignore,
+		KindSubagent:          subagentFrame,
 		KindRunClosed:         runClosedWhileCancelling,
 		KindCancel:            ignore, // already requested
 		KindReceipt:           receipt,

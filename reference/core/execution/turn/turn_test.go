@@ -411,6 +411,7 @@ func samples() []turn.Event {
 		turn.Delta{Text: "x"}, turn.OutputMessage{Status: proto.MessageCompleted}, turn.Usage{}, turn.EngineError{},
 		turn.Done{Done: &proto.DonePayload{}}, turn.InteractionRequest{Type: proto.TypePermissionRequest},
 		turn.Undecodable{Type: proto.TypeDone, Err: errors.New("bad")}, turn.OtherFrame{Type: proto.TypeThinking},
+		turn.Subagent{Type: proto.TypeSubagentIdentity, Payload: &proto.SubagentIdentityPayload{NativeID: "a2"}},
 		turn.RunClosed{Err: closed},
 		turn.CancelRequested{}, turn.Receipt{Ack: &proto.InteractionDecisionAckPayload{Applied: true}},
 		turn.ReceiptWaitClosed{Err: closed},
