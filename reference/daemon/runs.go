@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -72,6 +74,12 @@ func (r *router) start(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
 		return
 	}
+	if g.exec != nil && p.Input.HasImage() && !g.exec.caps.MessageImages.Supported() && !mutation.On(mutation.StartImagesWithoutCapability) {
+		// AD-69: checked against the declaration the Executor was admitted with, before any
+		// native call; the admission stays ready (a rejection changes no state).
+		r.reject(env.ID, proto.OperationStart, proto.CodeUnsupportedConfiguration)
+		return
+	}
 	ev := admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
 		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}
 	mutateStart(g, &ev)
@@ -90,7 +98,7 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		r.mu.Unlock()
 		failure := admission.NativeStartFailed{Cancelled: errors.Is(err, context.Canceled)}
 		if !failure.Cancelled {
-			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil
+			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil && !mutation.On(mutation.StartCleanupFailureAsUnavailable)
 		}
 		if mutation.On(mutation.NativeStartFailureUnanswered) {
 			rn.once.Do(func() { close(rn.finished) })
@@ -181,9 +189,15 @@ func (r *router) releaseExecutor(rn *run, reusable bool) {
 func (r *router) promptRequest(env proto.Envelope) {
 	f, err := proto.ParseEnvelope(env)
 	if err != nil {
+		// RS-06: without agent_kind or without any Run ID nothing can be answered: dropped.
+		var loose proto.PromptRequestPayload
+		_ = json.Unmarshal(env.Payload, &loose)
 		runID := env.ID
 		if runID == "" {
-			r.d.log.Warn("dropping prompt_request without a Run ID", "err", err)
+			runID = loose.RunID // RS-01: the payload's run_id when the envelope has none
+		}
+		if strings.TrimSpace(runID) == "" || (strings.TrimSpace(loose.AgentKind) == "" && !mutation.On(mutation.PromptWithoutKindAnswered)) {
+			r.d.log.Warn("dropping prompt_request without a Run ID or agent_kind", "err", err)
 			return
 		}
 		r.failRun(runID, "invalid prompt_request: "+err.Error())
@@ -191,6 +205,9 @@ func (r *router) promptRequest(env proto.Envelope) {
 	}
 	p := f.Payload.(*proto.PromptRequestPayload)
 	runID := f.RunID()
+	if mutation.On(mutation.PayloadRunIDWins) && p.RunID != "" {
+		runID = p.RunID
+	}
 	r.mu.Lock()
 	if r.closing || (r.runs[runID] != nil && !mutation.On(mutation.DuplicatePromptRequestRestart)) {
 		r.mu.Unlock()
@@ -199,7 +216,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	h, ok := r.harness(p.AgentKind)
 	var reason string
 	switch {
-	case p.WorkspaceReadOnly:
+	case p.WorkspaceReadOnly && !mutation.On(mutation.ReadOnlyPromptRequestRuns):
 		reason = "a read-only configuration cannot run a Turn"
 	case !ok || !h.Available():
 		reason = "agent kind " + p.AgentKind + " is not available"
