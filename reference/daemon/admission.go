@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -23,6 +24,15 @@ type grant struct {
 // prepare handles execution_prepare: the rules of protocol-facts.md §4.3, in the table's order.
 func (r *router) prepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionPreparePayload](env)
+	if err != nil && mutation.On(mutation.KindBeforeMCPOrigin) {
+		var loose proto.ExecutionPreparePayload
+		if json.Unmarshal(env.Payload, &loose) == nil {
+			if _, ok := r.harness(loose.Configuration.AgentKind); !ok {
+				r.reject(env.ID, proto.OperationPrepare, proto.CodeResourceUnavailable)
+				return
+			}
+		}
+	}
 	if err != nil || env.ID == "" {
 		r.d.log.Warn("execution_prepare rejected", "err", err)
 		if mutation.On(mutation.InvalidPrepareUnanswered) {

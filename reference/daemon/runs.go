@@ -51,6 +51,12 @@ func (rn *run) cancelNative(ctx context.Context) (*proto.DonePayload, error) {
 // start handles execution_start: a valid start transfers the admission to a Run exactly once.
 func (r *router) start(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionStartPayload](env)
+	if err != nil && mutation.On(mutation.StartInputUnvalidated) {
+		var loose proto.ExecutionStartPayload
+		if json.Unmarshal(env.Payload, &loose) == nil && loose.Handle != "" && loose.RunID != "" {
+			p, err = &loose, nil
+		}
+	}
 	if err != nil {
 		r.d.log.Info("execution_start rejected", "err", err)
 		if mutation.On(mutation.InvalidStartUnanswered) {

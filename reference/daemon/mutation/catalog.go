@@ -140,4 +140,6 @@ var Runtime = []Mutant{
 	{PromptWithoutKindAnswered, "RS-06", "a prompt_request without agent_kind is answered with error and done instead of dropped"},
 	{PayloadRunIDWins, "RS-01", "a prompt_request runs under its payload run_id even when the envelope id names the Run"},
 	{ReadOnlyPromptRequestRuns, "RS-05", "a prompt_request with a read-only configuration runs a Turn instead of error then done"},
+	{KindBeforeMCPOrigin, "AD-63", "the agent kind's factory is looked up before the MCP connection_origin is validated: an unknown kind answers resource_unavailable"},
+	{StartInputUnvalidated, "AD-66", "an execution_start whose input breaks the MessageInput rules is started instead of rejected invalid_start"},
 }

@@ -161,4 +161,6 @@ const (
 	PromptWithoutKindAnswered            Point = "ad-prompt-without-kind-answered"
 	PayloadRunIDWins                     Point = "ad-payload-run-id-wins"
 	ReadOnlyPromptRequestRuns            Point = "ad-read-only-prompt-request-runs"
+	KindBeforeMCPOrigin                  Point = "ad-kind-before-mcp-origin"
+	StartInputUnvalidated                Point = "ad-start-input-unvalidated"
 )
