@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -23,6 +24,15 @@ type grant struct {
 // prepare handles execution_prepare: the rules of protocol-facts.md §4.3, in the table's order.
 func (r *router) prepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionPreparePayload](env)
+	if err != nil && mutation.On(mutation.KindBeforeMCPOrigin) {
+		var loose proto.ExecutionPreparePayload
+		if json.Unmarshal(env.Payload, &loose) == nil {
+			if _, ok := r.harness(loose.Configuration.AgentKind); !ok {
+				r.reject(env.ID, proto.OperationPrepare, proto.CodeResourceUnavailable)
+				return
+			}
+		}
+	}
 	if err != nil || env.ID == "" {
 		r.d.log.Warn("execution_prepare rejected", "err", err)
 		if mutation.On(mutation.InvalidPrepareUnanswered) {
@@ -89,7 +99,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		return proto.CodeResourceUnavailable
 	}
 	caps := h.Capabilities()
-	if !caps.Preparation.Supported() {
+	if !caps.Preparation.Supported() && !mutation.On(mutation.PreparationUnsupportedAccepted) {
 		return proto.CodeUnsupportedPreparation
 	}
 	if cfg.WorkspaceReadOnly {
@@ -145,7 +155,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 	switch {
 	case cfg.LocalEnvironment != nil && !caps.LocalEnvironment.Supported() && !mutation.On(mutation.LocalEnvironmentUnsupportedOK):
 		return proto.CodeUnsupportedConfiguration
-	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment):
+	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment) && !mutation.On(mutation.LocalEnvironmentBindingUnchecked):
 		return proto.CodeInvalidConfiguration
 	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported():
 		return proto.CodeUnsupportedConfiguration
@@ -155,10 +165,27 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 		return proto.CodeUnsupportedConfiguration
 	case cfg.ToolSearch && !caps.ToolSearch.Supported() && !mutation.On(mutation.ToolSearchWithoutCapability):
 		return proto.CodeUnsupportedConfiguration
-	case cfg.ExecutionControls != nil && !caps.ExecutionControls.Supported():
-		return proto.CodeUnsupportedConfiguration
 	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported():
 		return proto.CodeUnsupportedConfiguration
+	}
+	return checkOptions(cfg, caps)
+}
+
+// checkOptions gates the configuration's optional opt-ins on the kind's declaration, before any
+// native call (runtime-protocol "Capability declarations"; protocol-facts §3.1, §4.4.1, §4.18):
+// an option the Harness does not declare is refused, never silently dropped.
+func checkOptions(cfg *proto.PromptRequestPayload, caps proto.AgentKindCapabilities) string {
+	ec := cfg.ExecutionControls
+	switch {
+	case ec != nil && !caps.ExecutionControls.Supported() && !mutation.On(mutation.ExecutionControlsWithoutCapability):
+		return proto.CodeUnsupportedConfiguration
+	case ec != nil && ec.OutputFormat != nil && !caps.StructuredOutput.Supported() && !mutation.On(mutation.JSONSchemaWithoutStructuredOutput):
+		return proto.CodeUnsupportedConfiguration // json_schema output needs structured_output
+	case ec != nil && ec.DisableProgrammaticToolCalling && !caps.ProgrammaticToolCallingDisable.Supported() &&
+		!mutation.On(mutation.ProgrammaticDisableWithoutCapability):
+		return proto.CodeUnsupportedConfiguration
+	case cfg.Input.HasImage() && !caps.MessageImages.Supported() && !mutation.On(mutation.PromptImagesWithoutCapability):
+		return proto.CodeUnsupportedConfiguration // AD-69: images need message_images (prompt_request input)
 	}
 	return ""
 }
@@ -166,6 +193,9 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 // pruneLocked drops the oldest admission records that no longer own anything; it reports whether
 // there is room for one more.
 func (r *router) pruneLocked() bool {
+	if mutation.On(mutation.AdmissionRecordsNeverPruned) {
+		return false
+	}
 	for i := 0; i < len(r.order) && len(r.records) >= proto.AdmissionRecords; {
 		if g := r.order[i]; !g.rec.Owned() && (g.rec.RunID == "" || r.runs[g.rec.RunID] == nil) {
 			r.forgetLocked(g)

@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // execState is where an Executor is in its life.
@@ -54,8 +56,11 @@ func (e *executor) busy() bool {
 
 // fingerprint is the reuse identity of a configuration: everything except what changes per Turn.
 func fingerprint(cfg proto.PromptRequestPayload) string {
-	cfg.RunID, cfg.Input, cfg.AgentSessionID = "", nil, ""
-	cfg.RequireExistingNativeSession, cfg.ReleaseOnCompletion = false, false
+	cfg.RunID, cfg.Input = "", nil
+	if !mutation.On(mutation.FingerprintKeepsPerTurnMembers) {
+		cfg.AgentSessionID = ""
+		cfg.RequireExistingNativeSession, cfg.ReleaseOnCompletion = false, false
+	}
 	raw, _ := json.Marshal(cfg)
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
@@ -94,7 +99,11 @@ func (r *router) idleLocked(e *executor) {
 	e.state = execIdle
 	e.idleGen++
 	gen := e.idleGen
-	e.stopIdle = r.afterFunc(proto.IdleExecutorExpiry, func() {
+	expiry := proto.IdleExecutorExpiry
+	if mutation.On(mutation.IdleExecutorNeverExpires) {
+		expiry = 1000 * time.Hour
+	}
+	e.stopIdle = r.afterFunc(expiry, func() {
 		r.mu.Lock()
 		still := e.state == execIdle && e.idleGen == gen
 		r.mu.Unlock()

@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -52,6 +54,12 @@ func (rn *run) cancelNative(ctx context.Context) (*proto.DonePayload, error) {
 // start handles execution_start: a valid start transfers the admission to a Run exactly once.
 func (r *router) start(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionStartPayload](env)
+	if err != nil && mutation.On(mutation.StartInputUnvalidated) {
+		var loose proto.ExecutionStartPayload
+		if json.Unmarshal(env.Payload, &loose) == nil && loose.Handle != "" && loose.RunID != "" {
+			p, err = &loose, nil
+		}
+	}
 	if err != nil {
 		r.d.log.Info("execution_start rejected", "err", err)
 		if mutation.On(mutation.InvalidStartUnanswered) {
@@ -75,6 +83,12 @@ func (r *router) start(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
 		return
 	}
+	if g.exec != nil && p.Input.HasImage() && !g.exec.caps.MessageImages.Supported() && !mutation.On(mutation.StartImagesWithoutCapability) {
+		// AD-69: checked against the declaration the Executor was admitted with, before any
+		// native call; the admission stays ready (a rejection changes no state).
+		r.reject(env.ID, proto.OperationStart, proto.CodeUnsupportedConfiguration)
+		return
+	}
 	ev := admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
 		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}
 	mutateStart(g, &ev)
@@ -93,7 +107,7 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		r.mu.Unlock()
 		failure := admission.NativeStartFailed{Cancelled: errors.Is(err, context.Canceled)}
 		if !failure.Cancelled {
-			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil
+			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil && !mutation.On(mutation.StartCleanupFailureAsUnavailable)
 		}
 		if mutation.On(mutation.NativeStartFailureUnanswered) {
 			rn.once.Do(func() { close(rn.finished) })
@@ -191,9 +205,15 @@ func (r *router) releaseExecutor(rn *run, reusable bool) {
 func (r *router) promptRequest(env proto.Envelope) {
 	f, err := proto.ParseEnvelope(env)
 	if err != nil {
+		// RS-06: without agent_kind or without any Run ID nothing can be answered: dropped.
+		var loose proto.PromptRequestPayload
+		_ = json.Unmarshal(env.Payload, &loose)
 		runID := env.ID
 		if runID == "" {
-			r.d.log.Warn("dropping prompt_request without a Run ID", "err", err)
+			runID = loose.RunID // RS-01: the payload's run_id when the envelope has none
+		}
+		if strings.TrimSpace(runID) == "" || (strings.TrimSpace(loose.AgentKind) == "" && !mutation.On(mutation.PromptWithoutKindAnswered)) {
+			r.d.log.Warn("dropping prompt_request without a Run ID or agent_kind", "err", err)
 			return
 		}
 		r.failRun(runID, "invalid prompt_request: "+err.Error())
@@ -201,6 +221,9 @@ func (r *router) promptRequest(env proto.Envelope) {
 	}
 	p := f.Payload.(*proto.PromptRequestPayload)
 	runID := f.RunID()
+	if mutation.On(mutation.PayloadRunIDWins) && p.RunID != "" {
+		runID = p.RunID
+	}
 	r.mu.Lock()
 	if r.closing || (r.runs[runID] != nil && !mutation.On(mutation.DuplicatePromptRequestRestart)) {
 		r.mu.Unlock()
@@ -209,7 +232,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	h, ok := r.harness(p.AgentKind)
 	var reason string
 	switch {
-	case p.WorkspaceReadOnly:
+	case p.WorkspaceReadOnly && !mutation.On(mutation.ReadOnlyPromptRequestRuns):
 		reason = "a read-only configuration cannot run a Turn"
 	case !ok || !h.Available():
 		reason = "agent kind " + p.AgentKind + " is not available"

@@ -145,6 +145,24 @@ const (
 	ResumeAnyPair                   Point = "resume-any-pair"
 	ResumeOnParkedConnection        Point = "resume-on-parked-connection"
 	RollbackResumeRefused           Point = "rollback-resume-refused"
+
+	// Admission options, capacities and direct Runs (W2.8: AD, RS).
+	PreparationUnsupportedAccepted       Point = "ad-preparation-unsupported-accepted"
+	ExecutionControlsWithoutCapability   Point = "ad-execution-controls-without-capability"
+	JSONSchemaWithoutStructuredOutput    Point = "ad-json-schema-without-structured-output"
+	ProgrammaticDisableWithoutCapability Point = "ad-programmatic-disable-without-capability"
+	PromptImagesWithoutCapability        Point = "ad-prompt-images-without-capability"
+	StartImagesWithoutCapability         Point = "ad-start-images-without-capability"
+	FingerprintKeepsPerTurnMembers       Point = "ad-fingerprint-keeps-per-turn-members"
+	AdmissionRecordsNeverPruned          Point = "ad-admission-records-never-pruned"
+	IdleExecutorNeverExpires             Point = "ad-idle-executor-never-expires"
+	StartCleanupFailureAsUnavailable     Point = "ad-start-cleanup-failure-as-unavailable"
+	LocalEnvironmentBindingUnchecked     Point = "ad-local-environment-binding-unchecked"
+	PromptWithoutKindAnswered            Point = "ad-prompt-without-kind-answered"
+	PayloadRunIDWins                     Point = "ad-payload-run-id-wins"
+	ReadOnlyPromptRequestRuns            Point = "ad-read-only-prompt-request-runs"
+	KindBeforeMCPOrigin                  Point = "ad-kind-before-mcp-origin"
+	StartInputUnvalidated                Point = "ad-start-input-unvalidated"
 )
 
 // Sub-agent observation frames (SA, Runtime side).
