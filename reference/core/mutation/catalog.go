@@ -90,4 +90,12 @@ var Core = []Mutant{
 	{SuspendCloseIsAck, "SU-10", "a suspension request whose connection closed before its reply is recorded as accepted"},
 	{SuspendUnknownCodeRefuses, "SU-02", "a suspension reply with accepted:false and an unlisted error_code is taken as a refusal with that code"},
 	{SuspendedAdmitsWork, "SU-06", "Core claims a queued Turn on a device whose Environment it suspended (accepted:true) before a resume"},
+	{EngineUnlistedCodeKept, "EF-01", "Core keeps an error frame's string code that is not one of the 11 listed as the engine_error_code"},
+	{EngineStatusBesideAnyCode, "EF-03", "Core keeps an integer http_status beside any accepted code, not only beside connection_failed"},
+	{EngineErrorFailsCancelled, "EF-06", "an error frame seen before an applied cancellation receipt turns the cancelled Turn into engine_failed"},
+	{EngineErrorHidesCoreError, "EF-06", "an error frame seen before a Core failure (incomplete stream, receipt failure) records engine_failed instead of Core's reason"},
+	{UnsupportedInteractionWaits, "PJ-12", "a permission request on a Turn admitted without permissions waits for an answer instead of interaction_not_supported"},
+	{UndeclaredFunctionCallWaits, "PJ-11", "a function_call on a Turn admitted without function_tools waits for a result instead of function_call_invalid"},
+	{InvalidFunctionCallIgnored, "PJ-11", "an undecodable function_call is ignored (the Run waits for a result that never comes) instead of function_call_invalid"},
+	{UnconfirmedResultGoesOn, "PJ-11", "a function_result whose ack never comes within 15 s leaves the Turn running instead of function_result_unconfirmed"},
 }

@@ -54,7 +54,11 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) string {
 		h.state, h.last = turn.New(newSpec(t, td)), nil
 		var at string
 		td.MaybeScanArgs(t, "at", &at)
-		h.playTo(t, at, td.HasArg("durable"))
+		var extra []string
+		if a, ok := td.Arg("caps"); ok {
+			extra = a.Vals
+		}
+		h.playTo(t, at, td.HasArg("durable"), extra...)
 		return "state: " + h.state.String()
 	case "restore":
 		var phase string
@@ -95,15 +99,19 @@ var happyPath = []struct {
 }
 
 // playTo steps the happy path until the Turn reaches phase (new at=preparing|starting|running);
-// durable: the device also declares steering and durable_input_receipts.
-func (h *harness) playTo(t *testing.T, phase string, durable bool) {
+// durable: the device also declares steering and durable_input_receipts; caps=(...) adds more.
+func (h *harness) playTo(t *testing.T, phase string, durable bool, caps ...string) {
 	if phase == "" || phase == store.PhaseQueued {
 		return
 	}
 	for _, p := range happyPath {
 		ev := p.event
-		if d, ok := ev.(turn.DeviceChecked); ok && durable {
-			d.Heartbeat = heartbeat("contract", true, "preparation", "environment_none", "steering", "durable_input_receipts")
+		if d, ok := ev.(turn.DeviceChecked); ok && (durable || len(caps) > 0) {
+			declared := []string{"preparation", "environment_none"}
+			if durable {
+				declared = append(declared, "steering", "durable_input_receipts")
+			}
+			d.Heartbeat = heartbeat("contract", true, append(declared, caps...)...)
 			ev = d
 		}
 		if out := h.step(h.state, ev); strings.HasPrefix(out, "error") {
@@ -257,9 +265,9 @@ func event(t *testing.T, td *datadriven.TestData) turn.Event {
 	case "run":
 		f, err := proto.ParseEnvelope(proto.Envelope{Type: first, ID: "run-1", Payload: json.RawMessage(td.Input)})
 		if err != nil {
-			return turn.RunEvent(first, nil, err)
+			return turn.RunFrame(first, json.RawMessage(td.Input), nil, err)
 		}
-		return turn.RunEvent(first, f.Payload, nil)
+		return turn.RunFrame(first, json.RawMessage(td.Input), f.Payload, nil)
 	case "receipt":
 		f, err := proto.ParseEnvelope(proto.Envelope{Type: proto.TypeInteractionDecisionAck, ID: "run-1", Payload: json.RawMessage(td.Input)})
 		if err != nil {
