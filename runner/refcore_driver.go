@@ -301,6 +301,9 @@ func outcomeRecord(c *scenarios.TurnCheck, o *store.Outcome, b *scenarios.Bindin
 	if c.Content != nil && o.Content != *c.Content {
 		return fmt.Errorf("content is %q, want %q", o.Content, *c.Content)
 	}
+	if c.EngineHTTPStatus != nil && o.EngineHTTPStatus != *c.EngineHTTPStatus {
+		return fmt.Errorf("engine_http_status is %d, want %d (rule EF-03)", o.EngineHTTPStatus, *c.EngineHTTPStatus)
+	}
 	if c.Usage == nil {
 		return nil
 	}

@@ -19,7 +19,8 @@
 // reads the capability snapshot of the connection: declared none or complete, and with complete
 // the capabilities it supports or lacks (a check waits until it holds, so it orders a heartbeat
 // before the steps after it). check.turn reads the Turn record of a Run: status, reason
-// (error_code), engine (engine_error_code), and, when written, preparation_error_code, the usage
+// (error_code), engine (engine_error_code), and, when written, engine_http_status (0 for none),
+// preparation_error_code, the usage
 // snapshot (compared member for member as a usage frame's payload: a snapshot replaces, never
 // adds) and content. check.preparation reads the result of the Environment preparation
 // (runtime_prepare) Core ran last, once it has ended: state (completed, rejected, failed or

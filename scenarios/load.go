@@ -431,7 +431,7 @@ func (p *parser) check(n *yaml.Node) *Check {
 		c.Suspension = p.suspensionCheck(v)
 	}
 	if v := f["turn"]; v != nil {
-		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content")
+		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status")
 		if tf != nil {
 			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"), Engine: p.String(tf["engine"], "engine"),
 				PreparationCode: p.String(tf["preparation_error_code"], "preparation_error_code")}
@@ -453,6 +453,13 @@ func (p *parser) check(n *yaml.Node) *Check {
 			if tf["content"] != nil {
 				s := p.String(tf["content"], "content")
 				c.Turn.Content = &s
+			}
+			if n := tf["engine_http_status"]; n != nil {
+				status, err := strconv.Atoi(n.Value)
+				if n.Kind != yaml.ScalarNode || err != nil || status != 0 && (status < 100 || status > 599) {
+					p.Errorf(n.Line, "check.turn.engine_http_status must be 0 or an integer from 100 to 599 (facts §6.1)")
+				}
+				c.Turn.EngineHTTPStatus = &status
 			}
 			if tf["run"] == nil {
 				p.Errorf(v.Line, "check.turn.run is required")

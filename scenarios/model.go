@@ -275,6 +275,9 @@ func (c *Check) String() string {
 		if c.Turn.Content != nil {
 			s += fmt.Sprintf(" with content %q", *c.Turn.Content)
 		}
+		if c.Turn.EngineHTTPStatus != nil {
+			s += fmt.Sprintf(" with engine_http_status %d", *c.Turn.EngineHTTPStatus)
+		}
 		return s
 	case c.Preparation != nil:
 		return c.Preparation.String()
@@ -343,6 +346,9 @@ type TurnCheck struct {
 	// Content, when not nil, is the outcome's content exactly (done's, or filled from earlier
 	// frames when done's is empty).
 	Content *string
+	// EngineHTTPStatus, when not nil, is the outcome's engine_http_status exactly (0: none kept;
+	// protocol-facts §6.1).
+	EngineHTTPStatus *int
 }
 
 // PreparationCheck checks the result of the Environment preparation Core ran last (on the
