@@ -126,4 +126,5 @@ var Runtime = []Mutant{
 	{ResumeAnyPair, "SU-07", "an environment_resume on a new connection naming another (environment_id, suspend_id) is accepted instead of not_suspended"},
 	{ResumeOnParkedConnection, "SU-07", "an environment_resume on the parked connection itself (not a new one) is accepted"},
 	{RollbackResumeRefused, "SU-08", "a rollback:true environment_resume on a source that is not suspended is answered not_suspended instead of an accepted no-op"},
+	{MalformedClassificationFails, "EF-04", "a native failure whose code is not a string or whose http_status is not an integer fails decoding, so the Run's usage and done are lost"},
 }

@@ -146,3 +146,6 @@ const (
 	ResumeOnParkedConnection        Point = "resume-on-parked-connection"
 	RollbackResumeRefused           Point = "rollback-resume-refused"
 )
+
+// Engine failure classification (EF-04, Runtime side; W2.8).
+const MalformedClassificationFails Point = "malformed-classification-fails"
