@@ -37,6 +37,9 @@
 // (op: the id of its environment_quiesce or environment_resume frame, as written): state
 // (accepted, refused, unknown) and error_code; with refuses: quiesce and code it makes a caller's
 // quiesce now, for the scenario's device, which Core must refuse inside itself with that code.
+// check.interaction {refuses, answer, code} makes a caller answer the interaction refuses (a
+// request_id, ask_id or call_id of the scenario's Turn) now with answer (the decision's payload
+// without delivery_id and call_id), which Core must refuse inside itself with that API error code.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

@@ -247,7 +247,9 @@ type Check struct {
 	// Suspension: a suspension request's recorded outcome, or a refusal inside Core
 	// (suspension_check.go).
 	Suspension *SuspensionCheck
-	Pos        Pos
+	// Interaction: an answer Core must refuse inside itself (interaction_check.go).
+	Interaction *InteractionCheck
+	Pos         Pos
 }
 
 func (c *Check) String() string {
@@ -285,6 +287,8 @@ func (c *Check) String() string {
 		return c.Workspace.String()
 	case c.Suspension != nil:
 		return c.Suspension.String()
+	case c.Interaction != nil:
+		return c.Interaction.String()
 	}
 	return "?"
 }

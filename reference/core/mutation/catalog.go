@@ -98,4 +98,5 @@ var Core = []Mutant{
 	{UndeclaredFunctionCallWaits, "PJ-11", "a function_call on a Turn admitted without function_tools waits for a result instead of function_call_invalid"},
 	{InvalidFunctionCallIgnored, "PJ-11", "an undecodable function_call is ignored (the Run waits for a result that never comes) instead of function_call_invalid"},
 	{UnconfirmedResultGoesOn, "PJ-11", "a function_result whose ack never comes within 15 s leaves the Turn running instead of function_result_unconfirmed"},
+	{ResultImagesUngated, "FN-14", "a function result with images is sent for a Turn admitted without function_result_images"},
 }

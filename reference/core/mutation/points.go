@@ -125,4 +125,5 @@ const (
 	UndeclaredFunctionCallWaits Point = "undeclared-function-call-waits"
 	InvalidFunctionCallIgnored  Point = "invalid-function-call-ignored"
 	UnconfirmedResultGoesOn     Point = "unconfirmed-function-result-goes-on"
+	ResultImagesUngated         Point = "result-images-ungated"
 )

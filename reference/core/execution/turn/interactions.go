@@ -165,7 +165,7 @@ func answered(s *State, ev Event) ([]Effect, error) {
 	if in.State != store.InteractionPending {
 		return nil, &InteractionRefused{Code: RefusedNotPending, Why: "interaction " + a.ID + " is " + in.State}
 	}
-	if in.Kind == store.InteractionFunction && hasImage(a.Answer) && !s.declared("function_result_images") {
+	if in.Kind == store.InteractionFunction && hasImage(a.Answer) && !s.declared("function_result_images") && !mutation.On(mutation.ResultImagesUngated) {
 		return nil, &InteractionRefused{Code: RefusedResultImages, Why: "the Turn was admitted without function_result_images: a function result carries no image"}
 	}
 	in.State, in.Key, in.Answer = store.InteractionAnswered, a.Key, a.Answer
