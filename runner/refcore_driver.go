@@ -181,7 +181,8 @@ func (d *refCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *sc
 	return nil
 }
 
-// lookaheadInput takes the input of the first execution_start after st, or a default text.
+// lookaheadInput takes the input of the first execution_start after st, else the scenario's
+// turn_input var, else a default text.
 func (d *refCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings) (proto.MessageInput, error) {
 	for _, later := range d.sc.Steps {
 		if later.Index <= st.Index {
@@ -199,6 +200,15 @@ func (d *refCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings
 			}
 			return p.Input, nil
 		}
+	}
+	if v, ok := d.sc.Vars["turn_input"]; ok {
+		// A Turn that never starts has no execution_start to read its input from: the scenario's
+		// turn_input var gives it.
+		var in proto.MessageInput
+		if err := decodeTemplate(v, b, &in); err != nil {
+			return nil, fmt.Errorf("vars.turn_input: %w", err)
+		}
+		return in, nil
 	}
 	return proto.TextInput("hello"), nil
 }

@@ -99,4 +99,5 @@ var Core = []Mutant{
 	{InvalidFunctionCallIgnored, "PJ-11", "an undecodable function_call is ignored (the Run waits for a result that never comes) instead of function_call_invalid"},
 	{UnconfirmedResultGoesOn, "PJ-11", "a function_result whose ack never comes within 15 s leaves the Turn running instead of function_result_unconfirmed"},
 	{ResultImagesUngated, "FN-14", "a function result with images is sent for a Turn admitted without function_result_images"},
+	{ImageInputDenialIsStateChange, "PJ-10", "a Turn whose stored image input the Runtime no longer declares it takes (message_images) fails execution_state_changed instead of message_input_unsupported"},
 }

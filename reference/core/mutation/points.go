@@ -117,13 +117,14 @@ const SuspendedAdmitsWork Point = "suspended-admits-work"
 
 // Turn outcome projection and engine failure classification (PJ, EF; W2.8).
 const (
-	EngineUnlistedCodeKept      Point = "engine-unlisted-code-kept"
-	EngineStatusBesideAnyCode   Point = "engine-status-beside-any-code"
-	EngineErrorFailsCancelled   Point = "engine-error-fails-cancelled"
-	EngineErrorHidesCoreError   Point = "engine-error-hides-core-error"
-	UnsupportedInteractionWaits Point = "unsupported-interaction-waits"
-	UndeclaredFunctionCallWaits Point = "undeclared-function-call-waits"
-	InvalidFunctionCallIgnored  Point = "invalid-function-call-ignored"
-	UnconfirmedResultGoesOn     Point = "unconfirmed-function-result-goes-on"
-	ResultImagesUngated         Point = "result-images-ungated"
+	EngineUnlistedCodeKept        Point = "engine-unlisted-code-kept"
+	EngineStatusBesideAnyCode     Point = "engine-status-beside-any-code"
+	EngineErrorFailsCancelled     Point = "engine-error-fails-cancelled"
+	EngineErrorHidesCoreError     Point = "engine-error-hides-core-error"
+	UnsupportedInteractionWaits   Point = "unsupported-interaction-waits"
+	UndeclaredFunctionCallWaits   Point = "undeclared-function-call-waits"
+	InvalidFunctionCallIgnored    Point = "invalid-function-call-ignored"
+	UnconfirmedResultGoesOn       Point = "unconfirmed-function-result-goes-on"
+	ResultImagesUngated           Point = "result-images-ungated"
+	ImageInputDenialIsStateChange Point = "image-input-denial-is-state-change"
 )

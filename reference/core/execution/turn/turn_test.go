@@ -225,7 +225,7 @@ func namedError(t *testing.T, td *datadriven.TestData, def string) error {
 }
 
 // newSpec is a Turn on a `contract` Harness in an Environment of type none. input=invalid and
-// config=invalid make a frame Core cannot encode.
+// config=invalid make a frame Core cannot encode; image gives it an image input.
 func newSpec(t *testing.T, td *datadriven.TestData) *turn.Spec {
 	cfg := proto.PromptRequestPayload{AgentKind: "contract", AgentStateKey: "agents-api-session-1", StrictResume: true,
 		DisableExecutionEnvironment: true}
@@ -235,6 +235,9 @@ func newSpec(t *testing.T, td *datadriven.TestData) *turn.Spec {
 	}
 	if td.HasArg("input") {
 		input = proto.MessageInput{{Content: []proto.InputContent{{Type: "input_audio"}}}}
+	}
+	if td.HasArg("image") {
+		input = proto.MessageInput{{Content: []proto.InputContent{proto.Image("data:image/png;base64,AA==")}}}
 	}
 	return &turn.Spec{SessionID: "session-1", RunID: "run-1", Configuration: cfg,
 		Environment: store.EnvironmentNone, Input: input, Policy: policy.New(),
