@@ -125,6 +125,6 @@ const (
 	UndeclaredFunctionCallWaits   Point = "undeclared-function-call-waits"
 	InvalidFunctionCallIgnored    Point = "invalid-function-call-ignored"
 	UnconfirmedResultGoesOn       Point = "unconfirmed-function-result-goes-on"
-	ResultImagesUngated           Point = "result-images-ungated"
+	ResultImagesUngated           Point = "image-result-sent-undeclared"
 	ImageInputDenialIsStateChange Point = "image-input-denial-is-state-change"
 )
