@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -273,6 +274,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.suspensionHolds(c.Suspension)
 	case c.Interaction != nil:
 		return d.answerRefused(c.Interaction, b)
+	case c.Start != nil:
+		return d.startRefused(c.Start, b)
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {
@@ -370,4 +373,43 @@ func resolveString(tmpl scenarios.Value, b *scenarios.Bindings) (string, error) 
 		return "", err
 	}
 	return s, nil
+}
+
+// startRefused answers check.start: a caller starts a Turn now with the check's configuration
+// (an Environment of type none unless it binds local_environment, a text input), and Core must
+// refuse it inside itself with the check's API code (api.go: invalid_turn, admission_denied).
+func (d *refCoreDriver) startRefused(c *scenarios.StartCheck, b *scenarios.Bindings) (bool, string, error) {
+	var cfg proto.PromptRequestPayload
+	if err := decodeTemplate(c.Configuration, b, &cfg); err != nil {
+		return false, "", fmt.Errorf("check.start.configuration: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), interactionWait)
+	defer cancel()
+	if err := d.awaitCapabilities(ctx); err != nil {
+		return false, "", err
+	}
+	env := store.EnvironmentNone
+	if cfg.LocalEnvironment != nil {
+		env = store.EnvironmentSelfHosted
+	}
+	t, err := d.Core.StartTurn(execution.StartRequest{DeviceID: d.DeviceID, Configuration: cfg, Environment: env, Input: proto.TextInput("hello")})
+	var denied *execution.DeniedError
+	got := "internal"
+	switch {
+	case err == nil:
+		return false, "", fmt.Errorf("the reference Core started Turn %s (run %s) instead of refusing it with %s", t.ID, t.RunID, c.Code)
+	case errors.As(err, &denied):
+		got = "admission_denied"
+	case errors.Is(err, execution.ErrDeviceOffline):
+		got = "device_offline"
+	case errors.Is(err, execution.ErrInvalid):
+		got = "invalid_turn"
+	}
+	if got != c.Code {
+		return false, "", fmt.Errorf("the reference Core refused the start with %s (%v), want %s", got, err, c.Code)
+	}
+	if denied != nil && len(c.Missing) > 0 && !slices.Equal(denied.Decision.Missing, c.Missing) {
+		return false, "", fmt.Errorf("the reference Core denied the start for missing %v, want %v", denied.Decision.Missing, c.Missing)
+	}
+	return true, "refused " + got, nil
 }

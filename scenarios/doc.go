@@ -40,6 +40,9 @@
 // check.interaction {refuses, answer, code} makes a caller answer the interaction refuses (a
 // request_id, ask_id or call_id of the scenario's Turn) now with answer (the decision's payload
 // without delivery_id and call_id), which Core must refuse inside itself with that API error code.
+// check.start {configuration, code, missing} makes a caller start a Turn now on the scenario's
+// device with that configuration, which Core must refuse inside itself with that API error code
+// (invalid_turn, or admission_denied naming the missing capabilities).
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

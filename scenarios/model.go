@@ -249,7 +249,9 @@ type Check struct {
 	Suspension *SuspensionCheck
 	// Interaction: an answer Core must refuse inside itself (interaction_check.go).
 	Interaction *InteractionCheck
-	Pos         Pos
+	// Start: a Turn start Core must refuse inside itself (start_check.go).
+	Start *StartCheck
+	Pos   Pos
 }
 
 func (c *Check) String() string {
@@ -289,6 +291,8 @@ func (c *Check) String() string {
 		return c.Suspension.String()
 	case c.Interaction != nil:
 		return c.Interaction.String()
+	case c.Start != nil:
+		return c.Start.String()
 	}
 	return "?"
 }

@@ -100,4 +100,7 @@ var Core = []Mutant{
 	{UnconfirmedResultGoesOn, "PJ-11", "a function_result whose ack never comes within 15 s leaves the Turn running instead of function_result_unconfirmed"},
 	{ResultImagesUngated, "FN-14", "a function result with images is sent for a Turn admitted without function_result_images"},
 	{ImageInputDenialIsStateChange, "PJ-10", "a Turn whose stored image input the Runtime no longer declares it takes (message_images) fails execution_state_changed instead of message_input_unsupported"},
+	{FunctionToolShapeUnchecked, "FN-01", "Core sends a function tool whose parameters are not a JSON Schema object (or whose name is blank)"},
+	{ToolSearchPairingUnchecked, "FN-02", "Core sends tool_search without a deferred function tool (or a deferred tool without tool_search)"},
+	{ToolSearchCapabilityIgnored, "FN-03", "Core admits tool_search / defer_loading for a Harness that does not declare tool_search"},
 }

@@ -127,4 +127,7 @@ const (
 	UnconfirmedResultGoesOn       Point = "unconfirmed-function-result-goes-on"
 	ResultImagesUngated           Point = "image-result-sent-undeclared"
 	ImageInputDenialIsStateChange Point = "image-input-denial-is-state-change"
+	FunctionToolShapeUnchecked    Point = "function-tool-shape-unchecked"
+	ToolSearchPairingUnchecked    Point = "tool-search-pairing-unchecked"
+	ToolSearchCapabilityIgnored   Point = "tool-search-capability-ignored"
 )
