@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -181,7 +182,8 @@ func (d *refCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *sc
 	return nil
 }
 
-// lookaheadInput takes the input of the first execution_start after st, or a default text.
+// lookaheadInput takes the input of the first execution_start after st, else the scenario's
+// turn_input var, else a default text.
 func (d *refCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings) (proto.MessageInput, error) {
 	for _, later := range d.sc.Steps {
 		if later.Index <= st.Index {
@@ -199,6 +201,15 @@ func (d *refCoreDriver) lookaheadInput(st *scenarios.Step, b *scenarios.Bindings
 			}
 			return p.Input, nil
 		}
+	}
+	if v, ok := d.sc.Vars["turn_input"]; ok {
+		// A Turn that never starts has no execution_start to read its input from: the scenario's
+		// turn_input var gives it.
+		var in proto.MessageInput
+		if err := decodeTemplate(v, b, &in); err != nil {
+			return nil, fmt.Errorf("vars.turn_input: %w", err)
+		}
+		return in, nil
 	}
 	return proto.TextInput("hello"), nil
 }
@@ -263,6 +274,10 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.suspensionHolds(c.Suspension)
 	case c.Subagents != nil:
 		return d.subagentsHold(c.Subagents, b)
+	case c.Interaction != nil:
+		return d.answerRefused(c.Interaction, b)
+	case c.Start != nil:
+		return d.startRefused(c.Start, b)
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {
@@ -302,6 +317,9 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 func outcomeRecord(c *scenarios.TurnCheck, o *store.Outcome, b *scenarios.Bindings) error {
 	if c.Content != nil && o.Content != *c.Content {
 		return fmt.Errorf("content is %q, want %q", o.Content, *c.Content)
+	}
+	if c.EngineHTTPStatus != nil && o.EngineHTTPStatus != *c.EngineHTTPStatus {
+		return fmt.Errorf("engine_http_status is %d, want %d (rule EF-03)", o.EngineHTTPStatus, *c.EngineHTTPStatus)
 	}
 	if c.Usage == nil {
 		return nil
@@ -393,4 +411,43 @@ func (d *refCoreDriver) subagentsHold(c *scenarios.SubagentsCheck, b *scenarios.
 		return false, state, fmt.Errorf("the Turn ended with other sub-agent frames: %s", state)
 	}
 	return false, state, nil
+}
+
+// startRefused answers check.start: a caller starts a Turn now with the check's configuration
+// (an Environment of type none unless it binds local_environment, a text input), and Core must
+// refuse it inside itself with the check's API code (api.go: invalid_turn, admission_denied).
+func (d *refCoreDriver) startRefused(c *scenarios.StartCheck, b *scenarios.Bindings) (bool, string, error) {
+	var cfg proto.PromptRequestPayload
+	if err := decodeTemplate(c.Configuration, b, &cfg); err != nil {
+		return false, "", fmt.Errorf("check.start.configuration: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), interactionWait)
+	defer cancel()
+	if err := d.awaitCapabilities(ctx); err != nil {
+		return false, "", err
+	}
+	env := store.EnvironmentNone
+	if cfg.LocalEnvironment != nil {
+		env = store.EnvironmentSelfHosted
+	}
+	t, err := d.Core.StartTurn(execution.StartRequest{DeviceID: d.DeviceID, Configuration: cfg, Environment: env, Input: proto.TextInput("hello")})
+	var denied *execution.DeniedError
+	got := "internal"
+	switch {
+	case err == nil:
+		return false, "", fmt.Errorf("the reference Core started Turn %s (run %s) instead of refusing it with %s", t.ID, t.RunID, c.Code)
+	case errors.As(err, &denied):
+		got = "admission_denied"
+	case errors.Is(err, execution.ErrDeviceOffline):
+		got = "device_offline"
+	case errors.Is(err, execution.ErrInvalid):
+		got = "invalid_turn"
+	}
+	if got != c.Code {
+		return false, "", fmt.Errorf("the reference Core refused the start with %s (%v), want %s", got, err, c.Code)
+	}
+	if denied != nil && len(c.Missing) > 0 && !slices.Equal(denied.Decision.Missing, c.Missing) {
+		return false, "", fmt.Errorf("the reference Core denied the start for missing %v, want %v", denied.Decision.Missing, c.Missing)
+	}
+	return true, "refused " + got, nil
 }

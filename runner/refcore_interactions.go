@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -185,4 +186,52 @@ func (d *refCoreDriver) requestedBefore(st *scenarios.Step, b *scenarios.Binding
 		}
 	}
 	return ids
+}
+
+// answerRefused answers check.interaction: a caller answers the interaction now, under a key of
+// its own, and Core must refuse the answer inside itself with the check's code (turn.
+// InteractionRefused); an answer Core takes fails the check, since it would reach the wire.
+func (d *refCoreDriver) answerRefused(c *scenarios.InteractionCheck, b *scenarios.Bindings) (bool, string, error) {
+	if d.turnID == "" {
+		return false, "", errors.New("check.interaction before any Turn was started")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), interactionWait)
+	defer cancel()
+	if err := d.awaitInteraction(ctx, c.Refuses); err != nil {
+		return false, "", err
+	}
+	var raw json.RawMessage
+	if err := decodeTemplate(c.Answer, b, &raw); err != nil {
+		return false, "", err
+	}
+	d.refusals++
+	_, err := d.Core.Answer(d.turnID, c.Refuses, fmt.Sprintf("refused-%d", d.refusals), raw)
+	if err == nil {
+		return false, "", fmt.Errorf("the reference Core took the answer to %s instead of refusing it with %s", c.Refuses, c.Code)
+	}
+	if got := answerRefusalCode(err); got != c.Code {
+		return false, "", fmt.Errorf("the reference Core refused the answer to %s with %s (%v), want %s", c.Refuses, got, err, c.Code)
+	}
+	return true, "refused " + c.Code, nil
+}
+
+// answerRefusalCode is the API error code the reference Core's answer endpoint (api.go) gives
+// an answer's refusal.
+func answerRefusalCode(err error) string {
+	for _, c := range []struct {
+		err  error
+		code string
+	}{
+		{execution.ErrNoInteraction, "unknown_interaction"},
+		{execution.ErrInvalid, "invalid_answer"},
+		{execution.ErrFinished, "turn_finished"},
+		{execution.ErrAnswerConflict, "answer_conflict"},
+		{execution.ErrNotPending, "not_pending"},
+		{execution.ErrResultImagesUnsupported, "result_images_unsupported"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return "turn_not_running"
 }

@@ -19,7 +19,8 @@
 // reads the capability snapshot of the connection: declared none or complete, and with complete
 // the capabilities it supports or lacks (a check waits until it holds, so it orders a heartbeat
 // before the steps after it). check.turn reads the Turn record of a Run: status, reason
-// (error_code), engine (engine_error_code), and, when written, preparation_error_code, the usage
+// (error_code), engine (engine_error_code), and, when written, engine_http_status (0 for none),
+// preparation_error_code, the usage
 // snapshot (compared member for member as a usage frame's payload: a snapshot replaces, never
 // adds) and content. check.preparation reads the result of the Environment preparation
 // (runtime_prepare) Core ran last, once it has ended: state (completed, rejected, failed or
@@ -40,6 +41,12 @@
 // (run), in arrival order: frames, each {type, payload}, compared member for member (none
 // missing, none extra; an empty list says none was recorded). It waits while the Turn runs and
 // fails once the Turn has ended with another list.
+// check.interaction {refuses, answer, code} makes a caller answer the interaction refuses (a
+// request_id, ask_id or call_id of the scenario's Turn) now with answer (the decision's payload
+// without delivery_id and call_id), which Core must refuse inside itself with that API error code.
+// check.start {configuration, code, missing} makes a caller start a Turn now on the scenario's
+// device with that configuration, which Core must refuse inside itself with that API error code
+// (invalid_turn, or admission_denied naming the missing capabilities).
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

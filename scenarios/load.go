@@ -389,13 +389,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -433,8 +433,14 @@ func (p *parser) check(n *yaml.Node) *Check {
 	if v := f["subagents"]; v != nil {
 		c.Subagents = p.subagentsCheck(v)
 	}
+	if v := f["interaction"]; v != nil {
+		c.Interaction = p.interactionCheck(v)
+	}
+	if v := f["start"]; v != nil {
+		c.Start = p.startCheck(v)
+	}
 	if v := f["turn"]; v != nil {
-		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content")
+		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status")
 		if tf != nil {
 			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"), Engine: p.String(tf["engine"], "engine"),
 				PreparationCode: p.String(tf["preparation_error_code"], "preparation_error_code")}
@@ -456,6 +462,13 @@ func (p *parser) check(n *yaml.Node) *Check {
 			if tf["content"] != nil {
 				s := p.String(tf["content"], "content")
 				c.Turn.Content = &s
+			}
+			if n := tf["engine_http_status"]; n != nil {
+				status, err := strconv.Atoi(n.Value)
+				if n.Kind != yaml.ScalarNode || err != nil || status != 0 && (status < 100 || status > 599) {
+					p.Errorf(n.Line, "check.turn.engine_http_status must be 0 or an integer from 100 to 599 (facts §6.1)")
+				}
+				c.Turn.EngineHTTPStatus = &status
 			}
 			if tf["run"] == nil {
 				p.Errorf(v.Line, "check.turn.run is required")

@@ -249,7 +249,11 @@ type Check struct {
 	Suspension *SuspensionCheck
 	// Subagents: the sub-agent frames Core recorded for a Run's Turn (subagents_check.go).
 	Subagents *SubagentsCheck
-	Pos       Pos
+	// Interaction: an answer Core must refuse inside itself (interaction_check.go).
+	Interaction *InteractionCheck
+	// Start: a Turn start Core must refuse inside itself (start_check.go).
+	Start *StartCheck
+	Pos   Pos
 }
 
 func (c *Check) String() string {
@@ -277,6 +281,9 @@ func (c *Check) String() string {
 		if c.Turn.Content != nil {
 			s += fmt.Sprintf(" with content %q", *c.Turn.Content)
 		}
+		if c.Turn.EngineHTTPStatus != nil {
+			s += fmt.Sprintf(" with engine_http_status %d", *c.Turn.EngineHTTPStatus)
+		}
 		return s
 	case c.Preparation != nil:
 		return c.Preparation.String()
@@ -286,6 +293,10 @@ func (c *Check) String() string {
 		return c.Suspension.String()
 	case c.Subagents != nil:
 		return c.Subagents.String()
+	case c.Interaction != nil:
+		return c.Interaction.String()
+	case c.Start != nil:
+		return c.Start.String()
 	}
 	return "?"
 }
@@ -347,6 +358,9 @@ type TurnCheck struct {
 	// Content, when not nil, is the outcome's content exactly (done's, or filled from earlier
 	// frames when done's is empty).
 	Content *string
+	// EngineHTTPStatus, when not nil, is the outcome's engine_http_status exactly (0: none kept;
+	// protocol-facts §6.1).
+	EngineHTTPStatus *int
 }
 
 // PreparationCheck checks the result of the Environment preparation Core ran last (on the

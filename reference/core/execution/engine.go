@@ -2,10 +2,13 @@ package execution
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -210,7 +214,24 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 }
 
 func (e *Engine) policyRequest(req StartRequest, cfg proto.PromptRequestPayload) policy.Request {
+	cfg = turn.ToolSearchUnjudged(cfg)
 	return policy.Request{Configuration: &cfg, Environment: req.Environment, Input: req.Input}
+}
+
+// unvalidatedTools is the configuration as the function-tool mutants validate it (FN-01, FN-02):
+// without its tools' shapes, or without the tool_search pairing. Otherwise cfg itself.
+func unvalidatedTools(cfg proto.PromptRequestPayload) proto.PromptRequestPayload {
+	if mutation.On(mutation.FunctionToolShapeUnchecked) {
+		tools := append([]proto.FunctionTool(nil), cfg.FunctionTools...)
+		for i := range tools {
+			tools[i].Name, tools[i].Parameters = "t"+strconv.Itoa(i), json.RawMessage(`{}`)
+		}
+		cfg.FunctionTools = tools
+	}
+	if mutation.On(mutation.ToolSearchPairingUnchecked) {
+		cfg.ToolSearch = slices.ContainsFunc(cfg.FunctionTools, func(t proto.FunctionTool) bool { return t.DeferLoading })
+	}
+	return cfg
 }
 
 // prepareConfiguration builds the immutable Session configuration execution_prepare carries.
@@ -235,7 +256,7 @@ func prepareConfiguration(req StartRequest, sessionID string) (proto.PromptReque
 		}
 		cfg.DisableExecutionEnvironment = false
 	}
-	p := proto.ExecutionPreparePayload{SessionID: sessionID, Configuration: cfg}
+	p := proto.ExecutionPreparePayload{SessionID: sessionID, Configuration: unvalidatedTools(cfg)}
 	if err := p.Validate(); err != nil {
 		return cfg, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}

@@ -47,7 +47,7 @@ func (r *runner) onRunEvent(ev gateway.Event) {
 	if ev.Frame != nil {
 		payload = ev.Frame.Payload
 	}
-	r.step(turn.RunEvent(ev.Envelope.Type, payload, ev.Invalid))
+	r.step(turn.RunFrame(ev.Envelope.Type, ev.Envelope.Payload, payload, ev.Invalid))
 }
 
 func (r *runner) onReceipt(ev gateway.Event) {

@@ -121,3 +121,20 @@ const (
 	SubagentNullsDropped   Point = "subagent-nulls-dropped"
 	SubagentRecipientsNull Point = "subagent-recipients-null"
 )
+
+// Turn outcome projection and engine failure classification (PJ, EF; W2.8).
+const (
+	EngineUnlistedCodeKept        Point = "engine-unlisted-code-kept"
+	EngineStatusBesideAnyCode     Point = "engine-status-beside-any-code"
+	EngineErrorFailsCancelled     Point = "engine-error-fails-cancelled"
+	EngineErrorHidesCoreError     Point = "engine-error-hides-core-error"
+	UnsupportedInteractionWaits   Point = "unsupported-interaction-waits"
+	UndeclaredFunctionCallWaits   Point = "undeclared-function-call-waits"
+	InvalidFunctionCallIgnored    Point = "invalid-function-call-ignored"
+	UnconfirmedResultGoesOn       Point = "unconfirmed-function-result-goes-on"
+	ResultImagesUngated           Point = "image-result-sent-undeclared"
+	ImageInputDenialIsStateChange Point = "image-input-denial-is-state-change"
+	FunctionToolShapeUnchecked    Point = "function-tool-shape-unchecked"
+	ToolSearchPairingUnchecked    Point = "tool-search-pairing-unchecked"
+	ToolSearchCapabilityIgnored   Point = "tool-search-capability-ignored"
+)

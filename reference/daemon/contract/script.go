@@ -281,6 +281,11 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 	if err := decode(raw, s); err != nil {
 		return nil, fmt.Errorf("agent_options.contract: %w", err)
 	}
+	if mutation.On(mutation.MalformedClassificationFails) {
+		if err := strictClassification(raw); err != nil {
+			return nil, fmt.Errorf("agent_options.contract: %w", err)
+		}
+	}
 	if s.Turn != nil {
 		if err := s.Turn.Input.check(); err != nil {
 			return nil, fmt.Errorf("agent_options.contract.turn.input%w", err)
@@ -350,4 +355,37 @@ func count(flags ...bool) int {
 		}
 	}
 	return n
+}
+
+// strictClassification is the malformed-classification-fails mutant's decoder: it refuses a
+// scripted native failure whose code is not a string or whose http_status is not an integer,
+// where §6.1 reads them unclassified and keeps the frame, its usage and done (EF-04).
+func strictClassification(raw json.RawMessage) error {
+	var s struct {
+		Turn *struct {
+			Events []struct {
+				Error *struct {
+					Code       json.RawMessage `json:"code"`
+					HTTPStatus json.RawMessage `json:"http_status"`
+				} `json:"error"`
+			} `json:"events"`
+		} `json:"turn"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil || s.Turn == nil {
+		return err
+	}
+	for i, e := range s.Turn.Events {
+		if e.Error == nil {
+			continue
+		}
+		var code string
+		var status int
+		if len(e.Error.Code) > 0 && json.Unmarshal(e.Error.Code, &code) != nil {
+			return fmt.Errorf("turn.events[%d].error.code: not a string", i)
+		}
+		if len(e.Error.HTTPStatus) > 0 && json.Unmarshal(e.Error.HTTPStatus, &status) != nil {
+			return fmt.Errorf("turn.events[%d].error.http_status: not an integer", i)
+		}
+	}
+	return nil
 }

@@ -146,4 +146,5 @@ var Runtime = []Mutant{
 	{ReadOnlyPromptRequestRuns, "RS-05", "a prompt_request with a read-only configuration runs a Turn instead of error then done"},
 	{KindBeforeMCPOrigin, "AD-63", "the agent kind's factory is looked up before the MCP connection_origin is validated: an unknown kind answers resource_unavailable"},
 	{StartInputUnvalidated, "AD-66", "an execution_start whose input breaks the MessageInput rules is started instead of rejected invalid_start"},
+	{MalformedClassificationFails, "EF-04", "a native failure whose code is not a string or whose http_status is not an integer fails decoding, so the Run's usage and done are lost"},
 }

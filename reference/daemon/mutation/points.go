@@ -172,3 +172,6 @@ const (
 	SubagentNullsOmitted        Point = "subagent-nulls-omitted"
 	SubagentEmptyRecipientsNull Point = "subagent-empty-recipients-null"
 )
+
+// Engine failure classification (EF-04, Runtime side; W2.8).
+const MalformedClassificationFails Point = "malformed-classification-fails"

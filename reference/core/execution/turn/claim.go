@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"slices"
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -30,7 +31,7 @@ func claim(s *State, ev Event) ([]Effect, error) {
 	dec := s.Spec.policy().Evaluate(s.Spec.policyRequest(), d.Heartbeat, d.Known)
 	effects := []Effect{Journal{Event: store.Event{Kind: store.EventAdmission, Note: dec.String()}}}
 	if dec.Verdict != policy.Allow && !mutation.On(mutation.UndeclaredCapabilityAdmitted) {
-		return append(effects, s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutionStateChanged,
+		return append(effects, s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: deniedReason(dec),
 			Error: "admission denied at the final check: " + dec.String(), Denied: dec.Missing})), nil
 	}
 	var admitted *proto.AgentKindCapabilities
@@ -91,4 +92,14 @@ func (s *State) commit() Effect { return Commit{From: s.Phase, Record: s.Record}
 
 func note(text string) Effect {
 	return Journal{Event: store.Event{Kind: store.EventNote, Note: text}}
+}
+
+// deniedReason is the outcome of a Turn the final check denies: its stored input has images the
+// Runtime no longer declares it takes (message_images) is message_input_unsupported (protocol-
+// facts §6.2); any other change of the declaration is execution_state_changed.
+func deniedReason(dec policy.Decision) string {
+	if slices.Contains(dec.Missing, "message_images") && !mutation.On(mutation.ImageInputDenialIsStateChange) {
+		return proto.ReasonMessageInputUnsupported
+	}
+	return proto.ReasonExecutionStateChanged
 }

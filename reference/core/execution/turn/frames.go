@@ -1,9 +1,12 @@
 package turn
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // StatusEvent is the event of a preparation_status the subscription delivered.
@@ -50,4 +53,39 @@ func interactionEvent(typ, id string, p any) Event {
 		return Undecodable{Type: typ, Err: err}
 	}
 	return InteractionRequest{Type: typ, ID: id, Payload: raw}
+}
+
+// RunFrame is RunEvent for a frame as received: an error frame's engine classification is
+// extracted by Core from the frame's own members (protocol-facts §6.1: the receiver normalises
+// it, whatever the sender's decoder did), the same extraction for every delivery.
+func RunFrame(typ string, raw json.RawMessage, payload any, invalid error) Event {
+	ev := RunEvent(typ, payload, invalid)
+	if e, ok := ev.(EngineError); ok {
+		e.Error.Code, e.Error.HTTPStatus = EngineFailure(raw)
+		return e
+	}
+	return ev
+}
+
+// EngineFailure extracts an error payload's classification (EF-01 … EF-04): only the 11 listed
+// codes are kept, http_status only beside connection_failed and only as an integer from 100 to
+// 599; anything malformed reads unclassified and never fails the frame.
+func EngineFailure(raw json.RawMessage) (string, int) {
+	var m struct {
+		Code       json.RawMessage `json:"code"`
+		HTTPStatus json.RawMessage `json:"http_status"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return "", 0
+	}
+	code, status := proto.NormalizeEngineFailure(m.Code, m.HTTPStatus)
+	if mutation.On(mutation.EngineUnlistedCodeKept) && code == "" {
+		_ = json.Unmarshal(m.Code, &code)
+	}
+	if mutation.On(mutation.EngineStatusBesideAnyCode) && code != "" && status == 0 {
+		if n, err := strconv.Atoi(string(bytes.TrimSpace(m.HTTPStatus))); err == nil && n >= 100 && n <= 599 {
+			status = n
+		}
+	}
+	return code, status
 }

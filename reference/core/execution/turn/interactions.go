@@ -88,9 +88,33 @@ func interactionArrived(s *State, ev Event) ([]Effect, error) {
 	if s.interaction(r.ID) >= 0 {
 		return []Effect{note(r.Type + " " + r.ID + ": that interaction ID is known already; ignored")}, nil
 	}
+	if reason, why := s.unanswerable(r); reason != "" {
+		if s.Phase == store.PhaseCancelling {
+			return []Effect{note(r.Type + " " + r.ID + " while cancelling: " + why + "; the receipt decides")}, nil
+		}
+		return []Effect{s.fail(reason, r.Type+" "+r.ID+": "+why)}, nil
+	}
 	in := store.Interaction{ID: r.ID, Kind: r.InteractionKind(), Request: r.Payload, State: store.InteractionPending}
 	s.Interactions = append(append([]store.Interaction(nil), s.Interactions...), in)
 	return []Effect{s.commit(), note(r.Type + " " + r.ID + " awaits an answer")}, nil
+}
+
+// unanswerable says why the Turn's execution path cannot answer a request (protocol-facts §6.2):
+// a permission or user-choice request on a Turn admitted without permissions is
+// interaction_not_supported, a function_call on one admitted without function_tools
+// function_call_invalid. The Run would wait for an answer Core can never send, so the Turn ends.
+func (s *State) unanswerable(r InteractionRequest) (reason, why string) {
+	switch r.InteractionKind() {
+	case store.InteractionFunction:
+		if !s.declared("function_tools") && !mutation.On(mutation.UndeclaredFunctionCallWaits) {
+			return proto.ReasonFunctionCallInvalid, "the Turn was admitted without function_tools"
+		}
+	default:
+		if !s.declared("permissions") && !mutation.On(mutation.UnsupportedInteractionWaits) {
+			return proto.ReasonInteractionNotSupported, "the Turn was admitted without permissions"
+		}
+	}
+	return "", ""
 }
 
 // permissionCancelled detaches a permission request the Runtime withdrew: it takes no answer any
@@ -141,7 +165,7 @@ func answered(s *State, ev Event) ([]Effect, error) {
 	if in.State != store.InteractionPending {
 		return nil, &InteractionRefused{Code: RefusedNotPending, Why: "interaction " + a.ID + " is " + in.State}
 	}
-	if in.Kind == store.InteractionFunction && hasImage(a.Answer) && !s.declared("function_result_images") {
+	if in.Kind == store.InteractionFunction && hasImage(a.Answer) && !s.declared("function_result_images") && !mutation.On(mutation.ResultImagesUngated) {
 		return nil, &InteractionRefused{Code: RefusedResultImages, Why: "the Turn was admitted without function_result_images: a function result carries no image"}
 	}
 	in.State, in.Key, in.Answer = store.InteractionAnswered, a.Key, a.Answer
@@ -243,6 +267,10 @@ func (s *State) decisionUnknown(i int, code, why string) []Effect {
 	in.State, in.Code = store.InteractionUnknown, code
 	s.withInteraction(i, in)
 	effects := append(s.disarm(TimerDecisionAck), Close{Stream: StreamDecision}, s.commit(), note(why))
+	if in.Kind == store.InteractionFunction && s.Phase != store.PhaseCancelling && !mutation.On(mutation.UnconfirmedResultGoesOn) {
+		// The Run waits on this result, and whether it took it is unknown (protocol-facts §6.2).
+		return append(effects, s.fail(proto.ReasonFunctionResultUnconfirmed, why))
+	}
 	if mutation.On(mutation.DecisionResentOnTimeout) && code == CodeAckTimeout {
 		in.State = store.InteractionAnswered
 		s.withInteraction(i, in)

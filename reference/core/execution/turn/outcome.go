@@ -16,10 +16,14 @@ var effectUnknown = map[string]bool{
 	proto.ReasonEventPersistenceFailed:  true,
 	proto.ReasonInteractionNotSupported: true,
 	proto.ReasonInputOutcomeUnknown:     true,
+	// The Run may have taken the result, or still waits on a call Core could not answer.
+	proto.ReasonFunctionResultUnconfirmed: true,
+	proto.ReasonFunctionCallInvalid:       true,
 }
 
 // finish ends the Turn with an outcome, written once; the Turn then owns no timer.
 func (s *State) finish(o *store.Outcome) Effect {
+	s.engineMutants(o)
 	if effectUnknown[o.Reason] {
 		o.EffectUnknown = true
 	}
@@ -95,4 +99,18 @@ func (s *State) merge(d *proto.DonePayload) *store.Outcome {
 		}
 	}
 	return o
+}
+
+// engineMutants are EF-06's wrong projections: the classification is subordinate to the terminal
+// status and Core's own reason, so only done after an error frame makes engine_failed (fromDone).
+func (s *State) engineMutants(o *store.Outcome) {
+	e := s.Seen.Error
+	if e == nil || o.Reason == proto.ReasonEngineFailed {
+		return
+	}
+	if mutation.On(mutation.EngineErrorFailsCancelled) && o.Status == proto.TurnCancelled ||
+		mutation.On(mutation.EngineErrorHidesCoreError) && o.Status == proto.TurnFailed {
+		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
+		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -34,7 +35,7 @@ func (sp *Spec) policy() *policy.Policy {
 }
 
 func (sp *Spec) policyRequest() policy.Request {
-	cfg := sp.Configuration
+	cfg := ToolSearchUnjudged(sp.Configuration)
 	return policy.Request{Configuration: &cfg, Environment: sp.Environment, Input: sp.Input}
 }
 
@@ -116,4 +117,20 @@ func Restore(spec *Spec, rec Record) State {
 	s := New(spec)
 	s.Record = rec
 	return s
+}
+
+// ToolSearchUnjudged is the configuration the admission policy judges: itself, except under the
+// tool-search-capability-ignored mutant (FN-03), which hides tool_search and defer_loading from
+// it at selection and at every claim.
+func ToolSearchUnjudged(cfg proto.PromptRequestPayload) proto.PromptRequestPayload {
+	if !mutation.On(mutation.ToolSearchCapabilityIgnored) {
+		return cfg
+	}
+	cfg.ToolSearch = false
+	tools := append([]proto.FunctionTool(nil), cfg.FunctionTools...)
+	for i := range tools {
+		tools[i].DeferLoading = false
+	}
+	cfg.FunctionTools = tools
+	return cfg
 }

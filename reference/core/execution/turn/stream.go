@@ -71,6 +71,11 @@ func undecodable(s *State, ev Event) ([]Effect, error) {
 		if mutation.On(mutation.InvalidRequestFailsTurn) {
 			return []Effect{s.fail(proto.ReasonInvalidExecutorResult, "undecodable "+u.Type+": "+u.Err.Error())}, nil
 		}
+	case proto.TypeFunctionCall:
+		// The Run waits for the result of a call Core cannot name (protocol-facts §6.2).
+		if !mutation.On(mutation.InvalidFunctionCallIgnored) {
+			return []Effect{s.fail(proto.ReasonFunctionCallInvalid, "undecodable "+u.Type+": "+u.Err.Error())}, nil
+		}
 	case proto.TypeError, proto.TypeUsage, proto.TypeDone, proto.TypePromptSteerAck:
 		if mutation.On(mutation.InvalidDoneIgnored) && u.Type == proto.TypeDone {
 			break

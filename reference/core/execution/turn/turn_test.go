@@ -54,7 +54,11 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) string {
 		h.state, h.last = turn.New(newSpec(t, td)), nil
 		var at string
 		td.MaybeScanArgs(t, "at", &at)
-		h.playTo(t, at, td.HasArg("durable"))
+		var extra []string
+		if a, ok := td.Arg("caps"); ok {
+			extra = a.Vals
+		}
+		h.playTo(t, at, td.HasArg("durable"), extra...)
 		return "state: " + h.state.String()
 	case "restore":
 		var phase string
@@ -95,15 +99,19 @@ var happyPath = []struct {
 }
 
 // playTo steps the happy path until the Turn reaches phase (new at=preparing|starting|running);
-// durable: the device also declares steering and durable_input_receipts.
-func (h *harness) playTo(t *testing.T, phase string, durable bool) {
+// durable: the device also declares steering and durable_input_receipts; caps=(...) adds more.
+func (h *harness) playTo(t *testing.T, phase string, durable bool, caps ...string) {
 	if phase == "" || phase == store.PhaseQueued {
 		return
 	}
 	for _, p := range happyPath {
 		ev := p.event
-		if d, ok := ev.(turn.DeviceChecked); ok && durable {
-			d.Heartbeat = heartbeat("contract", true, "preparation", "environment_none", "steering", "durable_input_receipts")
+		if d, ok := ev.(turn.DeviceChecked); ok && (durable || len(caps) > 0) {
+			declared := []string{"preparation", "environment_none"}
+			if durable {
+				declared = append(declared, "steering", "durable_input_receipts")
+			}
+			d.Heartbeat = heartbeat("contract", true, append(declared, caps...)...)
 			ev = d
 		}
 		if out := h.step(h.state, ev); strings.HasPrefix(out, "error") {
@@ -217,7 +225,7 @@ func namedError(t *testing.T, td *datadriven.TestData, def string) error {
 }
 
 // newSpec is a Turn on a `contract` Harness in an Environment of type none. input=invalid and
-// config=invalid make a frame Core cannot encode.
+// config=invalid make a frame Core cannot encode; image gives it an image input.
 func newSpec(t *testing.T, td *datadriven.TestData) *turn.Spec {
 	cfg := proto.PromptRequestPayload{AgentKind: "contract", AgentStateKey: "agents-api-session-1", StrictResume: true,
 		DisableExecutionEnvironment: true}
@@ -227,6 +235,9 @@ func newSpec(t *testing.T, td *datadriven.TestData) *turn.Spec {
 	}
 	if td.HasArg("input") {
 		input = proto.MessageInput{{Content: []proto.InputContent{{Type: "input_audio"}}}}
+	}
+	if td.HasArg("image") {
+		input = proto.MessageInput{{Content: []proto.InputContent{proto.Image("data:image/png;base64,AA==")}}}
 	}
 	return &turn.Spec{SessionID: "session-1", RunID: "run-1", Configuration: cfg,
 		Environment: store.EnvironmentNone, Input: input, Policy: policy.New(),
@@ -257,9 +268,9 @@ func event(t *testing.T, td *datadriven.TestData) turn.Event {
 	case "run":
 		f, err := proto.ParseEnvelope(proto.Envelope{Type: first, ID: "run-1", Payload: json.RawMessage(td.Input)})
 		if err != nil {
-			return turn.RunEvent(first, nil, err)
+			return turn.RunFrame(first, json.RawMessage(td.Input), nil, err)
 		}
-		return turn.RunEvent(first, f.Payload, nil)
+		return turn.RunFrame(first, json.RawMessage(td.Input), f.Payload, nil)
 	case "receipt":
 		f, err := proto.ParseEnvelope(proto.Envelope{Type: proto.TypeInteractionDecisionAck, ID: "run-1", Payload: json.RawMessage(td.Input)})
 		if err != nil {
