@@ -90,4 +90,12 @@ var Core = []Mutant{
 	{SuspendCloseIsAck, "SU-10", "a suspension request whose connection closed before its reply is recorded as accepted"},
 	{SuspendUnknownCodeRefuses, "SU-02", "a suspension reply with accepted:false and an unlisted error_code is taken as a refusal with that code"},
 	{SuspendedAdmitsWork, "SU-06", "Core claims a queued Turn on a device whose Environment it suspended (accepted:true) before a resume"},
+	{MalformedFrameCloses, "CN-22", "an inbound frame that is not a JSON envelope closes the connection instead of being logged and skipped"},
+	{HeartbeatKindsMerged, "CN-32", "a heartbeat's snapshot keeps the kinds an earlier heartbeat advertised and this one dropped"},
+	{HeartbeatCapabilitiesWidened, "CN-32", "a heartbeat's declaration of a kind keeps every capability an earlier heartbeat supported: a narrower declaration never narrows"},
+	{DeregisterNewerSession, "CN-36", "a replaced connection's late deregistration removes the device's connection whichever Session it is"},
+	{UnavailableKindUnvalidated, "CN-49", "the declaration of a kind with available false is not validated: the rest of the heartbeat is applied"},
+	{HeartbeatMembersDefaulted, "CN-25", "a heartbeat without ts or active_requests is taken with them as zero"},
+	{NullCapabilitiesUnsupported, "CN-26", "a kind whose capabilities are missing or null is taken as supporting nothing instead of a decode error"},
+	{UnknownCapabilityMemberDropped, "CN-46", "a declaration with a member beyond the 30 spec-era fields is applied without it"},
 }

@@ -114,3 +114,16 @@ const (
 
 // SuspendedAdmitsWork: Core's fencing of a suspended device (SU-06's Core counterpart, §4.16).
 const SuspendedAdmitsWork Point = "suspended-admits-work"
+
+// Connection and heartbeat rules on Core's side (W2.8: CN-22, CN-25, CN-26, CN-32, CN-36, CN-46,
+// CN-49).
+const (
+	MalformedFrameCloses           Point = "malformed-frame-closes"
+	HeartbeatKindsMerged           Point = "heartbeat-kinds-merged"
+	HeartbeatCapabilitiesWidened   Point = "heartbeat-capabilities-widened"
+	DeregisterNewerSession         Point = "deregister-newer-session"
+	UnavailableKindUnvalidated     Point = "unavailable-kind-unvalidated"
+	HeartbeatMembersDefaulted      Point = "heartbeat-members-defaulted"
+	NullCapabilitiesUnsupported    Point = "null-capabilities-unsupported"
+	UnknownCapabilityMemberDropped Point = "unknown-capability-member-dropped"
+)
