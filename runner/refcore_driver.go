@@ -162,6 +162,7 @@ func (d *refCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *sc
 	if err := json.Unmarshal(p.Configuration, &cfg); err != nil {
 		return fmt.Errorf("the configuration of %s: %w", st.Pos, err)
 	}
+	cfg = callerConfiguration(cfg)
 	env := store.EnvironmentNone
 	if cfg.LocalEnvironment != nil {
 		env = store.EnvironmentSelfHosted

@@ -177,6 +177,8 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	if d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known); d.Verdict != policy.Allow {
 		return nil, &DeniedError{Decision: d}
 	}
+	// The opt-ins follow the declaration Core selected the device with, once (CN-33).
+	policy.OptIns(&cfg, policy.KindDeclaration(hb, cfg.AgentKind))
 	t := &store.Turn{ID: NewID(), SessionID: sessionID, DeviceID: req.DeviceID, AgentKind: cfg.AgentKind,
 		EnvironmentType: req.Environment, RunID: NewID(), Phase: store.PhaseQueued, Input: req.Input}
 	sess := &store.Session{ID: sessionID, DeviceID: req.DeviceID, EnvironmentType: req.Environment, Configuration: cfg}

@@ -98,4 +98,7 @@ var Core = []Mutant{
 	{HeartbeatMembersDefaulted, "CN-25", "a heartbeat without ts or active_requests is taken with them as zero"},
 	{NullCapabilitiesUnsupported, "CN-26", "a kind whose capabilities are missing or null is taken as supporting nothing instead of a decode error"},
 	{UnknownCapabilityMemberDropped, "CN-46", "a declaration with a member beyond the 30 spec-era fields is applied without it"},
+	{OptInsUnset, "AD-65", "Core sends execution_prepare without the per-Run opt-ins the admitted kind declares (execution_controls, observe_tool_observations, observe_messages)"},
+	{ExecutionControlsUndeclared, "AD-61", "Core sends execution_controls to a kind that does not declare execution_controls"},
+	{OptInsWidenedAtClaim, "CN-33", "a later claim of a queued Turn sets the opt-ins a heartbeat declared after device selection: the admitted configuration widens"},
 }

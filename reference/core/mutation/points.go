@@ -127,3 +127,10 @@ const (
 	NullCapabilitiesUnsupported    Point = "null-capabilities-unsupported"
 	UnknownCapabilityMemberDropped Point = "unknown-capability-member-dropped"
 )
+
+// The per-Run opt-ins Core sets (W2.8: AD-65, AD-61, CN-33).
+const (
+	OptInsUnset                 Point = "opt-ins-unset"
+	ExecutionControlsUndeclared Point = "execution-controls-undeclared"
+	OptInsWidenedAtClaim        Point = "opt-ins-widened-at-claim"
+)
