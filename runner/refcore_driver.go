@@ -262,6 +262,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.workspaceHolds(c.Workspace, b)
 	case c.Suspension != nil:
 		return d.suspensionHolds(c.Suspension)
+	case c.Admission != nil:
+		return d.admissionHolds(c.Admission)
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {

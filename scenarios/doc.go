@@ -36,6 +36,9 @@
 // (op: the id of its environment_quiesce or environment_resume frame, as written): state
 // (accepted, refused, unknown) and error_code; with refuses: quiesce and code it makes a caller's
 // quiesce now, for the scenario's device, which Core must refuse inside itself with that code.
+// check.admission {refuses: start, missing: [...]} makes a caller ask for a Turn now, on the
+// scenario's device (kind contract, Environment none), which Core must refuse at device selection,
+// naming the capabilities its latest declaration lacks: nothing of it reaches the wire.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

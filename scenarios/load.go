@@ -389,13 +389,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "admission")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, admission")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -429,6 +429,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["suspension"]; v != nil {
 		c.Suspension = p.suspensionCheck(v)
+	}
+	if v := f["admission"]; v != nil {
+		c.Admission = p.admissionCheck(v)
 	}
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content")

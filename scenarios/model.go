@@ -247,7 +247,9 @@ type Check struct {
 	// Suspension: a suspension request's recorded outcome, or a refusal inside Core
 	// (suspension_check.go).
 	Suspension *SuspensionCheck
-	Pos        Pos
+	// Admission: a caller's start Core must refuse at device selection (admission_check.go).
+	Admission *AdmissionCheck
+	Pos       Pos
 }
 
 func (c *Check) String() string {
@@ -282,6 +284,8 @@ func (c *Check) String() string {
 		return c.Workspace.String()
 	case c.Suspension != nil:
 		return c.Suspension.String()
+	case c.Admission != nil:
+		return c.Admission.String()
 	}
 	return "?"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -174,7 +175,7 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 		return nil, fmt.Errorf("device %s: %w", req.DeviceID, ErrDeviceOffline)
 	}
 	hb, known := conn.Capabilities()
-	if d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known); d.Verdict != policy.Allow {
+	if d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known); d.Verdict != policy.Allow && !mutation.On(mutation.SelectionUnchecked) {
 		return nil, &DeniedError{Decision: d}
 	}
 	// The opt-ins follow the declaration Core selected the device with, once (CN-33).

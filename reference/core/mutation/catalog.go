@@ -101,4 +101,5 @@ var Core = []Mutant{
 	{OptInsUnset, "AD-65", "Core sends execution_prepare without the per-Run opt-ins the admitted kind declares (execution_controls, observe_tool_observations, observe_messages)"},
 	{ExecutionControlsUndeclared, "AD-61", "Core sends execution_controls to a kind that does not declare execution_controls"},
 	{OptInsWidenedAtClaim, "CN-33", "a later claim of a queued Turn sets the opt-ins a heartbeat declared after device selection: the admitted configuration widens"},
+	{SelectionUnchecked, "CN-50", "device selection records a Turn whose required capabilities the device does not declare (only the final check before the claim denies it)"},
 }

@@ -134,3 +134,6 @@ const (
 	ExecutionControlsUndeclared Point = "execution-controls-undeclared"
 	OptInsWidenedAtClaim        Point = "opt-ins-widened-at-claim"
 )
+
+// SelectionUnchecked: device selection admits whatever the declaration lacks (CN-50's first check).
+const SelectionUnchecked Point = "selection-unchecked"
