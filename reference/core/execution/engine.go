@@ -165,6 +165,9 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	if !policy.KnownEnvironment(req.Environment) {
 		return nil, fmt.Errorf("%w: environment %q must be none, openai_hosted or self_hosted", ErrInvalid, req.Environment)
 	}
+	if mutation.On(mutation.InputTextTrimmed) {
+		req.Input = trimmedInput(req.Input)
+	}
 	sessionID := NewID()
 	cfg, err := prepareConfiguration(req, sessionID)
 	if err != nil {
@@ -302,4 +305,18 @@ func (e *Engine) Quiesce(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// trimmedInput is the input-text-trimmed mutant's input: every text part trimmed.
+func trimmedInput(in proto.MessageInput) proto.MessageInput {
+	out := make(proto.MessageInput, len(in))
+	for i, m := range in {
+		parts := make([]proto.InputContent, len(m.Content))
+		for j, c := range m.Content {
+			c.Text = strings.TrimSpace(c.Text)
+			parts[j] = c
+		}
+		out[i] = proto.InputMessage{Content: parts}
+	}
+	return out
 }

@@ -102,4 +102,6 @@ var Core = []Mutant{
 	{ExecutionControlsUndeclared, "AD-61", "Core sends execution_controls to a kind that does not declare execution_controls"},
 	{OptInsWidenedAtClaim, "CN-33", "a later claim of a queued Turn sets the opt-ins a heartbeat declared after device selection: the admitted configuration widens"},
 	{SelectionUnchecked, "CN-50", "device selection records a Turn whose required capabilities the device does not declare (only the final check before the claim denies it)"},
+	{RejectedRevisionChecked, "AD-55", "a rejected preparation_status is held to the revision rules (a revision not above the last delivered is dropped) instead of delivered as the answer to one control operation"},
+	{InputTextTrimmed, "AD-66", "Core trims the text parts of a Turn's input before it sends them: text is never trimmed"},
 }

@@ -137,3 +137,9 @@ const (
 
 // SelectionUnchecked: device selection admits whatever the declaration lacks (CN-50's first check).
 const SelectionUnchecked Point = "selection-unchecked"
+
+// Preparation subscriptions, Run input (W2.8: AD-55, AD-66).
+const (
+	RejectedRevisionChecked Point = "rejected-revision-checked"
+	InputTextTrimmed        Point = "input-text-trimmed"
+)
