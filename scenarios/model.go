@@ -249,7 +249,10 @@ type Check struct {
 	Suspension *SuspensionCheck
 	// Admission: a caller's start Core must refuse at device selection (admission_check.go).
 	Admission *AdmissionCheck
-	Pos       Pos
+	// DeviceStatus: what Core's device-status route answers (device_status_check.go); the
+	// Runtime side asks it itself.
+	DeviceStatus *DeviceStatusCheck
+	Pos          Pos
 }
 
 func (c *Check) String() string {
@@ -286,6 +289,8 @@ func (c *Check) String() string {
 		return c.Suspension.String()
 	case c.Admission != nil:
 		return c.Admission.String()
+	case c.DeviceStatus != nil:
+		return c.DeviceStatus.String()
 	}
 	return "?"
 }

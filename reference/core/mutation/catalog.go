@@ -104,4 +104,5 @@ var Core = []Mutant{
 	{SelectionUnchecked, "CN-50", "device selection records a Turn whose required capabilities the device does not declare (only the final check before the claim denies it)"},
 	{RejectedRevisionChecked, "AD-55", "a rejected preparation_status is held to the revision rules (a revision not above the last delivered is dropped) instead of delivered as the answer to one control operation"},
 	{InputTextTrimmed, "AD-66", "Core trims the text parts of a Turn's input before it sends them: text is never trimmed"},
+	{DeviceStatusAlwaysOnline, "CN-45", "device-status answers online: true for a device with no live connection"},
 }

@@ -143,3 +143,6 @@ const (
 	RejectedRevisionChecked Point = "rejected-revision-checked"
 	InputTextTrimmed        Point = "input-text-trimmed"
 )
+
+// DeviceStatusAlwaysOnline: the device-status route (CN-45) says online whatever the connection.
+const DeviceStatusAlwaysOnline Point = "device-status-always-online"
