@@ -105,4 +105,6 @@ var Core = []Mutant{
 	{RejectedRevisionChecked, "AD-55", "a rejected preparation_status is held to the revision rules (a revision not above the last delivered is dropped) instead of delivered as the answer to one control operation"},
 	{InputTextTrimmed, "AD-66", "Core trims the text parts of a Turn's input before it sends them: text is never trimmed"},
 	{DeviceStatusAlwaysOnline, "CN-45", "device-status answers online: true for a device with no live connection"},
+	{ContractViolationRetried, "CN-51", "a contract_violation answer to prompt_steer is taken as unavailability (like not_ready) and the input sent again"},
+	{UnknownInputAfterCancelFails, "CA-21", "an input whose outcome becomes unknown after prompt_cancel was sent fails the Turn with input_outcome_unknown instead of leaving the outcome to the cancellation receipt"},
 }

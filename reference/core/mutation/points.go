@@ -146,3 +146,9 @@ const (
 
 // DeviceStatusAlwaysOnline: the device-status route (CN-45) says online whatever the connection.
 const DeviceStatusAlwaysOnline Point = "device-status-always-online"
+
+// Input receipts on Core's side (W2.8: CN-51, CA-21).
+const (
+	ContractViolationRetried     Point = "contract-violation-retried"
+	UnknownInputAfterCancelFails Point = "unknown-input-after-cancel-fails"
+)
