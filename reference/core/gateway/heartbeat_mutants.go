@@ -120,3 +120,20 @@ func widenSnapshot(prev, hb *proto.HeartbeatPayload) {
 		}
 	}
 }
+
+// idleHeartbeatEndsRuns is the idle-heartbeat-ends-runs mutant: a heartbeat with no active request
+// closes every Run subscription cleanly, as done would.
+func (s *Session) idleHeartbeatEndsRuns(hb *proto.HeartbeatPayload) {
+	if !mutation.On(mutation.IdleHeartbeatEndsRuns) || hb.ActiveRequests != 0 {
+		return
+	}
+	s.mu.Lock()
+	runs := make([]*RunSubscription, 0, len(s.runs))
+	for _, r := range s.runs {
+		runs = append(runs, r)
+	}
+	s.mu.Unlock()
+	for _, r := range runs {
+		r.s.end(nil)
+	}
+}

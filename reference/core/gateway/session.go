@@ -459,5 +459,6 @@ func (s *Session) onHeartbeat(frame *proto.Frame, perr error) {
 		s.heartbeat = hb
 	}
 	s.mu.Unlock()
+	s.idleHeartbeatEndsRuns(hb)
 	s.g.notify()
 }

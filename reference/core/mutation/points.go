@@ -152,3 +152,6 @@ const (
 	ContractViolationRetried     Point = "contract-violation-retried"
 	UnknownInputAfterCancelFails Point = "unknown-input-after-cancel-fails"
 )
+
+// IdleHeartbeatEndsRuns: a heartbeat with active_requests 0 is taken as the end of every Run (CN-31).
+const IdleHeartbeatEndsRuns Point = "idle-heartbeat-ends-runs"
