@@ -163,6 +163,7 @@ func (d *refCoreDriver) startTurn(ctx context.Context, st *scenarios.Step, b *sc
 	if err := json.Unmarshal(p.Configuration, &cfg); err != nil {
 		return fmt.Errorf("the configuration of %s: %w", st.Pos, err)
 	}
+	cfg = callerConfiguration(cfg)
 	env := store.EnvironmentNone
 	if cfg.LocalEnvironment != nil {
 		env = store.EnvironmentSelfHosted
@@ -278,6 +279,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.answerRefused(c.Interaction, b)
 	case c.Start != nil:
 		return d.startRefused(c.Start, b)
+	case c.Admission != nil:
+		return d.admissionHolds(c.Admission)
 	case c.Turn != nil:
 		run, err := resolveString(c.Turn.Run, b)
 		if err != nil {

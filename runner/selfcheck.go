@@ -90,8 +90,8 @@ func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios
 }
 
 // OnlyTurnChecksNotApplicable reports whether a scripted Runtime's NotApplicable verdict comes from
-// Turn, preparation or workspace checks alone: the scripted Core keeps no Turn or preparation
-// records and serves no workspace API, so such a check cannot be answered in the self-check, while
+// Turn, preparation, workspace, suspension or admission checks alone: the scripted Core keeps no
+// Turn or preparation records and serves no API, so such a check cannot be answered in the self-check, while
 // every wire step around it was still played (scriptedruntime goes on after a check it cannot
 // answer).
 func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bool {
@@ -100,7 +100,7 @@ func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bo
 	}
 	for _, st := range sc.Steps {
 		if st.Index == r.Failure.Step {
-			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Start != nil)
+			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Start != nil || st.Check.Admission != nil)
 		}
 	}
 	return false

@@ -47,6 +47,12 @@
 // check.start {configuration, code, missing} makes a caller start a Turn now on the scenario's
 // device with that configuration, which Core must refuse inside itself with that API error code
 // (invalid_turn, or admission_denied naming the missing capabilities).
+// check.admission {refuses: start, missing: [...]} makes a caller ask for a Turn now, on the
+// scenario's device (kind contract, Environment none), which Core must refuse at device selection,
+// naming the capabilities its latest declaration lacks: nothing of it reaches the wire.
+// check.device_status {online: true|false} is the one check the Runtime side answers itself: it
+// asks Core's device-status route (GET ?device_id=, with the device's Bearer credential) until the
+// answer names the device and says online as written.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

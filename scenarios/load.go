@@ -389,13 +389,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start", "admission", "device_status")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start, admission, device_status")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -438,6 +438,12 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["start"]; v != nil {
 		c.Start = p.startCheck(v)
+	}
+	if v := f["admission"]; v != nil {
+		c.Admission = p.admissionCheck(v)
+	}
+	if v := f["device_status"]; v != nil {
+		c.DeviceStatus = p.deviceStatusCheck(v)
 	}
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status")

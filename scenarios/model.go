@@ -253,7 +253,12 @@ type Check struct {
 	Interaction *InteractionCheck
 	// Start: a Turn start Core must refuse inside itself (start_check.go).
 	Start *StartCheck
-	Pos   Pos
+	// Admission: a caller's start Core must refuse at device selection (admission_check.go).
+	Admission *AdmissionCheck
+	// DeviceStatus: what Core's device-status route answers (device_status_check.go); the
+	// Runtime side asks it itself.
+	DeviceStatus *DeviceStatusCheck
+	Pos          Pos
 }
 
 func (c *Check) String() string {
@@ -297,6 +302,10 @@ func (c *Check) String() string {
 		return c.Interaction.String()
 	case c.Start != nil:
 		return c.Start.String()
+	case c.Admission != nil:
+		return c.Admission.String()
+	case c.DeviceStatus != nil:
+		return c.DeviceStatus.String()
 	}
 	return "?"
 }

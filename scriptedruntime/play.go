@@ -303,6 +303,9 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		}
 		return nil, r.cfg.Faults.Arm(ctx, st.Fault, p.B)
 	case scenarios.StepCheck:
+		if st.Check.DeviceStatus != nil {
+			return r.deviceStatus(ctx, st), nil
+		}
 		if d == nil {
 			return &stepFailure{p.Failf(st, "no Core driver to answer the check"), ErrNotApplicable}, nil
 		}

@@ -168,6 +168,9 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	if !policy.KnownEnvironment(req.Environment) {
 		return nil, fmt.Errorf("%w: environment %q must be none, openai_hosted or self_hosted", ErrInvalid, req.Environment)
 	}
+	if mutation.On(mutation.InputTextTrimmed) {
+		req.Input = trimmedInput(req.Input)
+	}
 	sessionID := NewID()
 	cfg, err := prepareConfiguration(req, sessionID)
 	if err != nil {
@@ -178,9 +181,11 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 		return nil, fmt.Errorf("device %s: %w", req.DeviceID, ErrDeviceOffline)
 	}
 	hb, known := conn.Capabilities()
-	if d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known); d.Verdict != policy.Allow {
+	if d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known); d.Verdict != policy.Allow && !mutation.On(mutation.SelectionUnchecked) {
 		return nil, &DeniedError{Decision: d}
 	}
+	// The opt-ins follow the declaration Core selected the device with, once (CN-33).
+	policy.OptIns(&cfg, policy.KindDeclaration(hb, cfg.AgentKind))
 	t := &store.Turn{ID: NewID(), SessionID: sessionID, DeviceID: req.DeviceID, AgentKind: cfg.AgentKind,
 		EnvironmentType: req.Environment, RunID: NewID(), Phase: store.PhaseQueued, Input: req.Input}
 	sess := &store.Session{ID: sessionID, DeviceID: req.DeviceID, EnvironmentType: req.Environment, Configuration: cfg}
@@ -320,4 +325,18 @@ func (e *Engine) Quiesce(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// trimmedInput is the input-text-trimmed mutant's input: every text part trimmed.
+func trimmedInput(in proto.MessageInput) proto.MessageInput {
+	out := make(proto.MessageInput, len(in))
+	for i, m := range in {
+		parts := make([]proto.InputContent, len(m.Content))
+		for j, c := range m.Content {
+			c.Text = strings.TrimSpace(c.Text)
+			parts[j] = c
+		}
+		out[i] = proto.InputMessage{Content: parts}
+	}
+	return out
 }

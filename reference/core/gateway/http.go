@@ -44,7 +44,8 @@ func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {
 		g.reject(w, rej)
 		return
 	}
-	transport.WriteJSON(w, proto.DeviceStatusResponse{DeviceID: dev.ID, Online: g.Session(dev.ID) != nil})
+	online := g.Session(dev.ID) != nil || mutation.On(mutation.DeviceStatusAlwaysOnline)
+	transport.WriteJSON(w, proto.DeviceStatusResponse{DeviceID: dev.ID, Online: online})
 }
 
 func (g *Gateway) websocket(w http.ResponseWriter, r *http.Request) {

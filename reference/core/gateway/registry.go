@@ -1,6 +1,10 @@
 package gateway
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
+)
 
 // registry holds the live connection of each device. A newer connection replaces the previous one:
 // the old Session is closed and its Run and interaction routes are evicted, and the new one inherits
@@ -25,7 +29,7 @@ func (r *registry) register(s *Session) (replaced *Session) {
 func (r *registry) deregister(s *Session) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.byDevice[s.deviceID] != s {
+	if r.byDevice[s.deviceID] != s && !mutation.On(mutation.DeregisterNewerSession) {
 		return false
 	}
 	delete(r.byDevice, s.deviceID)

@@ -357,12 +357,20 @@ func (s *Session) dispatch(data []byte) {
 	env, err := proto.DecodeEnvelope(data)
 	if err != nil {
 		s.log.Warn("skipping a malformed frame", "error", err)
+		if mutation.On(mutation.MalformedFrameCloses) {
+			s.shutdown(fmt.Errorf("%w: a malformed frame: %v", ErrSessionClosed, err), closeInvalidFrame, "malformed frame")
+		}
 		return
 	}
 	spec, known := proto.Lookup(env.Type)
 	frame, perr := proto.ParseEnvelope(env)
 	switch {
 	case env.Type == proto.TypeHeartbeat:
+		if perr != nil {
+			if hb := lenientHeartbeat(env); hb != nil {
+				frame, perr = &proto.Frame{Payload: hb}, nil
+			}
+		}
 		s.onHeartbeat(frame, perr)
 	case known && spec.From != proto.Runtime:
 		s.log.Warn("skipping a Core frame sent by the Runtime", "type", env.Type)
@@ -449,8 +457,10 @@ func (s *Session) onHeartbeat(frame *proto.Frame, perr error) {
 	hb := frame.Payload.(*proto.HeartbeatPayload)
 	s.mu.Lock()
 	if !s.closed {
+		widenSnapshot(s.heartbeat, hb)
 		s.heartbeat = hb
 	}
 	s.mu.Unlock()
+	s.idleHeartbeatEndsRuns(hb)
 	s.g.notify()
 }

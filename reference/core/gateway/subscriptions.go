@@ -146,7 +146,7 @@ func (p *PreparationSubscription) offer(ev Event) bool {
 	if !ok {
 		return false
 	}
-	if st.State == proto.StateRejected {
+	if st.State == proto.StateRejected && !mutation.On(mutation.RejectedRevisionChecked) {
 		p.s.deliver(ev, false)
 		return true
 	}

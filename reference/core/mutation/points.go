@@ -138,3 +138,43 @@ const (
 	ToolSearchPairingUnchecked    Point = "tool-search-pairing-unchecked"
 	ToolSearchCapabilityIgnored   Point = "tool-search-capability-ignored"
 )
+// Connection and heartbeat rules on Core's side (W2.8: CN-22, CN-25, CN-26, CN-32, CN-36, CN-46,
+// CN-49).
+const (
+	MalformedFrameCloses           Point = "malformed-frame-closes"
+	HeartbeatKindsMerged           Point = "heartbeat-kinds-merged"
+	HeartbeatCapabilitiesWidened   Point = "heartbeat-capabilities-widened"
+	DeregisterNewerSession         Point = "deregister-newer-session"
+	UnavailableKindUnvalidated     Point = "unavailable-kind-unvalidated"
+	HeartbeatMembersDefaulted      Point = "heartbeat-members-defaulted"
+	NullCapabilitiesUnsupported    Point = "null-capabilities-unsupported"
+	UnknownCapabilityMemberDropped Point = "unknown-capability-member-dropped"
+)
+
+// The per-Run opt-ins Core sets (W2.8: AD-65, AD-61, CN-33).
+const (
+	OptInsUnset                 Point = "opt-ins-unset"
+	ExecutionControlsUndeclared Point = "execution-controls-undeclared"
+	OptInsWidenedAtClaim        Point = "opt-ins-widened-at-claim"
+)
+
+// SelectionUnchecked: device selection admits whatever the declaration lacks (CN-50's first check).
+const SelectionUnchecked Point = "selection-unchecked"
+
+// Preparation subscriptions, Run input (W2.8: AD-55, AD-66).
+const (
+	RejectedRevisionChecked Point = "rejected-revision-checked"
+	InputTextTrimmed        Point = "input-text-trimmed"
+)
+
+// DeviceStatusAlwaysOnline: the device-status route (CN-45) says online whatever the connection.
+const DeviceStatusAlwaysOnline Point = "device-status-always-online"
+
+// Input receipts on Core's side (W2.8: CN-51, CA-21).
+const (
+	ContractViolationRetried     Point = "contract-violation-retried"
+	UnknownInputAfterCancelFails Point = "unknown-input-after-cancel-fails"
+)
+
+// IdleHeartbeatEndsRuns: a heartbeat with active_requests 0 is taken as the end of every Run (CN-31).
+const IdleHeartbeatEndsRuns Point = "idle-heartbeat-ends-runs"

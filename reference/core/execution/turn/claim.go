@@ -40,6 +40,9 @@ func claim(s *State, ev Event) ([]Effect, error) {
 		admitted = &c
 	}
 	s.Admitted = admitted
+	if mutation.On(mutation.OptInsWidenedAtClaim) {
+		policy.OptIns(&s.Spec.Configuration, admitted)
+	}
 	s.LearnedHandle, s.LearnedExecutor = "", ""
 	return append(effects, s.prepare(d.PrepareID)...), nil
 }

@@ -180,6 +180,8 @@ func steerAck(s *State, ev Event) ([]Effect, error) {
 		return append(effects, s.commit(), note("input "+in.ID+" written: the native write completed, not acceptance; the cursor stays at "+strconv.Itoa(s.InputCursor))), nil
 	case ack.ErrorCode == proto.CodeInFlight && !mutation.On(mutation.InFlightFails):
 		return []Effect{note("input " + in.ID + " is in flight: keep waiting")}, nil
+	case ack.ErrorCode == proto.CodeContractViolation && in.State == store.InputSent && mutation.On(mutation.ContractViolationRetried):
+		return s.inputRetry(i, ack.ErrorCode), nil
 	case proto.RetryableSteerCode(ack.ErrorCode) && mutation.On(mutation.NotReadyFinal):
 	case proto.RetryableSteerCode(ack.ErrorCode) && in.State == store.InputSent:
 		return s.inputRetry(i, ack.ErrorCode), nil
@@ -236,7 +238,7 @@ func (s *State) inputUnknown(i int, why string) []Effect {
 	in.State = store.InputUnknown
 	s.withInput(i, in)
 	effects := append(append(s.disarm(TimerInputWritten), s.disarm(TimerInputResend)...), s.commit(), note(why))
-	if s.CancelRequested {
+	if s.CancelRequested && !mutation.On(mutation.UnknownInputAfterCancelFails) {
 		return append(effects, note("cancellation was sent: its receipt owns the outcome"))
 	}
 	return append(effects, s.fail(proto.ReasonInputOutcomeUnknown, why))
