@@ -138,6 +138,7 @@ const (
 	ToolSearchPairingUnchecked    Point = "tool-search-pairing-unchecked"
 	ToolSearchCapabilityIgnored   Point = "tool-search-capability-ignored"
 )
+
 // Connection and heartbeat rules on Core's side (W2.8: CN-22, CN-25, CN-26, CN-32, CN-36, CN-46,
 // CN-49).
 const (
