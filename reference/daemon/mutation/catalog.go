@@ -126,4 +126,5 @@ var Runtime = []Mutant{
 	{ResumeAnyPair, "SU-07", "an environment_resume on a new connection naming another (environment_id, suspend_id) is accepted instead of not_suspended"},
 	{ResumeOnParkedConnection, "SU-07", "an environment_resume on the parked connection itself (not a new one) is accepted"},
 	{RollbackResumeRefused, "SU-08", "a rollback:true environment_resume on a source that is not suspended is answered not_suspended instead of an accepted no-op"},
+	{ReadUnsupportedUnconfirmed, "WS-11", "a read whose adapter lacks the operation is answered unknown/read_unconfirmed instead of rejected/read_unsupported"},
 }

@@ -135,6 +135,7 @@ const (
 	SymlinksFollowed              Point = "symlinks-followed"
 	ExportOffsetNotChecked        Point = "export-offset-not-checked"
 	ExportExecutionHandleAccepted Point = "export-execution-handle-accepted"
+	ReadUnsupportedUnconfirmed    Point = "read-unsupported-unconfirmed"
 
 	// Suspension fencing (SU).
 	QuiesceRollbackAccepted         Point = "quiesce-rollback-accepted"
