@@ -105,7 +105,7 @@ func (p *parser) options(n *yaml.Node, what string, allowed ...string) map[strin
 }
 
 func (p *parser) scenario(n *yaml.Node) *Scenario {
-	f := p.fields(n, "scenario", "id", "title", "spec", "rules", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "vars", "include", "steps")
+	f := p.fields(n, "scenario", "id", "title", "spec", "rules", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "bootstrap_answer", "vars", "include", "steps")
 	if f == nil {
 		return nil
 	}
@@ -186,6 +186,12 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 			p.Errorf(v.Line, "handshake.bootstrap tests a Core (no Runtime under test can be made to send it): the scenario needs tests: core")
 		}
 	}
+	if v := f["bootstrap_answer"]; v != nil {
+		sc.BootstrapAnswer = p.bootstrapAnswer(v)
+		if sc.Tests != SideRuntime {
+			p.Errorf(v.Line, "bootstrap_answer tests a Runtime (no Core under test can be made to answer otherwise): the scenario needs tests: runtime")
+		}
+	}
 	sc.Include = p.Strings(f["include"], "include")
 	if v := f["steps"]; v != nil {
 		if v.Kind != yaml.SequenceNode {
@@ -209,6 +215,22 @@ var (
 	labelRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 	varNameRE    = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
+
+func (p *parser) bootstrapAnswer(n *yaml.Node) *BootstrapAnswer {
+	f := p.fields(n, "bootstrap_answer", "heartbeat_seconds")
+	if f == nil {
+		return nil
+	}
+	a := &BootstrapAnswer{}
+	if v := f["heartbeat_seconds"]; v != nil {
+		if s, ok := yamlstrict.Int(v); ok {
+			a.HeartbeatSeconds = &s
+		} else {
+			p.Errorf(v.Line, "bootstrap_answer.heartbeat_seconds must be an integer")
+		}
+	}
+	return a
+}
 
 func (p *parser) handshake(n *yaml.Node) *Handshake {
 	f := p.fields(n, "handshake", "device_id", "credential", "version", "credential_in_query", "upgrade_without", "bootstrap", "expect")

@@ -14,7 +14,7 @@ func TestLoaderErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "id: a\ntitle: t\nstep: []\n",
-			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, vars, include, steps)`},
+			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, bootstrap_answer, vars, include, steps)`},
 		{"bad step kind", "id: a\ntitle: t\nsteps:\n  - send: {}\n",
 			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault)`},
 		{"unknown message type", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancle, id: r}\n",

@@ -58,9 +58,12 @@ type Scenario struct {
 	// scripted Core filters heartbeats unless a step expects one. "manual": heartbeats are steps.
 	Heartbeat string
 	Handshake *Handshake
-	Include   []string
-	Steps     []*Step // with includes expanded
-	Pos       Pos
+	// BootstrapAnswer changes what the scripted Core answers a Runtime's bootstrap with; nil: the
+	// usual answer. Runtime-side only: no Core under test can be made to answer otherwise.
+	BootstrapAnswer *BootstrapAnswer
+	Include         []string
+	Steps           []*Step // with includes expanded
+	Pos             Pos
 
 	own     []*Step          // as written, before include expansion
 	ownVars map[string]Value // as written
@@ -87,6 +90,13 @@ type Handshake struct {
 	// reach the bootstrap's own refusals (405, bad_json, missing_device_id). Core-side only.
 	Bootstrap *BootstrapOverride
 	Expect    *HTTPExpect // nil: the connection is accepted
+}
+
+// BootstrapAnswer is what the scripted Core's bootstrap response says instead of its defaults.
+type BootstrapAnswer struct {
+	// HeartbeatSeconds is the response's heartbeat_seconds (the default 15 when nil); zero and
+	// negative values are sent as written, to reach a daemon's fallback (CN-24).
+	HeartbeatSeconds *int
 }
 
 // BootstrapOverride is the bootstrap request a handshake sends instead of the Runtime's own; the

@@ -209,7 +209,11 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 			required = proto.Version + "-not-" + *h.Version
 		}
 	}
-	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, r.cfg.HeartbeatSeconds, p.Rec)
+	heartbeatSeconds := r.cfg.HeartbeatSeconds
+	if a := sc.BootstrapAnswer; a != nil && a.HeartbeatSeconds != nil {
+		heartbeatSeconds = *a.HeartbeatSeconds
+	}
+	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, heartbeatSeconds, p.Rec)
 	if err != nil {
 		return "", nil, err
 	}

@@ -127,4 +127,6 @@ var Runtime = []Mutant{
 	{ResumeOnParkedConnection, "SU-07", "an environment_resume on the parked connection itself (not a new one) is accepted"},
 	{RollbackResumeRefused, "SU-08", "a rollback:true environment_resume on a source that is not suspended is answered not_suspended instead of an accepted no-op"},
 	{ReadUnsupportedUnconfirmed, "WS-11", "a read whose adapter lacks the operation is answered unknown/read_unconfirmed instead of rejected/read_unsupported"},
+	{HeartbeatIntervalIgnored, "CN-24", "the heartbeat repeats every 15 s whatever heartbeat_seconds the bootstrap answered"},
+	{HeartbeatNonPositiveNoRepeat, "CN-24", "a heartbeat_seconds of zero or less stops the repeat instead of falling back to 15 s"},
 }

@@ -146,4 +146,8 @@ const (
 	ResumeAnyPair                   Point = "resume-any-pair"
 	ResumeOnParkedConnection        Point = "resume-on-parked-connection"
 	RollbackResumeRefused           Point = "rollback-resume-refused"
+
+	// Connection, budgets and unsupported answers against a Runtime (W2.8).
+	HeartbeatIntervalIgnored     Point = "heartbeat-interval-ignored"
+	HeartbeatNonPositiveNoRepeat Point = "heartbeat-nonpositive-no-repeat"
 )
