@@ -606,10 +606,14 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 // matchers and $capabilities are read by special.
 func (p *parser) value(n *yaml.Node, what string) Value { return p.Value(n, what, p.values) }
 
-// special reads the mappings that are not plain JSON objects: {$capabilities: [...]} and matchers.
+// special reads the mappings that are not plain JSON objects: {$capabilities: [...]},
+// {$repeat: {text, count}} and matchers.
 func (p *parser) special(n *yaml.Node, what string) (Value, bool) {
 	if len(n.Content) == 2 && n.Content[0].Value == "$capabilities" {
 		return p.capabilities(n.Content[1]), true
+	}
+	if len(n.Content) == 2 && n.Content[0].Value == "$repeat" {
+		return p.repeat(n.Content[1]), true
 	}
 	if m := p.matcher(n, what); m != nil {
 		return m, true

@@ -150,4 +150,5 @@ const (
 	// Connection, budgets and unsupported answers against a Runtime (W2.8).
 	HeartbeatIntervalIgnored     Point = "heartbeat-interval-ignored"
 	HeartbeatNonPositiveNoRepeat Point = "heartbeat-nonpositive-no-repeat"
+	PrepareFrameUnbounded        Point = "prepare-frame-unbounded"
 )
