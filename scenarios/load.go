@@ -536,7 +536,7 @@ func checkUsage(usage Value, vars map[string]Value) error {
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
-	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "invalid", "raw", "lost", "copies", "corrupted")
+	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted")
 	if f == nil {
 		return nil
 	}
@@ -592,6 +592,10 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 	}
 	if v := f["payload"]; v != nil {
 		ft.Payload = p.value(v, "payload")
+		p.checkPlaceholders(v)
+	}
+	if v := f["trace"]; v != nil {
+		ft.Trace = p.value(v, "trace")
 		p.checkPlaceholders(v)
 	}
 	if spec != nil {

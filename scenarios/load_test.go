@@ -26,7 +26,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"declared invalid but valid", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, invalid: nope}\n",
 			`f.yaml:4: frame declares invalid "nope" but proto accepts it`},
 		{"unknown key in a frame", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, paylod: {}}\n",
-			`f.yaml:4: core frame: unknown key "paylod" (allowed: type, id, payload, invalid, raw, lost, copies, corrupted)`},
+			`f.yaml:4: core frame: unknown key "paylod" (allowed: type, id, payload, trace, invalid, raw, lost, copies, corrupted)`},
 		{"bad id", "id: Exec/One\ntitle: t\nsteps:\n  - silence: core\n",
 			`f.yaml:1: id "Exec/One" must be lowercase segments separated by / (e.g. execution/cancel-waits)`},
 		{"unknown capability", "id: a\ntitle: t\nrequires: [teleport]\nsteps:\n  - silence: core\n",

@@ -214,6 +214,10 @@ type FrameTemplate struct {
 	Type    string
 	ID      Value // a string template, or nil for no id
 	Payload Value // nil: no payload member
+	// Trace is the envelope's trace: a writer sends it as written, a reader compares it (a string
+	// template or a matcher: {$absent: true} when the trace must not be there). nil: a writer
+	// sends none and a reader ignores it (traces are diagnostic, facts §7).
+	Trace Value
 	// Invalid declares that the frame breaks a rule on purpose; it holds the expected proto error.
 	Invalid string
 	// Raw is sent verbatim instead of an envelope (garbage, invalid JSON).

@@ -130,4 +130,5 @@ var Runtime = []Mutant{
 	{HeartbeatIntervalIgnored, "CN-24", "the heartbeat repeats every 15 s whatever heartbeat_seconds the bootstrap answered"},
 	{HeartbeatNonPositiveNoRepeat, "CN-24", "a heartbeat_seconds of zero or less stops the repeat instead of falling back to 15 s"},
 	{PrepareFrameUnbounded, "RP-10", "a runtime_prepare frame over 1 MiB is served when its members are valid instead of rejected invalid_request"},
+	{TraceEchoUnbounded, "WS-15", "a read reply echoes a request trace longer than 256 characters instead of dropping it"},
 }

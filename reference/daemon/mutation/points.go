@@ -151,4 +151,5 @@ const (
 	HeartbeatIntervalIgnored     Point = "heartbeat-interval-ignored"
 	HeartbeatNonPositiveNoRepeat Point = "heartbeat-nonpositive-no-repeat"
 	PrepareFrameUnbounded        Point = "prepare-frame-unbounded"
+	TraceEchoUnbounded           Point = "trace-echo-unbounded"
 )
