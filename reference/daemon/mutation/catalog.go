@@ -131,4 +131,5 @@ var Runtime = []Mutant{
 	{HeartbeatNonPositiveNoRepeat, "CN-24", "a heartbeat_seconds of zero or less stops the repeat instead of falling back to 15 s"},
 	{PrepareFrameUnbounded, "RP-10", "a runtime_prepare frame over 1 MiB is served when its members are valid instead of rejected invalid_request"},
 	{TraceEchoUnbounded, "WS-15", "a read reply echoes a request trace longer than 256 characters instead of dropping it"},
+	{SteeringImpliedByDurable, "IN-12", "a non-durable input is taken when the kind declares durable_input_receipts but not steering, instead of unsupported"},
 }

@@ -152,4 +152,5 @@ const (
 	HeartbeatNonPositiveNoRepeat Point = "heartbeat-nonpositive-no-repeat"
 	PrepareFrameUnbounded        Point = "prepare-frame-unbounded"
 	TraceEchoUnbounded           Point = "trace-echo-unbounded"
+	SteeringImpliedByDurable     Point = "steering-implied-by-durable"
 )
