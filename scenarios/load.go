@@ -217,11 +217,20 @@ var (
 )
 
 func (p *parser) bootstrapAnswer(n *yaml.Node) *BootstrapAnswer {
-	f := p.fields(n, "bootstrap_answer", "heartbeat_seconds")
+	f := p.fields(n, "bootstrap_answer", "heartbeat_seconds", "ws_url_query", "unusable")
 	if f == nil {
 		return nil
 	}
-	a := &BootstrapAnswer{}
+	a := &BootstrapAnswer{WSURLQuery: p.String(f["ws_url_query"], "bootstrap_answer.ws_url_query")}
+	if v := f["unusable"]; v != nil {
+		if v.Kind != yaml.SequenceNode {
+			p.Errorf(v.Line, "bootstrap_answer.unusable must be a list")
+		} else {
+			for _, e := range v.Content {
+				a.Unusable = append(a.Unusable, p.unusableAnswer(e))
+			}
+		}
+	}
 	if v := f["heartbeat_seconds"]; v != nil {
 		if s, ok := yamlstrict.Int(v); ok {
 			a.HeartbeatSeconds = &s
@@ -230,6 +239,35 @@ func (p *parser) bootstrapAnswer(n *yaml.Node) *BootstrapAnswer {
 		}
 	}
 	return a
+}
+
+func (p *parser) unusableAnswer(n *yaml.Node) UnusableAnswer {
+	var u UnusableAnswer
+	f := p.fields(n, "bootstrap_answer.unusable", "status", "device_id", "oversize")
+	if f == nil {
+		return u
+	}
+	if v := f["status"]; v != nil {
+		st, ok := yamlstrict.Int(v)
+		if !ok || st < 200 || st > 599 {
+			p.Errorf(v.Line, "bootstrap_answer.unusable.status must be an HTTP status (200-599)")
+		}
+		u.Status = st
+	}
+	if v := f["device_id"]; v != nil {
+		s := p.String(v, "bootstrap_answer.unusable.device_id")
+		u.DeviceID = &s
+	}
+	if v := f["oversize"]; v != nil {
+		u.Oversize = p.Bool(v, "bootstrap_answer.unusable.oversize")
+	}
+	if (u.Status == 0 || u.Status/100 == 2) && u.DeviceID == nil && !u.Oversize {
+		p.Errorf(n.Line, "bootstrap_answer.unusable: the answer is usable (give a non-2xx status, an empty device_id or oversize)")
+	}
+	if u.DeviceID != nil && *u.DeviceID != "" {
+		p.Errorf(n.Line, "bootstrap_answer.unusable.device_id: only an empty device_id makes an answer unusable")
+	}
+	return u
 }
 
 func (p *parser) handshake(n *yaml.Node) *Handshake {

@@ -97,6 +97,23 @@ type BootstrapAnswer struct {
 	// HeartbeatSeconds is the response's heartbeat_seconds (the default 15 when nil); zero and
 	// negative values are sent as written, to reach a daemon's fallback (CN-24).
 	HeartbeatSeconds *int
+	// WSURLQuery is appended to the ws_url's query as written ("token=legacy"): a credential-like
+	// parameter the daemon must strip before it dials (CN-03).
+	WSURLQuery string
+	// Unusable are the answers of the first bootstraps, one each, in order: answers a daemon must
+	// not use (CN-44). It must try again with a backoff (CN-18) and never dial with them; the
+	// bootstrap after the last one gets the usual answer.
+	Unusable []UnusableAnswer
+}
+
+// UnusableAnswer is one bootstrap answer a daemon must take for a transient failure. Its body is
+// the usual answer unless changed here, so a daemon that used it would dial.
+type UnusableAnswer struct {
+	Status   int     // the HTTP status (default 200); non-2xx is an error however good the body
+	DeviceID *string // replaces the answer's device_id ("" is an error)
+	// Oversize puts a padding member over 64 KiB before the answer's members: a daemon that reads
+	// at most 64 KiB of the body (CN-44) cannot decode it.
+	Oversize bool
 }
 
 // BootstrapOverride is the bootstrap request a handshake sends instead of the Runtime's own; the

@@ -78,12 +78,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if !connected && mutation.On(mutation.TransientRefusalStops) {
+			return err
+		}
 		if errors.Is(err, ErrPermanent) && !permanentTakenForTransient(err) {
 			d.log.Error("stopping: the connection was refused for good", "err", err)
 			return err
 		}
 		switch {
-		case connected:
+		case connected, mutation.On(mutation.ReconnectWithoutBackoff):
 			backoff = 0
 		case backoff == 0:
 			backoff = time.Second

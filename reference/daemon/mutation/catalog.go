@@ -132,4 +132,7 @@ var Runtime = []Mutant{
 	{PrepareFrameUnbounded, "RP-10", "a runtime_prepare frame over 1 MiB is served when its members are valid instead of rejected invalid_request"},
 	{TraceEchoUnbounded, "WS-15", "a read reply echoes a request trace longer than 256 characters instead of dropping it"},
 	{SteeringImpliedByDurable, "IN-12", "a non-durable input is taken when the kind declares durable_input_receipts but not steering, instead of unsupported"},
+	{TransientRefusalStops, "CN-18", "a transient bootstrap failure (a 5xx, an unusable answer) stops the daemon instead of reconnecting"},
+	{ReconnectWithoutBackoff, "CN-18", "after a failed attempt the daemon reconnects at once, with no backoff"},
+	{LegacyTokenSent, "CN-03", "a ws_url that carries a legacy token parameter makes the daemon put its credential in the upgrade's URL"},
 }

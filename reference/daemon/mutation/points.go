@@ -153,4 +153,7 @@ const (
 	PrepareFrameUnbounded        Point = "prepare-frame-unbounded"
 	TraceEchoUnbounded           Point = "trace-echo-unbounded"
 	SteeringImpliedByDurable     Point = "steering-implied-by-durable"
+	TransientRefusalStops        Point = "transient-refusal-stops"
+	ReconnectWithoutBackoff      Point = "reconnect-without-backoff"
+	LegacyTokenSent              Point = "legacy-token-sent"
 )
