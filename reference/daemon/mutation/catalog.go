@@ -135,4 +135,6 @@ var Runtime = []Mutant{
 	{TransientRefusalStops, "CN-18", "a transient bootstrap failure (a 5xx, an unusable answer) stops the daemon instead of reconnecting"},
 	{ReconnectWithoutBackoff, "CN-18", "after a failed attempt the daemon reconnects at once, with no backoff"},
 	{LegacyTokenSent, "CN-03", "a ws_url that carries a legacy token parameter makes the daemon put its credential in the upgrade's URL"},
+	{DecisionMemoryNeverExpires, "IA-13", "an applied decision stays in the replay memory past 1 h: an identical replay is still applied:true"},
+	{AppliedAckCarriesCode, "CA-13", "an applied:true interaction_decision_ack carries an error_code"},
 }

@@ -156,4 +156,6 @@ const (
 	TransientRefusalStops        Point = "transient-refusal-stops"
 	ReconnectWithoutBackoff      Point = "reconnect-without-backoff"
 	LegacyTokenSent              Point = "legacy-token-sent"
+	DecisionMemoryNeverExpires   Point = "decision-memory-never-expires"
+	AppliedAckCarriesCode        Point = "applied-ack-carries-code"
 )
