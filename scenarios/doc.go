@@ -61,6 +61,33 @@
 // Bearer header valid) to reach the bootstrap's own refusals (405, bad_json, missing_device_id). No
 // Runtime under test can be made to do either, so such a scenario tests a Core.
 //
+// `bootstrap_answer` changes what the scripted Core answers a Runtime's bootstrap with:
+// heartbeat_seconds (sent as written, zero and negative included, to reach the daemon's 15 s
+// fallback); ws_url_query, appended to the ws_url's query (a legacy token=... the daemon must strip
+// before it dials); unusable, the answers of the first bootstraps in order, each one a daemon must
+// take for a transient failure: {status: 503} (the usual body under a non-2xx status),
+// {device_id: ""} or {oversize: true} (a padding member over 64 KiB first, so a body read no
+// further than 64 KiB does not decode). After each, the daemon's next request must be a bootstrap,
+// never a dial; against a Runtime on a virtual clock it must not come before the clock moves (a
+// backoff), and the scripted Core then moves the clock a minute once a timer of the daemon falls
+// due in it. The bootstrap after the last unusable answer gets the usual one and the steps begin
+// once the Runtime has connected. No Core under test can be made to answer otherwise, so such a
+// scenario tests a Runtime, and the self-check leaves out those with unusable answers (the
+// scripted Runtime bootstraps once).
+//
+// `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
+// a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so
+// `wirecheck certify` checks exactly what a Runtime leaves out, and reports the rest not
+// applicable. The gate plays such a scenario against the reference with those capabilities
+// withheld (in process, and as a child process with `wirecheck runtime --withhold`).
+//
+// {$repeat: {text: t, count: n}} is the string of n copies of t, written where a value must pass a
+// size limit (a runtime_prepare frame over 1 MiB); it expands at load time, at most 4 MiB.
+//
+// A frame may write `trace`, the envelope's trace: a writer sends it as written, a reader compares
+// it ({$absent: true}: the frame must carry none). A frame without `trace` sends none and ignores
+// the one it receives, since traces are diagnostic only.
+//
 // Every spec link of a scenario names a heading of the spec (or of docs/contract-harness.md, for the
 // rules that are ours); spec_anchors.txt lists them, generated from the spec files:
 //

@@ -77,6 +77,13 @@ func renderFrame(ft *FrameTemplate, b *Bindings, gen Generator) ([]byte, error) 
 		}
 		env["payload"] = payload
 	}
+	if m, ok := ft.Trace.(*Matcher); ft.Trace != nil && !(ok && m.Absent) { // $absent: none is sent
+		trace, err := b.Resolve(ft.Trace, gen, func(string) string { return "string" })
+		if err != nil {
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		env["trace"] = trace
+	}
 	return json.Marshal(env)
 }
 
@@ -236,6 +243,12 @@ func MatchFrame(ft *FrameTemplate, from proto.Peer, raw []byte, b *Bindings) (*p
 	if ft.Payload != nil {
 		tmpl["payload"] = ft.Payload
 	}
+	if ft.Trace != nil {
+		tmpl["trace"] = ft.Trace
+		if t, ok := env["trace"]; ok {
+			got["trace"] = t
+		}
+	}
 	decoded := maps.Clone(got)
 	if p, ok := env["payload"]; ok && p != nil {
 		got["payload"] = p
@@ -289,6 +302,9 @@ func (ft *FrameTemplate) expectedView(b *Bindings) any {
 	}
 	if ft.Payload != nil {
 		v["payload"] = b.Expected(ft.Payload)
+	}
+	if ft.Trace != nil {
+		v["trace"] = b.Expected(ft.Trace)
 	}
 	return v
 }

@@ -105,7 +105,7 @@ func (p *parser) options(n *yaml.Node, what string, allowed ...string) map[strin
 }
 
 func (p *parser) scenario(n *yaml.Node) *Scenario {
-	f := p.fields(n, "scenario", "id", "title", "spec", "rules", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "vars", "include", "steps")
+	f := p.fields(n, "scenario", "id", "title", "spec", "rules", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "bootstrap_answer", "vars", "include", "steps")
 	if f == nil {
 		return nil
 	}
@@ -186,6 +186,12 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 			p.Errorf(v.Line, "handshake.bootstrap tests a Core (no Runtime under test can be made to send it): the scenario needs tests: core")
 		}
 	}
+	if v := f["bootstrap_answer"]; v != nil {
+		sc.BootstrapAnswer = p.bootstrapAnswer(v)
+		if sc.Tests != SideRuntime {
+			p.Errorf(v.Line, "bootstrap_answer tests a Runtime (no Core under test can be made to answer otherwise): the scenario needs tests: runtime")
+		}
+	}
 	sc.Include = p.Strings(f["include"], "include")
 	if v := f["steps"]; v != nil {
 		if v.Kind != yaml.SequenceNode {
@@ -209,6 +215,60 @@ var (
 	labelRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 	varNameRE    = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
+
+func (p *parser) bootstrapAnswer(n *yaml.Node) *BootstrapAnswer {
+	f := p.fields(n, "bootstrap_answer", "heartbeat_seconds", "ws_url_query", "unusable")
+	if f == nil {
+		return nil
+	}
+	a := &BootstrapAnswer{WSURLQuery: p.String(f["ws_url_query"], "bootstrap_answer.ws_url_query")}
+	if v := f["unusable"]; v != nil {
+		if v.Kind != yaml.SequenceNode {
+			p.Errorf(v.Line, "bootstrap_answer.unusable must be a list")
+		} else {
+			for _, e := range v.Content {
+				a.Unusable = append(a.Unusable, p.unusableAnswer(e))
+			}
+		}
+	}
+	if v := f["heartbeat_seconds"]; v != nil {
+		if s, ok := yamlstrict.Int(v); ok {
+			a.HeartbeatSeconds = &s
+		} else {
+			p.Errorf(v.Line, "bootstrap_answer.heartbeat_seconds must be an integer")
+		}
+	}
+	return a
+}
+
+func (p *parser) unusableAnswer(n *yaml.Node) UnusableAnswer {
+	var u UnusableAnswer
+	f := p.fields(n, "bootstrap_answer.unusable", "status", "device_id", "oversize")
+	if f == nil {
+		return u
+	}
+	if v := f["status"]; v != nil {
+		st, ok := yamlstrict.Int(v)
+		if !ok || st < 200 || st > 599 {
+			p.Errorf(v.Line, "bootstrap_answer.unusable.status must be an HTTP status (200-599)")
+		}
+		u.Status = st
+	}
+	if v := f["device_id"]; v != nil {
+		s := p.String(v, "bootstrap_answer.unusable.device_id")
+		u.DeviceID = &s
+	}
+	if v := f["oversize"]; v != nil {
+		u.Oversize = p.Bool(v, "bootstrap_answer.unusable.oversize")
+	}
+	if (u.Status == 0 || u.Status/100 == 2) && u.DeviceID == nil && !u.Oversize {
+		p.Errorf(n.Line, "bootstrap_answer.unusable: the answer is usable (give a non-2xx status, an empty device_id or oversize)")
+	}
+	if u.DeviceID != nil && *u.DeviceID != "" {
+		p.Errorf(n.Line, "bootstrap_answer.unusable.device_id: only an empty device_id makes an answer unusable")
+	}
+	return u
+}
 
 func (p *parser) handshake(n *yaml.Node) *Handshake {
 	f := p.fields(n, "handshake", "device_id", "credential", "version", "credential_in_query", "upgrade_without", "bootstrap", "expect")
@@ -536,7 +596,7 @@ func checkUsage(usage Value, vars map[string]Value) error {
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
-	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "invalid", "raw", "lost", "copies", "corrupted")
+	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted")
 	if f == nil {
 		return nil
 	}
@@ -594,6 +654,10 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 		ft.Payload = p.value(v, "payload")
 		p.checkPlaceholders(v)
 	}
+	if v := f["trace"]; v != nil {
+		ft.Trace = p.value(v, "trace")
+		p.checkPlaceholders(v)
+	}
 	if spec != nil {
 		if err := CheckFrame(ft, p.vars); err != nil {
 			p.Errorf(n.Line, "%v", err)
@@ -606,10 +670,14 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 // matchers and $capabilities are read by special.
 func (p *parser) value(n *yaml.Node, what string) Value { return p.Value(n, what, p.values) }
 
-// special reads the mappings that are not plain JSON objects: {$capabilities: [...]} and matchers.
+// special reads the mappings that are not plain JSON objects: {$capabilities: [...]},
+// {$repeat: {text, count}} and matchers.
 func (p *parser) special(n *yaml.Node, what string) (Value, bool) {
 	if len(n.Content) == 2 && n.Content[0].Value == "$capabilities" {
 		return p.capabilities(n.Content[1]), true
+	}
+	if len(n.Content) == 2 && n.Content[0].Value == "$repeat" {
+		return p.repeat(n.Content[1]), true
 	}
 	if m := p.matcher(n, what); m != nil {
 		return m, true

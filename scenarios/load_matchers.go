@@ -100,3 +100,33 @@ func (p *parser) capabilities(n *yaml.Node) Value {
 	}
 	return out
 }
+
+// MaxRepeatBytes bounds what one $repeat may expand to: past the 4 MiB frame limit nothing can be
+// sent whole, and the catalog stays small in memory.
+const MaxRepeatBytes = 4 << 20
+
+// repeat expands {$repeat: {text: x, count: n}} into the string of n copies of text, so a
+// scenario can write a value past a size limit (a runtime_prepare frame over 1 MiB, RP-10)
+// without spelling it out. The expansion is a literal: it holds no placeholder.
+func (p *parser) repeat(n *yaml.Node) Value {
+	f := p.fields(n, "$repeat", "text", "count")
+	if f == nil {
+		return ""
+	}
+	text := p.String(f["text"], "$repeat.text")
+	count, ok := 0, f["count"] != nil
+	if ok {
+		count, ok = yamlstrict.Int(f["count"])
+	}
+	switch {
+	case text == "" || strings.Contains(text, "${"):
+		p.Errorf(n.Line, "$repeat.text must be a non-empty literal (no placeholder)")
+	case !ok || count < 1:
+		p.Errorf(n.Line, "$repeat.count must be a positive integer")
+	case len(text)*count > MaxRepeatBytes:
+		p.Errorf(n.Line, "$repeat expands to %d bytes, more than %d", len(text)*count, MaxRepeatBytes)
+	default:
+		return strings.Repeat(text, count)
+	}
+	return ""
+}

@@ -14,7 +14,7 @@ func TestLoaderErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "id: a\ntitle: t\nstep: []\n",
-			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, vars, include, steps)`},
+			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, bootstrap_answer, vars, include, steps)`},
 		{"bad step kind", "id: a\ntitle: t\nsteps:\n  - send: {}\n",
 			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault)`},
 		{"unknown message type", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancle, id: r}\n",
@@ -26,7 +26,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"declared invalid but valid", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, invalid: nope}\n",
 			`f.yaml:4: frame declares invalid "nope" but proto accepts it`},
 		{"unknown key in a frame", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: r, paylod: {}}\n",
-			`f.yaml:4: core frame: unknown key "paylod" (allowed: type, id, payload, invalid, raw, lost, copies, corrupted)`},
+			`f.yaml:4: core frame: unknown key "paylod" (allowed: type, id, payload, trace, invalid, raw, lost, copies, corrupted)`},
 		{"bad id", "id: Exec/One\ntitle: t\nsteps:\n  - silence: core\n",
 			`f.yaml:1: id "Exec/One" must be lowercase segments separated by / (e.g. execution/cancel-waits)`},
 		{"unknown capability", "id: a\ntitle: t\nrequires: [teleport]\nsteps:\n  - silence: core\n",

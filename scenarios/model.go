@@ -58,9 +58,12 @@ type Scenario struct {
 	// scripted Core filters heartbeats unless a step expects one. "manual": heartbeats are steps.
 	Heartbeat string
 	Handshake *Handshake
-	Include   []string
-	Steps     []*Step // with includes expanded
-	Pos       Pos
+	// BootstrapAnswer changes what the scripted Core answers a Runtime's bootstrap with; nil: the
+	// usual answer. Runtime-side only: no Core under test can be made to answer otherwise.
+	BootstrapAnswer *BootstrapAnswer
+	Include         []string
+	Steps           []*Step // with includes expanded
+	Pos             Pos
 
 	own     []*Step          // as written, before include expansion
 	ownVars map[string]Value // as written
@@ -87,6 +90,30 @@ type Handshake struct {
 	// reach the bootstrap's own refusals (405, bad_json, missing_device_id). Core-side only.
 	Bootstrap *BootstrapOverride
 	Expect    *HTTPExpect // nil: the connection is accepted
+}
+
+// BootstrapAnswer is what the scripted Core's bootstrap response says instead of its defaults.
+type BootstrapAnswer struct {
+	// HeartbeatSeconds is the response's heartbeat_seconds (the default 15 when nil); zero and
+	// negative values are sent as written, to reach a daemon's fallback (CN-24).
+	HeartbeatSeconds *int
+	// WSURLQuery is appended to the ws_url's query as written ("token=legacy"): a credential-like
+	// parameter the daemon must strip before it dials (CN-03).
+	WSURLQuery string
+	// Unusable are the answers of the first bootstraps, one each, in order: answers a daemon must
+	// not use (CN-44). It must try again with a backoff (CN-18) and never dial with them; the
+	// bootstrap after the last one gets the usual answer.
+	Unusable []UnusableAnswer
+}
+
+// UnusableAnswer is one bootstrap answer a daemon must take for a transient failure. Its body is
+// the usual answer unless changed here, so a daemon that used it would dial.
+type UnusableAnswer struct {
+	Status   int     // the HTTP status (default 200); non-2xx is an error however good the body
+	DeviceID *string // replaces the answer's device_id ("" is an error)
+	// Oversize puts a padding member over 64 KiB before the answer's members: a daemon that reads
+	// at most 64 KiB of the body (CN-44) cannot decode it.
+	Oversize bool
 }
 
 // BootstrapOverride is the bootstrap request a handshake sends instead of the Runtime's own; the
@@ -204,6 +231,10 @@ type FrameTemplate struct {
 	Type    string
 	ID      Value // a string template, or nil for no id
 	Payload Value // nil: no payload member
+	// Trace is the envelope's trace: a writer sends it as written, a reader compares it (a string
+	// template or a matcher: {$absent: true} when the trace must not be there). nil: a writer
+	// sends none and a reader ignores it (traces are diagnostic, facts §7).
+	Trace Value
 	// Invalid declares that the frame breaks a rule on purpose; it holds the expected proto error.
 	Invalid string
 	// Raw is sent verbatim instead of an envelope (garbage, invalid JSON).

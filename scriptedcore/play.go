@@ -209,7 +209,14 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 			required = proto.Version + "-not-" + *h.Version
 		}
 	}
-	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, r.cfg.HeartbeatSeconds, p.Rec)
+	answer := scenarios.BootstrapAnswer{}
+	if a := sc.BootstrapAnswer; a != nil {
+		answer = *a
+	}
+	if answer.HeartbeatSeconds == nil {
+		answer.HeartbeatSeconds = &r.cfg.HeartbeatSeconds
+	}
+	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, answer, p.Rec)
 	if err != nil {
 		return "", nil, err
 	}
@@ -231,6 +238,9 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	if h := sc.Handshake; h != nil && h.Expect != nil {
 		v, f := r.expectRejection(h.Expect)
 		return v, f, nil
+	}
+	if f := r.awaitRetries(answer.Unusable); f != nil {
+		return scenarios.Fail, r.withExit(f), nil
 	}
 	if f := r.awaitConnection(nil); f != nil {
 		return scenarios.Fail, f, nil

@@ -1,9 +1,11 @@
 package scriptedcore
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/wirecheck/wirecheck/internal/script"
@@ -18,9 +20,9 @@ import (
 type server struct {
 	// rules.Version is what a handshake scenario may shift (Config.ShiftVersion) so that a Runtime
 	// presenting proto.Version is refused; bootstrap announces it as protocol_version.
-	rules            transport.Rules
-	heartbeatSeconds int
-	rec              *script.Recorder
+	rules  transport.Rules
+	answer scenarios.BootstrapAnswer // HeartbeatSeconds set
+	rec    *script.Recorder
 
 	ln       net.Listener
 	http     *http.Server
@@ -34,8 +36,9 @@ type server struct {
 
 	// history is every attempt, in order: what the attempt channel may have dropped or been
 	// drained of. Its own lock: reject runs both with and without mu held.
-	hmu     sync.Mutex
-	history []string
+	hmu        sync.Mutex
+	history    []string
+	bootstraps int // bootstraps answered: the first len(answer.Unusable) get those answers
 }
 
 type rejection struct {
@@ -47,14 +50,14 @@ type rejection struct {
 	route  string          // the request refused: scenarios.ExpectAtBootstrap or ExpectAtUpgrade
 }
 
-func newServer(deviceID, credential, requiredVersion string, heartbeatSeconds int, rec *script.Recorder) (*server, error) {
+func newServer(deviceID, credential, requiredVersion string, answer scenarios.BootstrapAnswer, rec *script.Recorder) (*server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	s := &server{rules: transport.Rules{Version: requiredVersion,
 		Auth: transport.OneDevice{DeviceID: deviceID, Credential: credential, WorkspaceID: "wirecheck"}},
-		heartbeatSeconds: heartbeatSeconds, rec: rec, ln: ln,
+		answer: answer, rec: rec, ln: ln,
 		attempts: make(chan string, 64), conns: make(chan *script.Conn, 8), rejects: make(chan rejection, 64)}
 	mux := http.NewServeMux()
 	mux.HandleFunc(proto.RouteBootstrap, s.bootstrap)
@@ -142,11 +145,44 @@ func (s *server) bootstrap(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, r, rej)
 		return
 	}
-	transport.WriteJSON(w, proto.BootstrapResponse{
+	answer := proto.BootstrapResponse{
 		DeviceID: dev.ID, WorkspaceID: dev.WorkspaceID,
 		WSURL:            "ws://" + s.ln.Addr().String() + proto.RouteWebSocket,
-		HeartbeatSeconds: s.heartbeatSeconds, ProtocolVersion: s.rules.Version,
-	})
+		HeartbeatSeconds: *s.answer.HeartbeatSeconds, ProtocolVersion: s.rules.Version,
+	}
+	if q := s.answer.WSURLQuery; q != "" {
+		answer.WSURL += "?" + q
+	}
+	s.hmu.Lock()
+	n := s.bootstraps
+	s.bootstraps++
+	s.hmu.Unlock()
+	if n < len(s.answer.Unusable) {
+		s.writeUnusable(w, answer, s.answer.Unusable[n])
+		return
+	}
+	transport.WriteJSON(w, answer)
+}
+
+// writeUnusable answers a bootstrap with an answer the daemon must not use (CN-44): its body is
+// the usual answer, so a daemon that used it anyway would dial.
+func (s *server) writeUnusable(w http.ResponseWriter, answer proto.BootstrapResponse, u scenarios.UnusableAnswer) {
+	if u.DeviceID != nil {
+		answer.DeviceID = *u.DeviceID
+	}
+	body, _ := json.Marshal(answer)
+	if u.Oversize {
+		pad := strings.Repeat("x", proto.BootstrapResponseMaxBytes)
+		body = append([]byte(`{"padding":"`+pad+`",`), body[1:]...)
+	}
+	status := u.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	s.rec.Event("unusable", fmt.Sprintf("bootstrap answered %d with %d bytes (device_id %q)", status, len(body), answer.DeviceID))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 func (s *server) deviceStatus(w http.ResponseWriter, r *http.Request) {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon"
 	"github.com/wirecheck/wirecheck/reference/daemon/contract"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
@@ -34,6 +35,7 @@ func newRuntimeCommand() *cobra.Command {
 	var (
 		server, device, credentialEnv, workspace, logLevel string
 		envRoot, envID, sessionID                          string
+		withhold                                           []string
 	)
 	cmd := &cobra.Command{
 		Use:   "runtime",
@@ -44,6 +46,9 @@ func newRuntimeCommand() *cobra.Command {
 The daemon credential is read only from the environment variable named by --credential-env; it is
 never accepted as a flag value and never logged. The daemon reconnects after transient failures and
 stops for good on a permanent refusal.
+
+--withhold leaves capabilities of the contract kind undeclared (and unserved), so the daemon answers
+what a Runtime without them must: the gate plays the scenarios that exclude them this way.
 
 SIGINT or SIGTERM shuts it down gracefully: native work settles, every Executor is closed, exit 0.
 Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any other permanent refusal
@@ -61,6 +66,10 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 			if credential == "" {
 				return fmt.Errorf("the daemon credential is read from $%s, which is empty or unset", credentialEnv)
 			}
+			caps, err := contractCapabilities(withhold)
+			if err != nil {
+				return err
+			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -68,7 +77,7 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 				ServerURL: server, DeviceID: device, Credential: credential,
 				WorkspaceDirectory: workspace, DaemonVersion: buildVersion(), Logger: log,
 				EnvironmentRoot: envRoot, EnvironmentID: envID, SessionID: sessionID,
-			}, log)
+			}, caps, log)
 		},
 	}
 	f := cmd.Flags()
@@ -80,14 +89,15 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 	f.StringVar(&envID, "environment-id", "", "the bound Environment ID (default: adopted from the first runtime_prepare begin)")
 	f.StringVar(&sessionID, "session-id", "", "the bound Session ID, with --environment-id")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringSliceVar(&withhold, "withhold", nil, "capabilities the contract kind leaves undeclared (comma-separated), to test what a Runtime without them answers")
 	return cmd
 }
 
 // runDaemon runs the daemon with the contract Harness on the wall clock until ctx ends (nil) or a
 // permanent refusal (an exitError with that refusal's exit code).
-func runDaemon(ctx context.Context, cfg daemon.Config, log *slog.Logger) error {
+func runDaemon(ctx context.Context, cfg daemon.Config, caps proto.AgentKindCapabilities, log *slog.Logger) error {
 	cfg.Clock = clock.Real()
-	cfg.Harnesses = []harness.Harness{contract.New(cfg.Clock, daemon.ContractCapabilities())}
+	cfg.Harnesses = []harness.Harness{contract.New(cfg.Clock, caps)}
 	d, err := daemon.New(cfg)
 	if err != nil {
 		return err
@@ -104,6 +114,19 @@ func runDaemon(ctx context.Context, cfg daemon.Config, log *slog.Logger) error {
 		return &exitError{code: exitRefused, err: oneLine(err)}
 	}
 	return err
+}
+
+// contractCapabilities is the reference's declaration of kind contract without the capabilities
+// --withhold names.
+func contractCapabilities(withhold []string) (proto.AgentKindCapabilities, error) {
+	caps := daemon.ContractCapabilities()
+	for _, name := range withhold {
+		if _, ok := caps.Get(name); !ok {
+			return caps, fmt.Errorf("--withhold %q: not a capability (one of %s)", name, strings.Join(proto.CapabilityNames(), ", "))
+		}
+		caps.Set(name, proto.Unsupported)
+	}
+	return caps, nil
 }
 
 // oneLine keeps a refusal on one line of stderr: its detail comes from the peer.

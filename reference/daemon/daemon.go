@@ -11,6 +11,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/environment"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 	"github.com/wirecheck/wirecheck/transport"
 )
 
@@ -77,12 +78,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if !connected && mutation.On(mutation.TransientRefusalStops) {
+			return err
+		}
 		if errors.Is(err, ErrPermanent) && !permanentTakenForTransient(err) {
 			d.log.Error("stopping: the connection was refused for good", "err", err)
 			return err
 		}
 		switch {
-		case connected:
+		case connected, mutation.On(mutation.ReconnectWithoutBackoff):
 			backoff = 0
 		case backoff == 0:
 			backoff = time.Second
@@ -114,7 +118,7 @@ func (d *Daemon) session(ctx context.Context) (connected bool, err error) {
 	}
 	d.log.Info("connected", "device", d.cfg.DeviceID)
 	r := newRouter(d, ws)
-	err = r.serve(ctx, transport.HeartbeatInterval(boot))
+	err = r.serve(ctx, heartbeatInterval(boot))
 	return true, err
 }
 
@@ -152,4 +156,16 @@ func (d *Daemon) bindingApplies(le *proto.LocalEnvironment) bool {
 	}
 	id := d.bind.environmentID()
 	return id == "" || id == le.ID
+}
+
+// heartbeatInterval is how often the connection heartbeats: the bootstrap's heartbeat_seconds,
+// 15 s when that is zero or less (CN-24).
+func heartbeatInterval(boot *proto.BootstrapResponse) time.Duration {
+	switch {
+	case mutation.On(mutation.HeartbeatIntervalIgnored):
+		return proto.DefaultHeartbeatInterval
+	case mutation.On(mutation.HeartbeatNonPositiveNoRepeat) && boot.HeartbeatSeconds <= 0:
+		return 24 * time.Hour
+	}
+	return transport.HeartbeatInterval(boot)
 }

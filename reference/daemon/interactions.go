@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
@@ -141,6 +142,9 @@ func (r *router) refuseAnswer(env proto.Envelope, code string, err error) {
 func (r *router) answer(ackID, delivery string, a interact.Answer, declared func(proto.AgentKindCapabilities) (bool, string), payload any) {
 	r.iaMu.Lock()
 	a.Now = r.d.cfg.Clock.Now()
+	if mutation.On(mutation.DecisionMemoryNeverExpires) {
+		a.Now = time.Time{} // every entry is as old as every other: none passes 1 h
+	}
 	rn := r.ia.runs[a.Key]
 	if rn != nil {
 		a.Declared, a.InvalidResult = declared(rn.exec.caps)

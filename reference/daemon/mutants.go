@@ -194,6 +194,9 @@ func mutateKinds(kinds []proto.SupportedAgentKind) []proto.SupportedAgentKind {
 
 // mutateSteer bends a prompt_steer, or the Run's input record, before the input machine decides.
 func mutateSteer(m *input.Run, s *input.Steer) {
+	if mutation.On(mutation.SteeringImpliedByDurable) && s.DurableReceipts {
+		s.Steering = true // durable receipts taken to imply plain steering
+	}
 	rec := m.Records[s.InputID]
 	if mutation.On(mutation.StoredReceiptRewritten) && rec != nil && rec.Phase == input.Final {
 		delete(m.Records, s.InputID) // forgotten: the repeat is written again

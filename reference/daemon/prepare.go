@@ -59,6 +59,12 @@ func newTransfers(serving bool) transfers {
 func (r *router) runtimePrepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.RuntimePreparePayload](env)
 	f := rtprepare.Frame{ID: env.ID, Payload: p, Err: err}
+	if err != nil && mutation.On(mutation.PrepareFrameUnbounded) && len(env.Payload) > proto.RuntimePrepareMaxFrameBytes {
+		var loose proto.RuntimePreparePayload
+		if json.Unmarshal(env.Payload, &loose) == nil && loose.Validate() == nil {
+			p, f.Payload, f.Err, err = &loose, &loose, nil, nil
+		}
+	}
 	if err != nil && mutation.On(mutation.PrepareInvalidBeginAccepted) {
 		var loose proto.RuntimePreparePayload
 		if json.Unmarshal(env.Payload, &loose) == nil && (loose.Step == proto.StepBegin || loose.Step == proto.StepChunk || loose.Step == proto.StepCommit) {

@@ -375,6 +375,9 @@ func (r *router) promptCancel(env proto.Envelope) {
 
 // ack sends a receipt within its own send budget.
 func (r *router) ack(id string, receipt *proto.InteractionDecisionAckPayload) {
+	if mutation.On(mutation.AppliedAckCarriesCode) && receipt.Applied {
+		receipt.ErrorCode = proto.CodeRuntimeError
+	}
 	if err := r.send(proto.MustEnvelope(proto.TypeInteractionDecisionAck, id, receipt)); err != nil {
 		r.d.log.Warn("a receipt could not be sent", "id", id, "err", err)
 	}

@@ -2,12 +2,14 @@ package daemon
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 	"github.com/wirecheck/wirecheck/transport"
 )
 
@@ -52,5 +54,9 @@ func (d *Daemon) bootstrap(ctx context.Context) (*proto.BootstrapResponse, error
 }
 
 func (d *Daemon) dial(ctx context.Context, wsURL string) (*websocket.Conn, error) {
-	return d.client().Dial(ctx, wsURL, d.identity())
+	id := d.identity()
+	if mutation.On(mutation.LegacyTokenSent) && strings.Contains(wsURL, "token=") {
+		id.CredentialInQuery = true
+	}
+	return d.client().Dial(ctx, wsURL, id)
 }

@@ -196,6 +196,7 @@ const (
 	ScriptDir         = ".contract/"
 	scriptHold        = ScriptDir + "hold"
 	scriptUnconfirmed = ScriptDir + "unconfirmed"
+	scriptUnsupported = ScriptDir + "unsupported"
 )
 
 // scriptedFS is the workspace with the contract Harness's scripted paths.
@@ -208,15 +209,21 @@ func held(fs workspace.FS, req proto.WorkspaceReadPayload) bool {
 }
 
 func (s scriptedFS) ReadFile(p string, max int) ([]byte, bool, error) {
-	if p == scriptUnconfirmed {
+	switch p {
+	case scriptUnconfirmed:
 		return nil, false, errScripted
+	case scriptUnsupported:
+		return nil, false, workspace.ErrUnsupported
 	}
 	return s.Dir.ReadFile(p, max)
 }
 
 func (s scriptedFS) List(p string, max int) ([]workspace.Entry, bool, error) {
-	if p == scriptUnconfirmed {
+	switch p {
+	case scriptUnconfirmed:
 		return nil, false, errScripted
+	case scriptUnsupported:
+		return nil, false, workspace.ErrUnsupported
 	}
 	return s.Dir.List(p, max)
 }

@@ -135,6 +135,7 @@ const (
 	SymlinksFollowed              Point = "symlinks-followed"
 	ExportOffsetNotChecked        Point = "export-offset-not-checked"
 	ExportExecutionHandleAccepted Point = "export-execution-handle-accepted"
+	ReadUnsupportedUnconfirmed    Point = "read-unsupported-unconfirmed"
 
 	// Suspension fencing (SU).
 	QuiesceRollbackAccepted         Point = "quiesce-rollback-accepted"
@@ -163,6 +164,17 @@ const (
 	ReadOnlyPromptRequestRuns            Point = "ad-read-only-prompt-request-runs"
 	KindBeforeMCPOrigin                  Point = "ad-kind-before-mcp-origin"
 	StartInputUnvalidated                Point = "ad-start-input-unvalidated"
+	// Connection, budgets and unsupported answers against a Runtime (W2.8).
+	HeartbeatIntervalIgnored     Point = "heartbeat-interval-ignored"
+	HeartbeatNonPositiveNoRepeat Point = "heartbeat-nonpositive-no-repeat"
+	PrepareFrameUnbounded        Point = "prepare-frame-unbounded"
+	TraceEchoUnbounded           Point = "trace-echo-unbounded"
+	SteeringImpliedByDurable     Point = "steering-implied-by-durable"
+	TransientRefusalStops        Point = "transient-refusal-stops"
+	ReconnectWithoutBackoff      Point = "reconnect-without-backoff"
+	LegacyTokenSent              Point = "legacy-token-sent"
+	DecisionMemoryNeverExpires   Point = "decision-memory-never-expires"
+	AppliedAckCarriesCode        Point = "applied-ack-carries-code"
 )
 
 // Sub-agent observation frames (SA, Runtime side).

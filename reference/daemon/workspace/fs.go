@@ -27,6 +27,8 @@ var (
 	ErrSymlink      = errors.New("a symlink on the path (never followed)")
 	ErrIsDirectory  = errors.New("the destination is a directory")
 	ErrPermission   = errors.New("permission denied")
+	// ErrUnsupported: the adapter lacks the operation (WS-11).
+	ErrUnsupported = errors.New("the adapter lacks the operation")
 )
 
 // FS is the workspace as the Machine needs it. Paths are workspace-relative and slash-separated, as

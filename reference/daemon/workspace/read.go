@@ -128,6 +128,8 @@ func readFailure(err error, absent string) proto.WorkspaceReadResultPayload {
 		return proto.WorkspaceReadResultPayload{Outcome: proto.OutcomeRejected, ErrorCode: absent}
 	case errors.Is(err, ErrPermission):
 		return proto.WorkspaceReadResultPayload{Outcome: proto.OutcomeRejected, ErrorCode: proto.CodePermissionDenied}
+	case errors.Is(err, ErrUnsupported) && !mutation.On(mutation.ReadUnsupportedUnconfirmed):
+		return proto.WorkspaceReadResultPayload{Outcome: proto.OutcomeRejected, ErrorCode: proto.CodeReadUnsupported} // WS-11
 	}
 	return Unconfirmed()
 }
