@@ -40,9 +40,13 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 	})
 
 	Describe("scripted Core ↔ relay ↔ scripted Runtime", Label("self-check"), func() {
+		selfCheck := runner.SelfCheckPairing()
 		for _, sc := range catalog.Scenarios {
 			if sc.HasFaults() {
 				continue // played with its faults armed by the gate (conformance)
+			}
+			if why := selfCheck.Skip(sc); why != "" {
+				continue // what the self-check pairing cannot play, it cannot play through a relay either
 			}
 			It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
 				ctx2, cancel := context.WithTimeout(ctx, 30*time.Second)
