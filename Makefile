@@ -14,7 +14,7 @@ test:
 ## -tags wirecheck_mutants); fails on any survivor. UPDATE=1 rewrites docs/mutants.md; POINT=regexp judges only
 ## the mutants whose point matches (a focused run while writing one; never with UPDATE).
 mutants:
-	$(GO) test -count=1 -timeout 60m -tags wirecheck_mutants -run '^Test(Core)?MutationMatrix$$' -v ./runner/mutants/... $(if $(UPDATE),-p 1 -args -update)$(if $(POINT),-args -point '$(POINT)')
+	$(GO) test -count=1 -timeout 60m -tags wirecheck_mutants -run '^Test(Core)?MutationMatrix$$|^TestMutationPointsAreUniqueAcrossSides$$' -v ./runner/mutants/... $(if $(UPDATE),-p 1 -args -update)$(if $(POINT),-args -point '$(POINT)')
 
 ## check-runtime-contract: the regression gate: wire validators and handshake rules, then the scenario suite on both sides
 ## (self-check, reference Runtime in process and as a child process, reference Core).
