@@ -432,7 +432,7 @@ func isBase64String(raw []byte) bool {
 			pad++
 		case pad > 0:
 			return false
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
+		case base64Alphabet[c]:
 		default:
 			return false
 		}
