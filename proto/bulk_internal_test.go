@@ -3,6 +3,7 @@ package proto
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -58,6 +59,11 @@ func TestBulkFramesTakeTheFastPath(t *testing.T) {
 		if _, ok := decodeBulkPayload(spec, env.Payload); !ok {
 			t.Fatalf("the fast path refused the payload of %.120s…", raw)
 		}
+		if _, err := ParseFrame(raw); err == nil {
+			if _, ok := ParseBulkFrame(raw); !ok {
+				t.Fatalf("ParseBulkFrame refused %.120s…", raw)
+			}
+		}
 	}
 }
 
@@ -78,10 +84,16 @@ func TestBulkFastPathLeavesTheRestToTheGeneralPath(t *testing.T) {
 		`{"step":"chunk", "data":"AAAA"}`,
 		`{"data":"AAAA","step":"chunk"}`,
 		`{"step":"chunk","data":"AAAA","trace":"x"}`,
+		`{"step":"chunk","data":"AA"AA"}`, // not JSON: the unscanned split must not let it through
+		`{"step":"chunk","data":"AA\u0041"}`,
+		"{\"step\":\"chunk\",\"data\":\"AA\x01A\"}",
 	} {
 		raw := []byte(head + payload + "}")
 		if _, ok := decodeBulkEnvelope(raw); ok {
 			t.Errorf("the fast path took %s", payload)
+		}
+		if _, ok := ParseBulkFrame(raw); ok {
+			t.Errorf("ParseBulkFrame took %s", payload)
 		}
 		spec, _ := Lookup(TypeRuntimePrepare)
 		if _, ok := decodeBulkPayload(spec, []byte(payload)); ok {
@@ -109,6 +121,18 @@ func FuzzBulkFastPath(f *testing.F) {
 				t.Fatalf("the fast path decodes %q differently (-general +fast):\n%s", data, d)
 			}
 		}
+		if fast, ok := ParseBulkFrame(data); ok {
+			general, err := parseFrameGeneral(data)
+			if err != nil {
+				t.Fatalf("ParseBulkFrame accepted %q, the general path refuses it: %v", data, err)
+			}
+			if d := cmp.Diff(general.Envelope, fast.Envelope); d != "" {
+				t.Fatalf("ParseBulkFrame splits %q differently (-general +fast):\n%s", data, d)
+			}
+			if d := cmp.Diff(general.Payload, fast.Payload); d != "" {
+				t.Fatalf("ParseBulkFrame decodes the payload of %q differently (-general +fast):\n%s", data, d)
+			}
+		}
 		for _, typ := range []string{TypeRuntimePrepare, TypeWorkspaceWrite, TypeWorkspaceExportResult} {
 			spec, _ := Lookup(typ)
 			if fast, ok := decodeBulkPayload(spec, data); ok {
@@ -122,6 +146,24 @@ func FuzzBulkFastPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// parseFrameGeneral is ParseFrame by the general path alone: the envelope by encoding/json's
+// rules, the payload by the shape layer.
+func parseFrameGeneral(data []byte) (*Frame, error) {
+	var env Envelope
+	if err := env.unmarshalGeneral(bytes.TrimSpace(data)); err != nil {
+		return nil, err
+	}
+	spec, ok := Lookup(env.Type)
+	if !ok {
+		return nil, fmt.Errorf("unknown type %q", env.Type)
+	}
+	v := spec.NewPayload()
+	if err := decodeShaped(env.Payload, v, spec.Strict); err != nil {
+		return nil, err
+	}
+	return spec.frame(env, v)
 }
 
 // The fast encoders write exactly what encoding/json writes, byte for byte.

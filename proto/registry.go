@@ -293,21 +293,26 @@ func ParseEnvelope(env Envelope) (*Frame, error) {
 	if err != nil {
 		return nil, err
 	}
+	return spec.frame(env, payload)
+}
+
+// frame checks the id and the decoded payload's rules.
+func (s *MessageSpec) frame(env Envelope, payload Validator) (*Frame, error) {
 	id := env.ID
-	if spec.ID == IDRunOrPayload && id == "" {
+	if s.ID == IDRunOrPayload && id == "" {
 		id = payload.(*PromptRequestPayload).RunID
 		if strings.TrimSpace(id) == "" {
-			return nil, &RuleError{Type: spec.Type, Path: "id", Rule: "must carry the Run ID (or the payload's run_id)"}
+			return nil, &RuleError{Type: s.Type, Path: "id", Rule: "must carry the Run ID (or the payload's run_id)"}
 		}
-	} else if err := spec.CheckID(id); err != nil {
+	} else if err := s.CheckID(id); err != nil {
 		return nil, err
 	}
 	if payload != nil {
 		if err := payload.Validate(); err != nil {
-			return nil, ofType(spec.Type, err)
+			return nil, ofType(s.Type, err)
 		}
 	}
-	return &Frame{Envelope: env, Spec: spec, Payload: payload}, nil
+	return &Frame{Envelope: env, Spec: s, Payload: payload}, nil
 }
 
 // RunID returns the Run a frame belongs to, for the types whose id is a Run ID.

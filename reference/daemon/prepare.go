@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -45,19 +44,24 @@ func (b *binding) environmentID() string {
 // the daemon needs to carry out its effects.
 type transfers struct {
 	m         rtprepare.Conn
-	staged    map[string]*bytes.Buffer
+	staged    map[string]*environment.Staged // nil for a transfer whose staging could not be opened
 	deadlines map[string]time.Time
 	stops     map[string]func()
 }
 
 func newTransfers(serving bool) transfers {
-	return transfers{m: rtprepare.Conn{Serving: serving}, staged: map[string]*bytes.Buffer{},
+	return transfers{m: rtprepare.Conn{Serving: serving}, staged: map[string]*environment.Staged{},
 		deadlines: map[string]time.Time{}, stops: map[string]func(){}}
 }
 
 // runtimePrepare answers one runtime_prepare frame (protocol-facts §4.2).
 func (r *router) runtimePrepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.RuntimePreparePayload](env)
+	r.runtimePrepareDecoded(env, p, err)
+}
+
+// runtimePrepareDecoded answers a runtime_prepare frame decoded as p, or refused with err.
+func (r *router) runtimePrepareDecoded(env proto.Envelope, p *proto.RuntimePreparePayload, err error) {
 	f := rtprepare.Frame{ID: env.ID, Payload: p, Err: err}
 	if err != nil && mutation.On(mutation.PrepareFrameUnbounded) && len(env.Payload) > proto.RuntimePrepareMaxFrameBytes {
 		var loose proto.RuntimePreparePayload
@@ -126,14 +130,22 @@ func (r *router) prepareBusyLocked() bool {
 	return r.tr.m.Busy() && !mutation.On(mutation.ExecutionDuringTransfer)
 }
 
-// prepareEffects carries out the machine's effects in order, but for a chunk's: its received
-// goes out before its bytes are copied into the staged body and hashed, so that work overlaps
-// Core's next chunk instead of delaying it. The order cannot be seen: staging cannot fail, and the next frame
-// that could read the staged body (a chunk or the commit) is dispatched on this goroutine, after.
+// prepareEffects carries out the machine's effects in order, but for a chunk's: its bytes are
+// written to the staged body, then its received goes out, then they are hashed, so that the hash
+// overlaps Core's next chunk instead of delaying it. The order of the hash cannot be seen: hashing
+// cannot fail, and the commit that reads the digest is dispatched on this goroutine, after.
+// received proves staged bytes (RP-26), so a chunk whose bytes could not be staged gets none: Core
+// then holds the transfer unknown, and the daemon's 120 s bound closes it.
 func (r *router) prepareEffects(effects []rtprepare.Effect) {
 	if len(effects) == 2 {
 		if stage, ok := effects[0].(rtprepare.Stage); ok {
-			effects = []rtprepare.Effect{effects[1], stage}
+			if err := r.stage(stage); err != nil {
+				r.d.log.Warn("runtime_prepare: a chunk could not be staged; no received", "transfer", stage.ID, "err", err)
+				return
+			}
+			r.prepareEffects(effects[1:])
+			_, _ = stage.Digest.Write(stage.Data)
+			return
 		}
 	}
 	for _, eff := range effects {
@@ -142,23 +154,18 @@ func (r *router) prepareEffects(effects []rtprepare.Effect) {
 			r.prepareReply(eff.ID, eff.Result)
 		case rtprepare.Arm:
 			r.armTransfer(eff.ID)
-		case rtprepare.Stage:
-			r.mu.Lock()
-			r.tr.staged[eff.ID].Write(eff.Data)
-			_, _ = eff.Digest.Write(eff.Data)
-			if mutation.On(mutation.PrepareInstalledBeforeCommit) && r.tr.m.Slot != nil && r.tr.m.Slot.Begin.File != nil {
-				_ = r.d.env.WriteFile(r.tr.m.Slot.Begin.File.Path, r.tr.staged[eff.ID].Bytes())
-			}
-			r.mu.Unlock()
+		case rtprepare.Stage: // never alone: see above
+			panic("rtprepare: a Stage without its received")
 		case rtprepare.Apply:
 			r.mu.Lock()
 			begin := r.tr.m.Slot.Begin
-			body := r.tr.staged[eff.ID].Bytes()
+			staged := r.tr.staged[eff.ID]
+			delete(r.tr.staged, eff.ID) // the apply owns it now
 			deadline := r.tr.deadlines[eff.ID]
 			r.stopTransferLocked(eff.ID) // the bound now belongs to the apply
 			r.mu.Unlock()
 			r.goOwned(func() {
-				a := r.applyTransfer(begin, body, deadline)
+				a := r.applyTransfer(begin, staged, deadline)
 				a.ID = eff.ID
 				r.mu.Lock()
 				effects := r.tr.m.Apply(a)
@@ -168,10 +175,37 @@ func (r *router) prepareEffects(effects []rtprepare.Effect) {
 		case rtprepare.Close:
 			r.mu.Lock()
 			r.stopTransferLocked(eff.ID)
+			staged := r.tr.staged[eff.ID]
 			delete(r.tr.staged, eff.ID)
 			delete(r.tr.deadlines, eff.ID)
 			r.mu.Unlock()
+			discard(staged)
 		}
+	}
+}
+
+// stage appends a chunk's bytes to its transfer's staged body.
+func (r *router) stage(s rtprepare.Stage) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	staged := r.tr.staged[s.ID]
+	if staged == nil {
+		return errors.New("the transfer has no staged body")
+	}
+	if _, err := staged.Write(s.Data); err != nil {
+		return err
+	}
+	if mutation.On(mutation.PrepareInstalledBeforeCommit) && r.tr.m.Slot != nil && r.tr.m.Slot.Begin.File != nil {
+		if body, err := staged.Bytes(); err == nil {
+			_ = r.d.env.WriteFile(r.tr.m.Slot.Begin.File.Path, body)
+		}
+	}
+	return nil
+}
+
+func discard(s *environment.Staged) {
+	if s != nil {
+		_ = s.Discard()
 	}
 }
 
@@ -183,11 +217,13 @@ func (r *router) armTransfer(id string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	staged := &bytes.Buffer{}
-	if t := r.tr.m.Slot; t != nil && t.ID == id {
-		staged.Grow(int(t.Begin.SizeBytes)) // one allocation for the declared body (≤ 50 MiB)
+	if t := r.tr.m.Slot; t != nil && t.ID == id && rtprepare.HasBody(t.Begin.Action) && !r.closing {
+		staged, err := r.d.env.Stage()
+		if err != nil {
+			r.d.log.Warn("runtime_prepare: the body cannot be staged", "transfer", id, "err", err)
+		}
+		r.tr.staged[id] = staged
 	}
-	r.tr.staged[id] = staged
 	r.tr.deadlines[id] = r.d.cfg.Clock.Now().Add(bound)
 	r.tr.stops[id] = r.afterFunc(bound, func() {
 		r.mu.Lock()
@@ -214,19 +250,30 @@ func (r *router) prepareReply(id string, res proto.RuntimePrepareResultPayload) 
 
 // applyTransfer installs a committed transfer in the Environment (docs/contract-harness.md,
 // "Environment preparation"). A setup command runs until the transfer's deadline at most.
-func (r *router) applyTransfer(b proto.RuntimePreparePayload, body []byte, deadline time.Time) rtprepare.Applied {
+func (r *router) applyTransfer(b proto.RuntimePreparePayload, staged *environment.Staged, deadline time.Time) rtprepare.Applied {
 	env := r.d.env
+	defer discard(staged)
 	if mutation.On(mutation.PrepareCommitNotApplied) {
 		return rtprepare.Applied{Outcome: rtprepare.Completed}
+	}
+	if staged == nil && rtprepare.HasBody(b.Action) { // a zero-size body whose staging could not open
+		r.d.log.Warn("runtime_prepare: apply unconfirmed: the body was never staged")
+		return rtprepare.Applied{Outcome: rtprepare.Unconfirmed}
 	}
 	var err error
 	switch b.Action {
 	case proto.ActionFile:
-		err = env.WriteFile(b.File.Path, body)
+		err = staged.InstallFile(b.File.Path)
 	case proto.ActionSkill:
-		err = env.InstallSkill(environment.Capability{Name: b.Skill.Name, Description: b.Skill.Description, Body: body})
+		var body []byte
+		if body, err = staged.Bytes(); err == nil {
+			err = env.InstallSkill(environment.Capability{Name: b.Skill.Name, Description: b.Skill.Description, Body: body})
+		}
 	case proto.ActionPlugin:
-		err = env.InstallPlugin(b.Slot, environment.Capability{Name: b.Plugin.Name, Description: b.Plugin.Description, Body: body})
+		var body []byte
+		if body, err = staged.Bytes(); err == nil {
+			err = env.InstallPlugin(b.Slot, environment.Capability{Name: b.Plugin.Name, Description: b.Plugin.Description, Body: body})
+		}
 	case proto.ActionFinalize:
 		err = r.checkSources(b.Sources)
 	case proto.ActionInitialize:

@@ -129,6 +129,10 @@ func (r *router) heartbeats(interval time.Duration) {
 
 // dispatch routes one inbound frame. Malformed frames are logged and skipped, never fatal.
 func (r *router) dispatch(data []byte) {
+	if f, ok := proto.ParseBulkFrame(data); ok && f.Type == proto.TypeRuntimePrepare { // a chunk, in one pass
+		r.runtimePrepareDecoded(f.Envelope, f.Payload.(*proto.RuntimePreparePayload), nil)
+		return
+	}
 	env, err := proto.DecodeEnvelope(data)
 	if err != nil {
 		r.d.log.Warn("skipping a frame that is not an envelope", "err", err)
@@ -258,7 +262,12 @@ func (r *router) shutdown() {
 	r.wg.Wait()
 	r.mu.Lock()
 	r.wso.m.Close() // an open export's file
+	staged := r.tr.staged
+	r.tr.staged = nil
 	r.mu.Unlock()
+	for _, s := range staged { // transfers the connection left pending
+		discard(s)
+	}
 	r.closeWS()
 }
 

@@ -232,11 +232,14 @@ type preparer struct {
 	taken   uint64
 	timer   clock.Timer
 	due     time.Time
+
+	ahead *encodedChunk // the next chunk's frame, encoded while the Runtime works on this one
 }
 
 func (p *preparer) loop() {
 	defer close(p.stopped)
 	defer p.release()
+	defer p.ahead.wait()
 	p.feed(envprep.Start{})
 	for !p.done {
 		p.park(true)
@@ -330,6 +333,9 @@ func (p *preparer) apply(eff envprep.Effect) (answer, failure envprep.Event) {
 		}
 		p.setWaiter(nil)
 	case envprep.Send:
+		if e.Chunk != nil {
+			return nil, p.sendChunk(*e.Chunk)
+		}
 		return nil, p.send(e.Envelope)
 	case envprep.Arm:
 		now := p.e.cfg.Clock.Now()
@@ -356,6 +362,86 @@ func (p *preparer) send(env proto.Envelope) envprep.Event {
 		return envprep.SendFailed{Err: errors.New("the frame sent could not be journalled")}
 	}
 	return nil
+}
+
+// sendChunk sends a chunk, encoded ahead if it is the one predicted, and starts encoding the
+// chunk that follows it. A stop-and-wait transfer leaves one side idle at a time: encoding the
+// next chunk while the Runtime decodes, stages and confirms this one takes Core's costliest step
+// off the critical path (docs/performance.md, "Bulk transfers").
+func (p *preparer) sendChunk(c envprep.Chunk) envprep.Event {
+	f := p.ahead.take(c)
+	p.ahead = nil
+	if f == nil {
+		f = encodeChunk(c)
+	}
+	if f.err != nil {
+		return envprep.SendFailed{Err: f.err}
+	}
+	send := p.conn.Send
+	if fs, ok := p.conn.(frameSender); ok {
+		send = func(ctx context.Context, env proto.Envelope) error { return fs.SendFrame(ctx, env, f.raw) }
+	}
+	if err := p.e.sendWithin(send, f.env, proto.CoreSendTimeout); err != nil {
+		p.journal(store.Event{Kind: store.EventNote, Type: f.env.Type, ID: f.env.ID, Note: "send failed: " + err.Error()})
+		return envprep.SendFailed{Err: err}
+	}
+	if next, ok := p.state.NextChunk(); ok {
+		p.ahead = encodeAhead(next)
+	}
+	return nil // a bulk step: not journalled (bulk.go)
+}
+
+// frameSender queues a frame already encoded (gateway.Session); raw is env.Encode()'s result.
+type frameSender interface {
+	SendFrame(ctx context.Context, env proto.Envelope, raw []byte) error
+}
+
+// encodedChunk is a chunk's frame, encoded on its own goroutine until done is closed.
+type encodedChunk struct {
+	chunk envprep.Chunk
+	env   proto.Envelope
+	raw   []byte
+	err   error
+	done  chan struct{}
+}
+
+func encodeChunk(c envprep.Chunk) *encodedChunk {
+	f := &encodedChunk{chunk: c}
+	if f.env, f.err = c.Envelope(); f.err == nil {
+		f.raw, f.err = f.env.Encode()
+	}
+	return f
+}
+
+func encodeAhead(c envprep.Chunk) *encodedChunk {
+	f := &encodedChunk{chunk: c, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		e := encodeChunk(c)
+		f.env, f.raw, f.err = e.env, e.raw, e.err
+	}()
+	return f
+}
+
+// take returns the encoded frame if it is c's (the same bytes of the same transfer), else nil.
+func (f *encodedChunk) take(c envprep.Chunk) *encodedChunk {
+	if f == nil {
+		return nil
+	}
+	f.wait()
+	same := f.chunk.TransferID == c.TransferID && f.chunk.Offset == c.Offset && len(f.chunk.Data) == len(c.Data) &&
+		(len(c.Data) == 0 || &f.chunk.Data[0] == &c.Data[0])
+	if !same {
+		return nil
+	}
+	return f
+}
+
+// wait returns once the encoding is over: a preparer leaves no goroutine behind.
+func (f *encodedChunk) wait() {
+	if f != nil && f.done != nil {
+		<-f.done
+	}
 }
 
 func (p *preparer) journal(ev store.Event) bool {

@@ -97,6 +97,11 @@ func (s *Session) Send(ctx context.Context, env proto.Envelope) error {
 	if err != nil {
 		return err
 	}
+	return s.SendFrame(ctx, env, raw)
+}
+
+// SendFrame is Send of a frame the caller has encoded: raw must be env.Encode()'s result.
+func (s *Session) SendFrame(ctx context.Context, env proto.Envelope, raw []byte) error {
 	select {
 	case <-s.done:
 		return ErrSessionClosed

@@ -10,6 +10,7 @@
 //	state/plugins/<slot>/{name,description,body}
 //	state/env.json             the configured environment (initialize configure)
 //	state/packages/<manager>   recorded package lists (npm, python), one name a line
+//	state/staging/<random>     bodies being received, renamed into place when installed (Stage)
 package environment
 
 import (
@@ -80,6 +81,10 @@ func open(dir string, temp bool) (*Environment, error) {
 			root.Close()
 			return nil, err
 		}
+	}
+	if err := root.RemoveAll(stagingDir); err != nil { // bodies a stopped daemon left half-received
+		root.Close()
+		return nil, err
 	}
 	return &Environment{dir: dir, temp: temp, root: root}, nil
 }

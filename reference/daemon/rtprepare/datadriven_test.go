@@ -55,7 +55,7 @@ func TestMachine(t *testing.T) {
 				if td.HasArg("size") {
 					p.SizeBytes = num("size")
 				}
-				if hasBody(p.Action) {
+				if HasBody(p.Action) {
 					s := sha256.Sum256([]byte(body))
 					p.SHA256 = arg("sha", hex.EncodeToString(s[:]))
 				}

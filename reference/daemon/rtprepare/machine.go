@@ -218,7 +218,7 @@ func (c *Conn) frame(f Frame) []Effect {
 			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeResourceUnavailable)}
 		}
 		t := c.Slot
-		if t.Received != t.Begin.SizeBytes || (hasBody(t.Begin.Action) && t.Sum() != t.Begin.SHA256) {
+		if t.Received != t.Begin.SizeBytes || (HasBody(t.Begin.Action) && t.Sum() != t.Begin.SHA256) {
 			return c.closeSlot(proto.CodeInvalidRequest) // RP-22: nothing is applied
 		}
 		t.Phase = Applying
@@ -235,7 +235,8 @@ func (c *Conn) closeSlot(code string) []Effect {
 	return []Effect{Close{t.ID}, reply(t.ID, proto.OutcomeRejected, code)}
 }
 
-func hasBody(action string) bool {
+// HasBody reports whether a transfer of this action carries a body (file, skill, plugin).
+func HasBody(action string) bool {
 	return action == proto.ActionFile || action == proto.ActionSkill || action == proto.ActionPlugin
 }
 

@@ -91,8 +91,14 @@ type (
 	Await struct{ TransferID string }
 	// Release removes the receipt route of a transfer.
 	Release struct{ TransferID string }
-	// Send queues one runtime_prepare frame.
-	Send struct{ Envelope proto.Envelope }
+	// Send queues one runtime_prepare frame: Envelope, or for a chunk, Chunk (Envelope zero). A
+	// chunk is left to the host to encode, since base64-encoding 64 KiB is the costliest step of
+	// a transfer: the host can encode the next chunk (NextChunk) while the Runtime works on this
+	// one, off the critical path of a stop-and-wait transfer.
+	Send struct {
+		Envelope proto.Envelope
+		Chunk    *Chunk
+	}
 	// Arm starts the exchange timer; Disarm stops it.
 	Arm    struct{ After time.Duration }
 	Disarm struct{}
@@ -104,6 +110,37 @@ type (
 
 // Effect is one output of Step.
 type Effect interface{ effect() }
+
+// Chunk is one chunk of the current transfer's body.
+type Chunk struct {
+	TransferID string
+	Offset     int64
+	Data       []byte // aliases the operation's body: never written
+}
+
+// Envelope encodes the chunk's runtime_prepare frame.
+func (c Chunk) Envelope() (proto.Envelope, error) {
+	return proto.NewEnvelope(proto.TypeRuntimePrepare, c.TransferID, &proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: c.Offset, Data: c.Data})
+}
+
+// NextChunk is the chunk Step will send when the chunk now awaiting its received is confirmed as
+// expected; false when none would follow (commit would) or no chunk is awaited.
+func (s State) NextChunk() (Chunk, bool) {
+	if s.Phase != PhaseReceived || s.Index >= len(s.Ops) {
+		return Chunk{}, false
+	}
+	return s.chunkAt(s.Expect)
+}
+
+// chunkAt is the chunk of the current body starting at offset, if any byte is left.
+func (s State) chunkAt(offset int64) (Chunk, bool) {
+	body := s.Ops[s.Index].Content
+	if offset >= int64(len(body)) {
+		return Chunk{}, false
+	}
+	end := min(offset+proto.TransferChunkBytes, int64(len(body)))
+	return Chunk{TransferID: s.Transfer, Offset: offset, Data: body[offset:end]}, true
+}
 
 func (NewTransferID) effect() {}
 func (Await) effect()         {}
@@ -236,10 +273,9 @@ func (s *State) sendBody() []Effect {
 		}
 		return effects
 	}
-	end := min(s.Sent+proto.TransferChunkBytes, int64(len(body)))
-	s.Phase, s.Expect = PhaseReceived, end
-	chunk := &proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: s.Sent, Data: body[s.Sent:end]}
-	return []Effect{s.send(chunk)}
+	chunk, _ := s.chunkAt(s.Sent)
+	s.Phase, s.Expect = PhaseReceived, chunk.Offset+int64(len(chunk.Data))
+	return []Effect{Send{Chunk: &chunk}}
 }
 
 // unknown ends the preparation unconfirmed (RP-15, RP-18).

@@ -30,10 +30,12 @@ func TestPreparation(t *testing.T) {
 				s = envprep.New(ops)
 				return "state: " + state(s)
 			}
-			next, effects, err := envprep.Step(s, event(t, td))
+			ev := event(t, td)
+			next, effects, err := envprep.Step(s, ev)
 			if err != nil {
 				return "error: " + err.Error() + "\nstate: " + state(s)
 			}
+			checkNextChunk(t, td, s, ev, effects)
 			s = next
 			var out []string
 			for _, e := range effects {
@@ -45,6 +47,31 @@ func TestPreparation(t *testing.T) {
 			return strings.Join(append(out, "state: "+state(s)), "\n")
 		})
 	})
+}
+
+// checkNextChunk holds NextChunk, which the host encodes ahead, to what Step does: a received
+// with the expected offset sends exactly the predicted chunk, and no chunk is sent unpredicted.
+func checkNextChunk(t *testing.T, td *datadriven.TestData, before envprep.State, ev envprep.Event, effects []envprep.Effect) {
+	r, ok := ev.(envprep.Receipt)
+	if !ok || r.Payload == nil || r.Payload.Outcome != proto.OutcomeReceived || r.Payload.Offset != before.Expect {
+		return
+	}
+	predicted, has := before.NextChunk()
+	var sent *envprep.Chunk
+	for _, e := range effects {
+		if s, ok := e.(envprep.Send); ok && s.Chunk != nil {
+			sent = s.Chunk
+		}
+	}
+	switch {
+	case sent == nil && has:
+		t.Errorf("%s: NextChunk predicted offset %d, Step sent no chunk", td.Pos, predicted.Offset)
+	case sent != nil && !has:
+		t.Errorf("%s: Step sent chunk at %d, NextChunk predicted none", td.Pos, sent.Offset)
+	case sent != nil && (sent.TransferID != predicted.TransferID || sent.Offset != predicted.Offset || !bytes.Equal(sent.Data, predicted.Data)):
+		t.Errorf("%s: Step sent %s@%d (%d bytes), NextChunk predicted %s@%d (%d bytes)", td.Pos,
+			sent.TransferID, sent.Offset, len(sent.Data), predicted.TransferID, predicted.Offset, len(predicted.Data))
+	}
 }
 
 const (
@@ -143,6 +170,9 @@ func effect(e envprep.Effect) string {
 	case envprep.Progress:
 		return fmt.Sprintf("progress operation=%d", e.Operation)
 	case envprep.Send:
+		if c := e.Chunk; c != nil {
+			return fmt.Sprintf("send chunk %s offset=%d len=%d", c.TransferID, c.Offset, len(c.Data))
+		}
 		var p proto.RuntimePreparePayload
 		if err := json.Unmarshal(e.Envelope.Payload, &p); err != nil {
 			return "send ?" + err.Error()
