@@ -158,4 +158,6 @@ var Runtime = []Mutant{
 	{LegacyTokenSent, "CN-03", "a ws_url that carries a legacy token parameter makes the daemon put its credential in the upgrade's URL"},
 	{DecisionMemoryNeverExpires, "IA-13", "an applied decision stays in the replay memory past 1 h: an identical replay is still applied:true"},
 	{AppliedAckCarriesCode, "CA-13", "an applied:true interaction_decision_ack carries an error_code"},
+	{ClosingCountedAsActive, "AD-25", "a closing Executor counts against the 4 active, so 16 idle and 4 closing answer preparation_capacity instead of executor_capacity"},
+	{ExecutorCapacityUnchecked, "AD-25", "a new Executor is set up although 20 (16 idle and 4 closing) already exist, instead of executor_capacity"},
 }

@@ -187,3 +187,9 @@ const (
 
 // Engine failure classification (EF-04, Runtime side; W2.8).
 const MalformedClassificationFails Point = "malformed-classification-fails"
+
+// Runtime rules still without a scenario (W2.8b: AD-25, AD-42, AD-49, RS-13, WS-16).
+const (
+	ClosingCountedAsActive    Point = "closing-counted-as-active"
+	ExecutorCapacityUnchecked Point = "executor-capacity-unchecked"
+)
