@@ -110,6 +110,14 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 		t.readyAt = e.h.Clock.Now().Add(time.Duration(ts.Input.ReadyMS) * time.Millisecond)
 		go t.awaitReady()
 	}
+	if err := e.h.sleep(ctx, ts.StartDelayMS); err != nil {
+		// The Turn exists but its start was cancelled: it is cancelled at once, emits nothing and
+		// settles as cancellation scripts it. The Turn is returned with the error.
+		t.aborted = true
+		t.once.Do(func() { close(t.cancel) })
+		go t.run()
+		return t, err
+	}
 	go t.run()
 	return t, nil
 }
@@ -123,6 +131,8 @@ type Turn struct {
 	once    sync.Once
 	settled chan struct{} // closed when native work has settled
 	result  harness.Result
+	// aborted: the start was cancelled (turn.start_delay_ms); the Turn emits nothing.
+	aborted bool
 	// readyAt is turn.input.ready_ms after native start returned: input is written from then.
 	readyAt time.Time
 	// mu guards the interactions: those awaiting an answer, and the outcomes done reports.
@@ -151,7 +161,7 @@ func (t *Turn) Result() harness.Result       { return t.result }
 func (t *Turn) run() {
 	defer close(t.settled)
 	defer close(t.events)
-	cancelled := t.emitAll()
+	cancelled := t.aborted || t.emitAll()
 	if !cancelled && t.script.WaitForCancel {
 		<-t.cancel
 		cancelled = true

@@ -160,4 +160,7 @@ var Runtime = []Mutant{
 	{AppliedAckCarriesCode, "CA-13", "an applied:true interaction_decision_ack carries an error_code"},
 	{ClosingCountedAsActive, "AD-25", "a closing Executor counts against the 4 active, so 16 idle and 4 closing answer preparation_capacity instead of executor_capacity"},
 	{ExecutorCapacityUnchecked, "AD-25", "a new Executor is set up although 20 (16 idle and 4 closing) already exist, instead of executor_capacity"},
+	{CancelIgnoresStart, "AD-42", "prompt_cancel does not interrupt a native start still running: the start completes and started is published"},
+	{AbortedStartPublishesStarted, "AD-42", "a start aborted by cancellation after its Turn existed publishes started instead of failed start_cancelled"},
+	{AbortedStartRejected, "AD-42", "a start aborted by cancellation after its Turn existed is answered with a revision-0 rejection start_cancelled (no Turn) instead of failed start_cancelled"},
 }

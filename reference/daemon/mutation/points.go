@@ -190,6 +190,9 @@ const MalformedClassificationFails Point = "malformed-classification-fails"
 
 // Runtime rules still without a scenario (W2.8b: AD-25, AD-42, AD-49, RS-13, WS-16).
 const (
-	ClosingCountedAsActive    Point = "closing-counted-as-active"
-	ExecutorCapacityUnchecked Point = "executor-capacity-unchecked"
+	ClosingCountedAsActive       Point = "closing-counted-as-active"
+	ExecutorCapacityUnchecked    Point = "executor-capacity-unchecked"
+	CancelIgnoresStart           Point = "cancel-ignores-start"
+	AbortedStartPublishesStarted Point = "aborted-start-publishes-started"
+	AbortedStartRejected         Point = "aborted-start-rejected"
 )
