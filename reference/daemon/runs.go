@@ -206,6 +206,9 @@ func (r *router) startAborted(g *grant, rn *run, turn harness.Turn) {
 func (r *router) pump(rn *run) {
 	defer rn.once.Do(func() { close(rn.finished) })
 	events := mutateEvents(rn, rn.turn.Events())
+	if mutation.On(mutation.OutputBeforeConsumerLost) {
+		<-events // starting went out before a consumer existed: what the Turn emitted first is lost
+	}
 	for ev := range events {
 		if isSubagentType(ev.Type) {
 			if env, ok := r.subagentEnvelope(rn, ev); ok {

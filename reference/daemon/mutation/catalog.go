@@ -163,4 +163,5 @@ var Runtime = []Mutant{
 	{CancelIgnoresStart, "AD-42", "prompt_cancel does not interrupt a native start still running: the start completes and started is published"},
 	{AbortedStartPublishesStarted, "AD-42", "a start aborted by cancellation after its Turn existed publishes started instead of failed start_cancelled"},
 	{AbortedStartRejected, "AD-42", "a start aborted by cancellation after its Turn existed is answered with a revision-0 rejection start_cancelled (no Turn) instead of failed start_cancelled"},
+	{OutputBeforeConsumerLost, "AD-49", "starting goes out before the Run has a consumer: the first event a Turn emits at once is lost"},
 }

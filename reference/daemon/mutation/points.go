@@ -195,4 +195,5 @@ const (
 	CancelIgnoresStart           Point = "cancel-ignores-start"
 	AbortedStartPublishesStarted Point = "aborted-start-publishes-started"
 	AbortedStartRejected         Point = "aborted-start-rejected"
+	OutputBeforeConsumerLost     Point = "output-before-consumer-lost"
 )
