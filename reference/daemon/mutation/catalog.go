@@ -164,4 +164,7 @@ var Runtime = []Mutant{
 	{AbortedStartPublishesStarted, "AD-42", "a start aborted by cancellation after its Turn existed publishes started instead of failed start_cancelled"},
 	{AbortedStartRejected, "AD-42", "a start aborted by cancellation after its Turn existed is answered with a revision-0 rejection start_cancelled (no Turn) instead of failed start_cancelled"},
 	{OutputBeforeConsumerLost, "AD-49", "starting goes out before the Run has a consumer: the first event a Turn emits at once is lost"},
+	{WriteBeginPathUnchecked, "WS-16", "a write begin's path is not checked: one that is absolute, leaves the workspace or carries a backslash is answered ready"},
+	{WriteSizeUnbounded, "WS-16", "a write begin declaring more than 50 MiB is answered ready instead of invalid_request"},
+	{WriteChunkDataUnbounded, "WS-16", "a write chunk carrying more than 64 KiB is decoded as well-formed (resource_unavailable for an unknown write) instead of invalid_request"},
 }

@@ -196,4 +196,7 @@ const (
 	AbortedStartPublishesStarted Point = "aborted-start-publishes-started"
 	AbortedStartRejected         Point = "aborted-start-rejected"
 	OutputBeforeConsumerLost     Point = "output-before-consumer-lost"
+	WriteBeginPathUnchecked      Point = "write-begin-path-unchecked"
+	WriteSizeUnbounded           Point = "write-size-unbounded"
+	WriteChunkDataUnbounded      Point = "write-chunk-data-unbounded"
 )
