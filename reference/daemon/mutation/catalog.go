@@ -167,4 +167,7 @@ var Runtime = []Mutant{
 	{WriteBeginPathUnchecked, "WS-16", "a write begin's path is not checked: one that is absolute, leaves the workspace or carries a backslash is answered ready"},
 	{WriteSizeUnbounded, "WS-16", "a write begin declaring more than 50 MiB is answered ready instead of invalid_request"},
 	{WriteChunkDataUnbounded, "WS-16", "a write chunk carrying more than 64 KiB is decoded as well-formed (resource_unavailable for an unknown write) instead of invalid_request"},
+	{MessageStartNotReported, "RS-13", "with observe_messages a message's deltas come without the output_message in_progress that starts it"},
+	{MessageDeltaWithoutItemID, "RS-13", "with observe_messages a message's deltas do not name it in item_id"},
+	{MessageCompletedWithoutText, "RS-13", "with observe_messages the output_message completed carries an empty text instead of the message's full text"},
 }

@@ -199,4 +199,7 @@ const (
 	WriteBeginPathUnchecked      Point = "write-begin-path-unchecked"
 	WriteSizeUnbounded           Point = "write-size-unbounded"
 	WriteChunkDataUnbounded      Point = "write-chunk-data-unbounded"
+	MessageStartNotReported      Point = "message-start-not-reported"
+	MessageDeltaWithoutItemID    Point = "message-delta-without-item-id"
+	MessageCompletedWithoutText  Point = "message-completed-without-text"
 )
