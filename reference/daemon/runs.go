@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -36,6 +37,8 @@ type run struct {
 	startCancel  context.CancelFunc
 	startAborted bool // a cancellation came before or during the native start
 	startDone    bool // the native start returned
+	// doneLost: the Run's done could not be written locally (CA-07).
+	doneLost atomic.Bool
 }
 
 // startContext is the native start's context: cancelled at once if a cancellation came first.
@@ -247,11 +250,19 @@ func (r *router) pump(rn *run) {
 	}
 	if rn.releaseFirst && !mutation.On(mutation.DoneBeforeRelease) {
 		r.releaseExecutor(rn, res.Reusable)
-		_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
+		r.sendDone(rn, done)
 		return
 	}
-	_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
+	r.sendDone(rn, done)
 	r.releaseExecutor(rn, res.Reusable)
+}
+
+// sendDone writes the Run's done; a done that could not be written locally is remembered, so a
+// cancellation waiting for it answers cancel_output_unavailable (CA-07).
+func (r *router) sendDone(rn *run, done *proto.DonePayload) {
+	if err := r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done)); err != nil {
+		rn.doneLost.Store(true)
+	}
 }
 
 // releaseExecutor ends a Run's hold on its Executor: a healthy reusable one goes idle for the next
@@ -420,6 +431,11 @@ func (r *router) promptCancel(env proto.Envelope) {
 			// The stream's done goes first; then the receipt owns the terminal outcome.
 			select {
 			case <-rn.finished:
+				if rn.doneLost.Load() {
+					receipt.ErrorCode = proto.CodeCancelOutputUnavailable // settled, but its output did not go out
+				}
+			case <-r.ctx.Done():
+				receipt.ErrorCode = proto.CodeCancelOutputUnavailable // shutdown interrupted the output
 			case <-ctx.Done():
 				receipt.ErrorCode = proto.CodeCancelTimeout
 			}
