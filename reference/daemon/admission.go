@@ -144,7 +144,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if cfg.RequireExistingNativeSession && !mutation.On(mutation.HistoryUnavailableIgnored) {
 		return proto.CodeHistoryUnavailable
 	}
-	if total >= proto.ExecutorCapacity {
+	if total >= proto.ExecutorCapacity && !mutation.On(mutation.ExecutorCapacityUnchecked) {
 		return proto.CodeExecutorCapacity
 	}
 	return ""

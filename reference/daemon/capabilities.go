@@ -22,6 +22,7 @@ func ContractCapabilities() proto.AgentKindCapabilities {
 		"function_tools",         // function_call / function_result, answered by package interact
 		"function_result_images", // image parts of a function result reach the Turn like text
 		"subagent_observations",  // sub-agent frames on observe_subagent_identities, in order (subagents.go)
+		"message_items",          // observe_messages: each run of delta steps is a message item (contract Harness)
 	}
 	if environment.CanRunSetup() {
 		// A real Environment on disk that runtime_prepare installs into (package environment). Only

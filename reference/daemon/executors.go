@@ -46,9 +46,18 @@ func (e *executor) stopIdleLocked() {
 	}
 }
 
-// counted reports whether the Executor counts against the active capacity: everything but idle
-// and closed, including closing and uncertain resources until their cleanup succeeds.
-func (e *executor) counted() bool { return e.state != execIdle && e.state != execClosed }
+// counted reports whether the Executor counts against the active capacity of 4: preparing,
+// admitted, running and invalid (cleanup unconfirmed), the states protocol-facts §4.3 lists for
+// preparation_capacity. A closing Executor is counted in the total of 20 until its close succeeds
+// (runtime-protocol: the Runtime "counts closing or uncertain resources until their cleanup
+// succeeds"), not as active: otherwise the total could never reach 20 while fewer than 4 are
+// active, and executor_capacity (AD-25) would be unreachable.
+func (e *executor) counted() bool {
+	if e.state == execClosing {
+		return mutation.On(mutation.ClosingCountedAsActive)
+	}
+	return e.state != execIdle && e.state != execClosed
+}
 
 func (e *executor) busy() bool {
 	return e.state == execPreparing || e.state == execAdmitted || e.state == execRunning || e.state == execClosing

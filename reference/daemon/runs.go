@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -31,6 +32,44 @@ type run struct {
 	// observeSubagents: the configuration set observe_subagent_identities (subagents.go).
 	observeSubagents bool
 	subagents        subagentOrder
+	// startMu guards the native start's cancellation: prompt_cancel aborts a start still running.
+	startMu      sync.Mutex
+	startCancel  context.CancelFunc
+	startAborted bool // a cancellation came before or during the native start
+	startDone    bool // the native start returned
+	// doneLost: the Run's done could not be written locally (CA-07).
+	doneLost atomic.Bool
+}
+
+// startContext is the native start's context: cancelled at once if a cancellation came first.
+func (rn *run) startContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	rn.startMu.Lock()
+	defer rn.startMu.Unlock()
+	rn.startCancel = cancel
+	if rn.startAborted {
+		cancel()
+	}
+	return ctx, cancel
+}
+
+// abortStart interrupts the native start if it is still running (AD-41, AD-42).
+func (rn *run) abortStart() {
+	rn.startMu.Lock()
+	defer rn.startMu.Unlock()
+	if rn.startDone || mutation.On(mutation.CancelIgnoresStart) {
+		return
+	}
+	rn.startAborted = true
+	if rn.startCancel != nil {
+		rn.startCancel()
+	}
+}
+
+func (rn *run) startReturned() {
+	rn.startMu.Lock()
+	rn.startDone = true
+	rn.startMu.Unlock()
 }
 
 func newRun(id string, e *executor) *run {
@@ -97,7 +136,14 @@ func (r *router) start(env proto.Envelope) {
 
 // runPrepared starts the native Turn of a prepared Run and streams it.
 func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
-	turn, err := rn.exec.native.Start(r.ctx, rn.id, input)
+	ctx, cancel := rn.startContext(r.ctx)
+	defer cancel() // after the Run: a harness may tie its Turn to the start's context
+	turn, err := rn.exec.native.Start(ctx, rn.id, input)
+	rn.startReturned()
+	if err != nil && turn != nil {
+		r.startAborted(g, rn, turn)
+		return
+	}
 	if err != nil {
 		// No Turn exists and no input was submitted: the Executor is closed, and Core may retry
 		// once after executor_unavailable.
@@ -136,10 +182,36 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 	<-pumped
 }
 
+// startAborted: cancellation aborted the native start after its Turn existed (AD-42). The Turn
+// settles without emitting; the admission fails start_cancelled and started is never published.
+// No done is sent: the Run never started, and the cancellation's receipt carries its outcome.
+func (r *router) startAborted(g *grant, rn *run, turn harness.Turn) {
+	rn.turn = turn
+	close(rn.started)
+	for range turn.Events() { // the aborted Turn emits nothing; wait for its settlement
+	}
+	var ev admission.Event = admission.StartAborted{}
+	switch {
+	case mutation.On(mutation.AbortedStartPublishesStarted):
+		ev = admission.TurnStarted{}
+	case mutation.On(mutation.AbortedStartRejected):
+		ev = admission.NativeStartFailed{Cancelled: true}
+	}
+	r.mu.Lock()
+	delete(r.runs, rn.id)
+	after := r.applyLocked(g, ev)
+	r.mu.Unlock()
+	after.run()
+	rn.once.Do(func() { close(rn.finished) })
+}
+
 // pump writes a Turn's events in order, then exactly one done, then releases the Executor.
 func (r *router) pump(rn *run) {
 	defer rn.once.Do(func() { close(rn.finished) })
 	events := mutateEvents(rn, rn.turn.Events())
+	if mutation.On(mutation.OutputBeforeConsumerLost) {
+		<-events // starting went out before a consumer existed: what the Turn emitted first is lost
+	}
 	for ev := range events {
 		if isSubagentType(ev.Type) {
 			if env, ok := r.subagentEnvelope(rn, ev); ok {
@@ -178,11 +250,19 @@ func (r *router) pump(rn *run) {
 	}
 	if rn.releaseFirst && !mutation.On(mutation.DoneBeforeRelease) {
 		r.releaseExecutor(rn, res.Reusable)
-		_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
+		r.sendDone(rn, done)
 		return
 	}
-	_ = r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done))
+	r.sendDone(rn, done)
 	r.releaseExecutor(rn, res.Reusable)
+}
+
+// sendDone writes the Run's done; a done that could not be written locally is remembered, so a
+// cancellation waiting for it answers cancel_output_unavailable (CA-07).
+func (r *router) sendDone(rn *run, done *proto.DonePayload) {
+	if err := r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done)); err != nil {
+		rn.doneLost.Store(true)
+	}
 }
 
 // releaseExecutor ends a Run's hold on its Executor: a healthy reusable one goes idle for the next
@@ -319,6 +399,7 @@ func (r *router) promptCancel(env proto.Envelope) {
 	if mutation.On(mutation.EventsAfterCancellation) {
 		mutation.Remember(cancelledRun{rn}, []byte{1})
 	}
+	rn.abortStart()
 	if mutation.On(mutation.ReceiptBeforeDone) && p.DeliveryID != "" {
 		r.receiptBeforeDone(rn, env.ID, p.DeliveryID)
 		return
@@ -350,6 +431,11 @@ func (r *router) promptCancel(env proto.Envelope) {
 			// The stream's done goes first; then the receipt owns the terminal outcome.
 			select {
 			case <-rn.finished:
+				if rn.doneLost.Load() {
+					receipt.ErrorCode = proto.CodeCancelOutputUnavailable // settled, but its output did not go out
+				}
+			case <-r.ctx.Done():
+				receipt.ErrorCode = proto.CodeCancelOutputUnavailable // shutdown interrupted the output
 			case <-ctx.Done():
 				receipt.ErrorCode = proto.CodeCancelTimeout
 			}

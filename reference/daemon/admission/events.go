@@ -18,6 +18,7 @@ const (
 	KindStartRequested       EventKind = "start-requested"
 	KindTurnStarted          EventKind = "turn-started"
 	KindNativeStartFailed    EventKind = "native-start-failed"
+	KindStartAborted         EventKind = "start-aborted"
 	KindReleaseRequested     EventKind = "release-requested"
 	KindExpiryFired          EventKind = "expiry-fired"
 	KindStatusDeliveryFailed EventKind = "status-delivery-failed"
@@ -27,7 +28,7 @@ const (
 
 // kinds lists every event kind.
 var kinds = []EventKind{KindPrepareAccepted, KindPrepareRepeated, KindSetupSucceeded, KindSetupFailed,
-	KindSetupCleanupFailed, KindStartRequested, KindTurnStarted, KindNativeStartFailed, KindReleaseRequested,
+	KindSetupCleanupFailed, KindStartRequested, KindTurnStarted, KindNativeStartFailed, KindStartAborted, KindReleaseRequested,
 	KindExpiryFired, KindStatusDeliveryFailed, KindDeviceShutdown, KindConnectionClosed}
 
 // Event is one thing that happened to an admission.
@@ -80,6 +81,10 @@ type NativeStartFailed struct {
 	CleanupFailed bool
 }
 
+// StartAborted: a cancellation aborted the start after the native Turn existed (protocol-facts
+// §4.3: "a start aborted by cancellation after a Turn exists ends failed start_cancelled").
+type StartAborted struct{}
+
 // ReleaseRequested: a decodable execution_release named this record's handle under its request ID.
 type ReleaseRequested struct{}
 
@@ -105,6 +110,7 @@ func (SetupCleanupFailed) Kind() EventKind   { return KindSetupCleanupFailed }
 func (StartRequested) Kind() EventKind       { return KindStartRequested }
 func (TurnStarted) Kind() EventKind          { return KindTurnStarted }
 func (NativeStartFailed) Kind() EventKind    { return KindNativeStartFailed }
+func (StartAborted) Kind() EventKind         { return KindStartAborted }
 func (ReleaseRequested) Kind() EventKind     { return KindReleaseRequested }
 func (ExpiryFired) Kind() EventKind          { return KindExpiryFired }
 func (StatusDeliveryFailed) Kind() EventKind { return KindStatusDeliveryFailed }

@@ -146,6 +146,14 @@ func failStart(rec Record, ev NativeStartFailed) (Record, []Effect, error) {
 	return rec, []Effect{reject(rec, proto.OperationStart, code)}, nil
 }
 
+// abortStart: a Turn existed when cancellation aborted the start, so this is not an answer to the
+// start (a rejection) but the admission's end: failed start_cancelled at the next revision, and
+// started is never published. The Executor is closed.
+func abortStart(rec Record, _ Event) (Record, []Effect, error) {
+	rec = advance(rec, Failed, proto.CodeStartCancelled)
+	return rec, []Effect{publish(rec), CloseExecutor{}}, nil
+}
+
 // answerFailedStart: the admission failed while native start ran (its connection closed or a
 // status was lost); the start still gets its answer, and the record keeps its failure.
 func answerFailedStart(rec Record, ev NativeStartFailed) (Record, []Effect, error) {

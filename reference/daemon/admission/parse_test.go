@@ -34,6 +34,8 @@ func parseEvent(cmd string, cmdArgs []datadriven.CmdArg) (Event, error) {
 			Hash: a.str("hash", "s1"), RunActive: a.flag("run-active")}
 	case KindTurnStarted:
 		ev = TurnStarted{}
+	case KindStartAborted:
+		ev = StartAborted{}
 	case KindNativeStartFailed:
 		ev = NativeStartFailed{Cancelled: a.flag("cancelled"), CleanupFailed: a.flag("cleanup-failed")}
 	case KindReleaseRequested:

@@ -34,6 +34,7 @@ var transitions = slices.Concat([]transition{
 	{Starting, KindStartRequested, to(Starting), on(repeatStart)},
 	{Starting, KindTurnStarted, to(Started), confirmStart},
 	{Starting, KindNativeStartFailed, to(Failed), on(failStart)},
+	{Starting, KindStartAborted, to(Failed), abortStart},
 	{Starting, KindReleaseRequested, to(Starting), republish}, // only prompt_cancel stops a Run
 	{Starting, KindExpiryFired, to(Starting), ignore},
 	{Starting, KindStatusDeliveryFailed, to(Failed), abandonStarting(codeStatusDeliveryFailed)},
@@ -56,6 +57,7 @@ var transitions = slices.Concat([]transition{
 		{Failed, KindSetupCleanupFailed, to(Failed), reportCleanupUnconfirmed},
 		{Failed, KindTurnStarted, to(Failed), ignore}, // the Run goes on; the admission already failed
 		{Failed, KindNativeStartFailed, to(Failed), on(answerFailedStart)},
+		{Failed, KindStartAborted, to(Failed), ignore}, // the admission already failed (its connection ended)
 	},
 )
 

@@ -18,6 +18,7 @@ var sample = map[EventKind]Event{
 	KindStartRequested:       StartRequested{Now: epoch.Add(time.Second), ExecutorID: "e1", RunID: "r1", Hash: "s1"},
 	KindTurnStarted:          TurnStarted{},
 	KindNativeStartFailed:    NativeStartFailed{},
+	KindStartAborted:         StartAborted{},
 	KindReleaseRequested:     ReleaseRequested{},
 	KindExpiryFired:          ExpiryFired{Now: epoch.Add(5 * time.Minute)},
 	KindStatusDeliveryFailed: StatusDeliveryFailed{},

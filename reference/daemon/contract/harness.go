@@ -3,7 +3,9 @@ package contract
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/environment"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // Harness is the contract Harness. Capabilities is its declaration; every timer reads Clock.
@@ -51,7 +54,8 @@ func (h *Harness) NewExecutor(ctx context.Context, cfg *proto.PromptRequestPaylo
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{h: h, script: script, nativeSession: script.NativeSession, env: harness.EnvironmentFrom(ctx)}
+	e := &Executor{h: h, script: script, nativeSession: script.NativeSession, env: harness.EnvironmentFrom(ctx),
+		observeMessages: cfg.ObserveMessages}
 	if e.nativeSession == "" {
 		e.nativeSession = cfg.AgentSessionID
 	}
@@ -72,8 +76,10 @@ type Executor struct {
 	script        *Script
 	nativeSession string
 	env           *environment.Environment // the Runtime's bound Environment (nil: none)
-	mu            sync.Mutex
-	closed        int
+	// observeMessages: the configuration set observe_messages, so deltas are message items (§13).
+	observeMessages bool
+	mu              sync.Mutex
+	closed          int
 }
 
 // ErrClose is the scripted cleanup failure.
@@ -104,11 +110,19 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 	if ts.StartFails {
 		return nil, harness.ErrNoTurn
 	}
-	t := &Turn{e: e, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{}),
+	t := &Turn{e: e, runID: runID, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{}),
 		pending: map[interactionKey]*waiting{}, outcomes: map[string]string{}}
 	if ts.Input != nil && ts.Input.ReadyMS > 0 {
 		t.readyAt = e.h.Clock.Now().Add(time.Duration(ts.Input.ReadyMS) * time.Millisecond)
 		go t.awaitReady()
+	}
+	if err := e.h.sleep(ctx, ts.StartDelayMS); err != nil {
+		// The Turn exists but its start was cancelled: it is cancelled at once, emits nothing and
+		// settles as cancellation scripts it. The Turn is returned with the error.
+		t.aborted = true
+		t.once.Do(func() { close(t.cancel) })
+		go t.run()
+		return t, err
 	}
 	go t.run()
 	return t, nil
@@ -117,12 +131,15 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 // Turn is one scripted Turn. Its goroutine ends when the Turn settles.
 type Turn struct {
 	e       *Executor
+	runID   string
 	script  *TurnScript
 	events  chan harness.Event
 	cancel  chan struct{} // closed when cancellation is requested
 	once    sync.Once
 	settled chan struct{} // closed when native work has settled
 	result  harness.Result
+	// aborted: the start was cancelled (turn.start_delay_ms); the Turn emits nothing.
+	aborted bool
 	// readyAt is turn.input.ready_ms after native start returned: input is written from then.
 	readyAt time.Time
 	// mu guards the interactions: those awaiting an answer, and the outcomes done reports.
@@ -151,7 +168,7 @@ func (t *Turn) Result() harness.Result       { return t.result }
 func (t *Turn) run() {
 	defer close(t.settled)
 	defer close(t.events)
-	cancelled := t.emitAll()
+	cancelled := t.aborted || t.emitAll()
 	if !cancelled && t.script.WaitForCancel {
 		<-t.cancel
 		cancelled = true
@@ -198,7 +215,11 @@ func (t *Turn) run() {
 // emitAll emits the scripted events in order; it reports whether cancellation interrupted them.
 func (t *Turn) emitAll() bool {
 	var seq uint64
+	msg := messages{turn: t}
 	for _, step := range t.script.Events {
+		if step.Delta == nil && step.DelayMS == nil && msg.close() {
+			return true
+		}
 		var ev harness.Event
 		switch {
 		case step.DelayMS != nil:
@@ -223,7 +244,11 @@ func (t *Turn) emitAll() bool {
 			continue
 		case step.Delta != nil:
 			seq++
-			ev = harness.Event{Type: proto.TypeDelta, Payload: &proto.DeltaPayload{Delta: *step.Delta, Sequence: seq}}
+			itemID, cancelled := msg.add(*step.Delta)
+			if cancelled {
+				return true
+			}
+			ev = harness.Event{Type: proto.TypeDelta, Payload: &proto.DeltaPayload{ItemID: itemID, Delta: *step.Delta, Sequence: seq}}
 		case step.Thinking != nil:
 			ev = harness.Event{Type: proto.TypeThinking, Payload: &proto.ThinkingPayload{Text: *step.Thinking}}
 		case step.OutputMessage != nil:
@@ -239,13 +264,68 @@ func (t *Turn) emitAll() bool {
 			typ, p := step.subagent()
 			ev = harness.Event{Type: typ, Payload: copySubagent(p)}
 		}
-		select {
-		case t.events <- ev:
-		case <-t.cancel:
+		if !t.emit(ev) {
 			return true
 		}
 	}
-	return false
+	return msg.close()
+}
+
+// emit sends one event; it reports false when cancellation came first.
+func (t *Turn) emit(ev harness.Event) bool {
+	select {
+	case t.events <- ev:
+		return true
+	case <-t.cancel:
+		return false
+	}
+}
+
+// messages makes each run of consecutive delta steps (delay_ms steps between them included) one
+// native message item when the configuration set observe_messages (docs/contract-harness.md §13):
+// output_message in_progress, the deltas naming it in item_id, output_message completed with the
+// full text. Without observe_messages deltas carry no item_id and no output_message is emitted.
+type messages struct {
+	turn *Turn
+	n    int    // messages of the Turn so far
+	id   string // the open message ("" if none)
+	text strings.Builder
+}
+
+// add opens a message if none is open and appends a delta's text; it returns the item ID the delta
+// names and whether cancellation interrupted the start frame.
+func (m *messages) add(delta string) (string, bool) {
+	if !m.turn.e.observeMessages {
+		return "", false
+	}
+	if m.id == "" {
+		m.n++
+		m.id = fmt.Sprintf("%s-msg-%d", m.turn.runID, m.n)
+		m.text.Reset()
+		if !mutation.On(mutation.MessageStartNotReported) &&
+			!m.turn.emit(harness.Event{Type: proto.TypeOutputMessage, Payload: &proto.OutputMessagePayload{ID: m.id, Status: "in_progress"}}) {
+			return "", true
+		}
+	}
+	m.text.WriteString(delta)
+	if mutation.On(mutation.MessageDeltaWithoutItemID) {
+		return "", false
+	}
+	return m.id, false
+}
+
+// close completes the open message, if any; it reports whether cancellation came first.
+func (m *messages) close() bool {
+	if m.id == "" {
+		return false
+	}
+	text := m.text.String()
+	if mutation.On(mutation.MessageCompletedWithoutText) {
+		text = ""
+	}
+	done := &proto.OutputMessagePayload{ID: m.id, Status: "completed", Text: &text}
+	m.id = ""
+	return !m.turn.emit(harness.Event{Type: proto.TypeOutputMessage, Payload: done})
 }
 
 // Cancel requests cancellation and waits for native settlement.

@@ -57,6 +57,9 @@ type TurnScript struct {
 	WaitForCancel bool `json:"wait_for_cancel,omitempty" wire:"opt"`
 	// StartFails: native start produces no Turn (executor_unavailable).
 	StartFails bool `json:"start_fails,omitempty" wire:"opt"`
+	// StartDelayMS: native start creates the Turn at once, then takes this long to return it;
+	// cancelling the Run meanwhile aborts the start after the Turn exists (start_cancelled).
+	StartDelayMS int `json:"start_delay_ms,omitempty" wire:"opt"`
 	// Input: how the Turn answers active input (prompt_steer).
 	Input *InputScript `json:"input,omitempty" wire:"opt"`
 	// Inspect: done.metadata reports what the bound Environment holds when the Turn ends

@@ -28,7 +28,9 @@ type Harness interface {
 // Executor is a native resource that can run Turns of one configuration, one at a time.
 type Executor interface {
 	// Start submits a Run's input and returns its native Turn. ErrNoTurn means no Turn exists and
-	// no input was submitted; the Executor is unusable.
+	// no input was submitted; the Executor is unusable. A Turn returned together with ctx's error
+	// exists but its start was aborted by cancelling ctx: it has been cancelled and settles (its
+	// Events close) without emitting anything.
 	Start(ctx context.Context, runID string, input proto.MessageInput) (Turn, error)
 	// Close releases native resources. An error means cleanup is unconfirmed: the resource stays
 	// owned and counted.

@@ -187,3 +187,19 @@ const (
 
 // Engine failure classification (EF-04, Runtime side; W2.8).
 const MalformedClassificationFails Point = "malformed-classification-fails"
+
+// Runtime rules still without a scenario (W2.8b: AD-25, AD-42, AD-49, RS-13, WS-16).
+const (
+	ClosingCountedAsActive       Point = "closing-counted-as-active"
+	ExecutorCapacityUnchecked    Point = "executor-capacity-unchecked"
+	CancelIgnoresStart           Point = "cancel-ignores-start"
+	AbortedStartPublishesStarted Point = "aborted-start-publishes-started"
+	AbortedStartRejected         Point = "aborted-start-rejected"
+	OutputBeforeConsumerLost     Point = "output-before-consumer-lost"
+	WriteBeginPathUnchecked      Point = "write-begin-path-unchecked"
+	WriteSizeUnbounded           Point = "write-size-unbounded"
+	WriteChunkDataUnbounded      Point = "write-chunk-data-unbounded"
+	MessageStartNotReported      Point = "message-start-not-reported"
+	MessageDeltaWithoutItemID    Point = "message-delta-without-item-id"
+	MessageCompletedWithoutText  Point = "message-completed-without-text"
+)

@@ -78,7 +78,27 @@ func decodeWrite(env proto.Envelope) (*proto.WorkspaceWritePayload, error) {
 		return nil, err
 	}
 	req := v.(*proto.WorkspaceWritePayload)
-	return req, req.Validate()
+	err = req.Validate()
+	if err != nil && mutantSkipsShapeCheck(*req) {
+		return req, nil
+	}
+	return req, err
+}
+
+// mutantSkipsShapeCheck: each WS-16 mutant leaves out one member rule of the request shape; the
+// frame is let through when it breaks only that rule.
+func mutantSkipsShapeCheck(req proto.WorkspaceWritePayload) bool {
+	switch {
+	case mutation.On(mutation.WriteBeginPathUnchecked) && req.Step == proto.StepBegin:
+		req.Path = "unchecked.txt"
+	case mutation.On(mutation.WriteSizeUnbounded) && req.Step == proto.StepBegin && req.SizeBytes > proto.TransferMaxBytes:
+		req.SizeBytes = 0
+	case mutation.On(mutation.WriteChunkDataUnbounded) && req.Step == proto.StepChunk && len(req.Data) > proto.TransferChunkBytes:
+		req.Data = req.Data[:1]
+	default:
+		return false
+	}
+	return req.Validate() == nil
 }
 
 func (m *Machine) beginWrite(env proto.Envelope, req *proto.WorkspaceWritePayload, now time.Time, host Host) []Effect {
