@@ -242,7 +242,11 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	if f := r.awaitRetries(answer.Unusable); f != nil {
 		return scenarios.Fail, r.withExit(f), nil
 	}
-	if f := r.awaitConnection(nil); f != nil {
+	if answer.StalledUpgrades > 0 {
+		if f := r.awaitStalledUpgrades(answer.StalledUpgrades); f != nil {
+			return scenarios.Fail, r.withExit(f), nil
+		}
+	} else if f := r.awaitConnection(nil); f != nil {
 		return scenarios.Fail, f, nil
 	}
 	if sc.Heartbeat == scenarios.HeartbeatAuto {
@@ -573,6 +577,9 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	p := r.p
 	r.drainAttempts()
 	c := st.Close
+	if c.By == proto.Runtime && c.Awaited {
+		return r.awaitClose(st)
+	}
 	switch {
 	case c.By == proto.Core && c.Code != 0:
 		p.Conn.Close(c.Code, c.Reason)

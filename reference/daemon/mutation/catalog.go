@@ -158,4 +158,10 @@ var Runtime = []Mutant{
 	{LegacyTokenSent, "CN-03", "a ws_url that carries a legacy token parameter makes the daemon put its credential in the upgrade's URL"},
 	{DecisionMemoryNeverExpires, "IA-13", "an applied decision stays in the replay memory past 1 h: an identical replay is still applied:true"},
 	{AppliedAckCarriesCode, "CA-13", "an applied:true interaction_decision_ack carries an error_code"},
+	{StallHandshakeUnbounded, "CN-21", "the WebSocket upgrade waits for Core's answer with no handshake timeout of the daemon's own"},
+	{StallHandshakeShort, "CN-21", "the daemon gives an unanswered upgrade up after 5 s instead of its 10 s handshake timeout"},
+	{StallFrameLimitLifted, "CN-41", "the daemon reads inbound frames up to 16 MiB instead of closing at 4 MiB"},
+	{StallStopGoingAway, "CN-20", "a daemon that stops closes with 1001 going away instead of 1000 \"client closing\""},
+	{StallStopDrops, "CN-20", "a daemon that stops drops its socket without a close frame"},
+	{StallStopReasonUnwritten, "CN-20", "a daemon that stops closes with 1000 and an empty reason instead of \"client closing\""},
 }

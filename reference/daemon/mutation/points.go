@@ -187,3 +187,13 @@ const (
 
 // Engine failure classification (EF-04, Runtime side; W2.8).
 const MalformedClassificationFails Point = "malformed-classification-fails"
+
+// The transport's bounds and closes (CN-20, CN-21, CN-41; W2.8 stall).
+const (
+	StallHandshakeUnbounded  Point = "stall-handshake-unbounded"
+	StallHandshakeShort      Point = "stall-handshake-short"
+	StallFrameLimitLifted    Point = "stall-frame-limit-lifted"
+	StallStopGoingAway       Point = "stall-stop-going-away"
+	StallStopDrops           Point = "stall-stop-drops"
+	StallStopReasonUnwritten Point = "stall-stop-reason-unwritten"
+)
