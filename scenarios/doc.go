@@ -92,6 +92,15 @@
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.
 //
+// stop_reading: core (or runtime) makes that scripted peer stop reading its socket, as a stalled
+// TCP peer does, until resume_reading names it; resumed, it first reads what piled up. The other
+// side's writes then fill the kernel's buffers and block, which is how a scenario reaches a
+// peer's per-frame write timeout (CN-42) and send budgets; the scripted Core gives its sockets a
+// 16 KiB receive buffer in such a scenario, so fewer bytes fill them. The step is played by the
+// peer it names (a peer under test cannot be made to stall), and the other one skips it. A write
+// blocks only once the writer has more bytes in flight than both buffers hold, so such a scenario
+// must make the side under test send more than its send buffer (several MiB on loopback).
+//
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so
 // `wirecheck certify` checks exactly what a Runtime leaves out, and reports the rest not

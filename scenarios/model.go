@@ -164,6 +164,11 @@ const (
 	StepAnyOrder   StepKind = "any_order"
 	StepCheck      StepKind = "check"
 	StepFault      StepKind = "fault" // arm a fault on the relay between the peers
+	// StepStopReading: the peer named (From) stops reading its socket, as a stalled TCP peer
+	// does: what the other side writes piles up in the kernel's buffers until its writes block.
+	// StepResumeReading: it reads again, first what piled up.
+	StepStopReading   StepKind = "stop_reading"
+	StepResumeReading StepKind = "resume_reading"
 )
 
 // Step is one step of a scenario.
@@ -223,6 +228,10 @@ func (s *Step) Describe() string {
 		return "Core-side check: " + s.Check.String()
 	case StepFault:
 		return "a fault is armed on the relay"
+	case StepStopReading:
+		return fmt.Sprintf("%s stops reading its socket", s.From)
+	case StepResumeReading:
+		return fmt.Sprintf("%s reads its socket again", s.From)
 	}
 	return string(s.Kind)
 }

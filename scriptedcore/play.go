@@ -216,7 +216,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	if answer.HeartbeatSeconds == nil {
 		answer.HeartbeatSeconds = &r.cfg.HeartbeatSeconds
 	}
-	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, answer, p.Rec)
+	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, answer, p.Rec, stopsReading(sc))
 	if err != nil {
 		return "", nil, err
 	}
@@ -505,6 +505,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepCheck:
 		// A Core-side check tests a Core; the scripted Core is not under test.
 		return nil, nil
+	case scenarios.StepStopReading, scenarios.StepResumeReading:
+		return r.reading(st), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Runtime", st.Pos)

@@ -1,6 +1,7 @@
 package scriptedcore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -53,8 +54,12 @@ type rejection struct {
 	route  string          // the request refused: scenarios.ExpectAtBootstrap or ExpectAtUpgrade
 }
 
-func newServer(deviceID, credential, requiredVersion string, answer scenarios.BootstrapAnswer, rec *script.Recorder) (*server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func newServer(deviceID, credential, requiredVersion string, answer scenarios.BootstrapAnswer, rec *script.Recorder, stalls bool) (*server, error) {
+	var lc net.ListenConfig
+	if stalls {
+		lc.Control = smallReceiveBuffer
+	}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}

@@ -156,3 +156,35 @@ func (r *run) awaitStalledUpgrades(n int) *scenarios.Failure {
 	}
 	return nil
 }
+
+// stalledReceiveBuffer is the receive buffer of the scripted Core's sockets in a scenario where
+// Core stops reading (the kernel doubles it and keeps a floor of its own).
+const stalledReceiveBuffer = 16 << 10
+
+// stopsReading reports whether a scenario has the scripted Core stop reading its socket.
+func stopsReading(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Kind == scenarios.StepStopReading && st.From == proto.Core {
+			return true
+		}
+	}
+	return false
+}
+
+// reading plays stop_reading and resume_reading: the scripted Core stops or resumes reading its
+// socket; one that names the Runtime is the scripted Runtime's to play (a Runtime under test
+// cannot be made to stall).
+func (r *run) reading(st *scenarios.Step) *scenarios.Failure {
+	if st.From != proto.Core {
+		return nil
+	}
+	if r.p.Conn == nil {
+		return r.p.Failf(st, "the transport is closed; there is no socket to stop or resume reading")
+	}
+	if st.Kind == scenarios.StepStopReading {
+		r.p.Conn.StopReading()
+	} else {
+		r.p.Conn.ResumeReading()
+	}
+	return nil
+}
