@@ -49,7 +49,7 @@ func SelfCheckPairing() Pairing {
 		Name: "self-check: scriptedcore ↔ scriptedruntime", Labels: []string{"self-check"},
 		Covers: func(*scenarios.Scenario) bool { return true },
 		Skip: func(sc *scenarios.Scenario) string {
-			if a := sc.BootstrapAnswer; a != nil && len(a.Unusable) > 0 {
+			if a := sc.BootstrapAnswer; a != nil && (len(a.Unusable) > 0 || a.StalledUpgrades > 0) {
 				return "the scripted Runtime bootstraps once: a daemon's reconnect loop, which the scenario tests, is not scripted"
 			}
 			return ""
@@ -170,6 +170,9 @@ func TotalAdvance(sc *scenarios.Scenario) time.Duration {
 		if st.Kind == scenarios.StepAdvance || st.Kind == scenarios.StepSettle {
 			total += st.Advance
 		}
+	}
+	if a := sc.BootstrapAnswer; a != nil {
+		total += time.Duration(a.StalledUpgrades) * proto.HandshakeTimeout // each one waits out the timeout
 	}
 	return total
 }

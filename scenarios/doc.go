@@ -75,6 +75,32 @@
 // scenario tests a Runtime, and the self-check leaves out those with unusable answers (the
 // scripted Runtime bootstraps once).
 //
+// bootstrap_answer.stalled_upgrades: n makes the scripted Core read the first n WebSocket upgrades
+// and never answer them (TCP accepted, no 101, no refusal). The daemon must still be waiting 9 s
+// later (a second of slack for a daemon on the wall clock, which arms its timer a moment before
+// its request arrives) and must give the request up once its 10 s handshake timeout has passed
+// (CN-21), then connect again after a backoff; the steps begin once it has. The scripted Core moves
+// the clock itself (a wait against a Runtime in another process, so the child-process run leaves
+// such a scenario to the in-process one), and the self-check leaves it out.
+//
+// A `disconnect` with awaited: true is a close the peer named in `by` makes on its own, because of
+// the steps before it (a frame over its 4 MiB read limit): the other side causes nothing, waits
+// for the close and compares code and reason as written; a socket dropped without a close frame
+// fails it. stopped: true (by: runtime only) first has the launcher stop the Runtime (SIGTERM, its
+// context), which must then close as written (CN-20: 1000 "client closing"). A frame step written
+// with invalid: the 4 MiB envelope error is one the reader's read limit refuses: the reader
+// expects its transport to close instead of a frame, and a writer whose write fails because the
+// peer closed first goes on to the next step.
+//
+// stop_reading: core (or runtime) makes that scripted peer stop reading its socket, as a stalled
+// TCP peer does, until resume_reading names it; resumed, it first reads what piled up. The other
+// side's writes then fill the kernel's buffers and block, which is how a scenario reaches a
+// peer's per-frame write timeout (CN-42) and send budgets; the scripted Core gives its sockets a
+// 16 KiB receive buffer in such a scenario, so fewer bytes fill them. The step is played by the
+// peer it names (a peer under test cannot be made to stall), and the other one skips it. A write
+// blocks only once the writer has more bytes in flight than both buffers hold, so such a scenario
+// must make the side under test send more than its send buffer (several MiB on loopback).
+//
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so
 // `wirecheck certify` checks exactly what a Runtime leaves out, and reports the rest not

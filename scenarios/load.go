@@ -217,7 +217,7 @@ var (
 )
 
 func (p *parser) bootstrapAnswer(n *yaml.Node) *BootstrapAnswer {
-	f := p.fields(n, "bootstrap_answer", "heartbeat_seconds", "ws_url_query", "unusable")
+	f := p.fields(n, "bootstrap_answer", "heartbeat_seconds", "ws_url_query", "unusable", "stalled_upgrades")
 	if f == nil {
 		return nil
 	}
@@ -229,6 +229,13 @@ func (p *parser) bootstrapAnswer(n *yaml.Node) *BootstrapAnswer {
 			for _, e := range v.Content {
 				a.Unusable = append(a.Unusable, p.unusableAnswer(e))
 			}
+		}
+	}
+	if v := f["stalled_upgrades"]; v != nil {
+		if s, ok := yamlstrict.Int(v); ok && s >= 0 {
+			a.StalledUpgrades = s
+		} else {
+			p.Errorf(v.Line, "bootstrap_answer.stalled_upgrades must be a count (0 or more)")
 		}
 	}
 	if v := f["heartbeat_seconds"]; v != nil {
@@ -342,7 +349,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -386,7 +393,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		}
 	case StepDisconnect:
 		st.Close = &CloseSpec{By: proto.Runtime}
-		if f := p.options(v, "disconnect", "by", "code", "reason"); f != nil {
+		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped"); f != nil {
 			if f["by"] != nil {
 				st.Close.By = p.peer(f["by"], "disconnect.by")
 			}
@@ -398,6 +405,19 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 				st.Close.Code = c
 			}
 			st.Close.Reason = p.String(f["reason"], "disconnect.reason")
+			if f["awaited"] != nil {
+				st.Close.Awaited = p.Bool(f["awaited"], "disconnect.awaited")
+			}
+			if f["stopped"] != nil {
+				st.Close.Stopped = p.Bool(f["stopped"], "disconnect.stopped")
+				st.Close.Awaited = st.Close.Awaited || st.Close.Stopped
+				if st.Close.Stopped && st.Close.By != proto.Runtime {
+					p.Errorf(f["stopped"].Line, "disconnect.stopped: only a Runtime can be stopped by its launcher")
+				}
+			}
+			if st.Close.Awaited && st.Close.Code == 0 {
+				p.Errorf(v.Line, "disconnect.awaited and stopped need the close code the peer must send")
+			}
 		}
 	case StepReconnect:
 		if !yamlstrict.IsNull(v) && (v.Kind != yaml.MappingNode || len(v.Content) > 0) {
@@ -405,6 +425,8 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		}
 	case StepAdvance:
 		st.Advance = p.Duration(v, "advance")
+	case StepStopReading, StepResumeReading:
+		st.From = p.peer(v, string(st.Kind))
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")

@@ -104,6 +104,10 @@ type BootstrapAnswer struct {
 	// not use (CN-44). It must try again with a backoff (CN-18) and never dial with them; the
 	// bootstrap after the last one gets the usual answer.
 	Unusable []UnusableAnswer
+	// StalledUpgrades is how many of the first WebSocket upgrades the scripted Core reads and
+	// never answers (TCP accepted, no 101, no refusal): the daemon must give each up when its
+	// 10 s handshake timeout runs out, not before (CN-21), and connect again.
+	StalledUpgrades int
 }
 
 // UnusableAnswer is one bootstrap answer a daemon must take for a transient failure. Its body is
@@ -160,6 +164,11 @@ const (
 	StepAnyOrder   StepKind = "any_order"
 	StepCheck      StepKind = "check"
 	StepFault      StepKind = "fault" // arm a fault on the relay between the peers
+	// StepStopReading: the peer named (From) stops reading its socket, as a stalled TCP peer
+	// does: what the other side writes piles up in the kernel's buffers until its writes block.
+	// StepResumeReading: it reads again, first what piled up.
+	StepStopReading   StepKind = "stop_reading"
+	StepResumeReading StepKind = "resume_reading"
 )
 
 // Step is one step of a scenario.
@@ -219,6 +228,10 @@ func (s *Step) Describe() string {
 		return "Core-side check: " + s.Check.String()
 	case StepFault:
 		return "a fault is armed on the relay"
+	case StepStopReading:
+		return fmt.Sprintf("%s stops reading its socket", s.From)
+	case StepResumeReading:
+		return fmt.Sprintf("%s reads its socket again", s.From)
 	}
 	return string(s.Kind)
 }
@@ -253,9 +266,22 @@ type CloseSpec struct {
 	By     proto.Peer // who closes; the Runtime by default (its socket drops)
 	Code   int        // 0: an abrupt drop without a close frame
 	Reason string
+	// Awaited: the closing peer closes on its own, because of what came before (a frame over its
+	// limit, say); the other side waits for the close and compares code and reason as written
+	// instead of causing it.
+	Awaited bool
+	// Stopped: the closing peer (the Runtime) is stopped by whoever launched it (SIGTERM, its
+	// context) and must close as written on its way out (CN-20). Implies Awaited.
+	Stopped bool
 }
 
 func (c *CloseSpec) String() string {
+	if c.Stopped {
+		return fmt.Sprintf("%s is stopped and closes with %d %q", c.By, c.Code, c.Reason)
+	}
+	if c.Awaited {
+		return fmt.Sprintf("%s closes on its own with %d %q", c.By, c.Code, c.Reason)
+	}
 	if c.Code == 0 {
 		return fmt.Sprintf("%s drops the socket", c.By)
 	}

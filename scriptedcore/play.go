@@ -216,7 +216,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	if answer.HeartbeatSeconds == nil {
 		answer.HeartbeatSeconds = &r.cfg.HeartbeatSeconds
 	}
-	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, answer, p.Rec)
+	srv, err := newServer(r.cfg.DeviceID, r.cfg.Credential, required, answer, p.Rec, stopsReading(sc))
 	if err != nil {
 		return "", nil, err
 	}
@@ -242,7 +242,11 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	if f := r.awaitRetries(answer.Unusable); f != nil {
 		return scenarios.Fail, r.withExit(f), nil
 	}
-	if f := r.awaitConnection(nil); f != nil {
+	if answer.StalledUpgrades > 0 {
+		if f := r.awaitStalledUpgrades(answer.StalledUpgrades); f != nil {
+			return scenarios.Fail, r.withExit(f), nil
+		}
+	} else if f := r.awaitConnection(nil); f != nil {
 		return scenarios.Fail, f, nil
 	}
 	if sc.Heartbeat == scenarios.HeartbeatAuto {
@@ -501,6 +505,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepCheck:
 		// A Core-side check tests a Core; the scripted Core is not under test.
 		return nil, nil
+	case scenarios.StepStopReading, scenarios.StepResumeReading:
+		return r.reading(st), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Runtime", st.Pos)
@@ -573,6 +579,9 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	p := r.p
 	r.drainAttempts()
 	c := st.Close
+	if c.By == proto.Runtime && c.Awaited {
+		return r.awaitClose(st)
+	}
 	switch {
 	case c.By == proto.Core && c.Code != 0:
 		p.Conn.Close(c.Code, c.Reason)

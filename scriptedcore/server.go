@@ -1,6 +1,7 @@
 package scriptedcore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -29,6 +30,8 @@ type server struct {
 	attempts chan string       // one line per bootstrap or dial request
 	conns    chan *script.Conn // accepted WebSocket connections
 	rejects  chan rejection    // every rejection answered
+	stalled  chan stalledUpgrade
+	quit     chan struct{} // closed when the scenario is over: stalled upgrades end
 
 	mu     sync.Mutex
 	online bool
@@ -39,6 +42,7 @@ type server struct {
 	hmu        sync.Mutex
 	history    []string
 	bootstraps int // bootstraps answered: the first len(answer.Unusable) get those answers
+	stalls     int // upgrades seen: the first answer.StalledUpgrades are never answered
 }
 
 type rejection struct {
@@ -50,15 +54,20 @@ type rejection struct {
 	route  string          // the request refused: scenarios.ExpectAtBootstrap or ExpectAtUpgrade
 }
 
-func newServer(deviceID, credential, requiredVersion string, answer scenarios.BootstrapAnswer, rec *script.Recorder) (*server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func newServer(deviceID, credential, requiredVersion string, answer scenarios.BootstrapAnswer, rec *script.Recorder, stalls bool) (*server, error) {
+	var lc net.ListenConfig
+	if stalls {
+		lc.Control = smallReceiveBuffer
+	}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	s := &server{rules: transport.Rules{Version: requiredVersion,
 		Auth: transport.OneDevice{DeviceID: deviceID, Credential: credential, WorkspaceID: "wirecheck"}},
 		answer: answer, rec: rec, ln: ln,
-		attempts: make(chan string, 64), conns: make(chan *script.Conn, 8), rejects: make(chan rejection, 64)}
+		attempts: make(chan string, 64), conns: make(chan *script.Conn, 8), rejects: make(chan rejection, 64),
+		stalled: make(chan stalledUpgrade, 8), quit: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc(proto.RouteBootstrap, s.bootstrap)
 	mux.HandleFunc(proto.RouteDeviceStatus, s.deviceStatus)
@@ -87,6 +96,7 @@ func (s *server) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	close(s.quit)
 	_ = s.http.Close()
 	for {
 		select {
@@ -202,6 +212,9 @@ func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	dev, rej := s.rules.CheckUpgrade(r)
 	if rej != nil {
 		s.reject(w, r, rej)
+		return
+	}
+	if s.stall(w, r) {
 		return
 	}
 	s.mu.Lock()

@@ -297,6 +297,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 			return fail(r.replaced(st, old)), nil
 		}
 		return nil, nil
+	case scenarios.StepStopReading, scenarios.StepResumeReading:
+		return fail(stallReading(p, st)), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Core", st.Pos)
@@ -341,7 +343,7 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 		p.Conn = nil
 		return nil, nil
 	}
-	if d := r.cfg.Driver; d != nil {
+	if d := r.cfg.Driver; d != nil && !c.Awaited {
 		if err := d.Disconnect(ctx, c); err != nil {
 			return &stepFailure{p.Failf(st, "the Core driver could not make Core close the transport: %v", err), err}, nil
 		}

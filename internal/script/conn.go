@@ -53,6 +53,9 @@ type Conn struct {
 	once   sync.Once
 	cancel context.CancelFunc
 
+	pmu    sync.Mutex
+	paused chan struct{} // non-nil while reading is stopped (StopReading); closed to resume
+
 	// Read only by the peer's own goroutine (the one walking the steps).
 	unread []Inbound // frames put back by Unread, returned before the channel's
 	mu     sync.Mutex
@@ -72,6 +75,11 @@ func (c *Conn) read(ctx context.Context) {
 	defer close(c.done)
 	defer close(c.frames)
 	for {
+		if !c.waitReading(ctx) {
+			c.closed = &ClosedError{Code: -1, Err: ctx.Err()}
+			c.rec.Event("closed", "closed while not reading")
+			return
+		}
 		_, data, err := c.ws.Read(ctx)
 		if err != nil {
 			ce := &ClosedError{Code: -1, Err: err}

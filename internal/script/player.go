@@ -51,6 +51,12 @@ func (p *Player) Send(ctx context.Context, st *scenarios.Step) (*scenarios.Failu
 		return nil, fmt.Errorf("%s: step %d: cannot render the frame: %w", st.Pos, st.Index, err)
 	}
 	if err := p.Conn.Write(ctx, raw); err != nil {
+		if len(raw) > proto.MaxFrameBytes {
+			// A frame over the peer's read limit is sent to be refused: the peer may close before
+			// it has read it all, failing the write. The next step judges how it closed.
+			p.Rec.Event("oversize", fmt.Sprintf("the %d-byte %s was refused while being written: %v", len(raw), st.Frame.Type, err))
+			return nil, nil
+		}
 		return p.Failf(st, "could not write %s: %v", st.Frame.Type, err), nil
 	}
 	return nil, nil
@@ -124,6 +130,11 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 			return nil, p.awaitDrop(st) // a fault drops it on the way
 		case ft.Corrupted != "":
 			return nil, p.expectCorrupted(st)
+		case ft.Invalid == oversizeRule:
+			// A frame over 4 MiB never arrives: this reader's own read limit closes the transport
+			// (CN-41), as it does for a frame a fault made oversize.
+			return nil, p.expectCorrupted(&scenarios.Step{Kind: st.Kind, Pos: st.Pos, Index: st.Index, From: st.From,
+				Frame: &scenarios.FrameTemplate{Type: ft.Type, Corrupted: "oversize", Pos: ft.Pos}})
 		case ft.Copies > 1:
 			// A fault duplicated it: the same frame, that many times.
 			var got []*proto.Frame
@@ -187,6 +198,10 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 
 // expectCorrupted reads what a fault made of a frame: a frame that breaks a wire rule, or, for an
 // oversize frame, the transport closing on the reader's 4 MiB limit.
+// oversizeRule is proto's error for a frame over the 4 MiB transport limit: a step that declares
+// it invalid with it is one the reader's read limit refuses.
+var oversizeRule = (&proto.RuleError{Type: "envelope", Rule: fmt.Sprintf("frame must be at most %d bytes", proto.MaxFrameBytes)}).Error()
+
 func (p *Player) expectCorrupted(st *scenarios.Step) *scenarios.Failure {
 	in, err := p.Conn.Next(p.Timeout)
 	var closed *ClosedError

@@ -79,7 +79,7 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 	if mutation.On(mutation.InputReceiptAfterReconnect) {
 		r.replayInputReceipt()
 	}
-	stopOnCtx := context.AfterFunc(ctx, func() { _ = r.ws.Close(websocket.StatusNormalClosure, "client closing") })
+	stopOnCtx := context.AfterFunc(ctx, r.closeOnStop)
 	defer stopOnCtx()
 
 	var readErr error
@@ -276,4 +276,19 @@ func newID(prefix string) string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return prefix + hex.EncodeToString(b)
+}
+
+// closeOnStop closes the transport as a daemon that stops does (CN-20): 1000 "client closing".
+func (r *router) closeOnStop() {
+	code, reason := websocket.StatusNormalClosure, "client closing"
+	switch {
+	case mutation.On(mutation.StallStopDrops):
+		_ = r.ws.CloseNow()
+		return
+	case mutation.On(mutation.StallStopGoingAway):
+		code = websocket.StatusGoingAway
+	case mutation.On(mutation.StallStopReasonUnwritten):
+		reason = ""
+	}
+	_ = r.ws.Close(code, reason)
 }

@@ -58,5 +58,20 @@ func (d *Daemon) dial(ctx context.Context, wsURL string) (*websocket.Conn, error
 	if mutation.On(mutation.LegacyTokenSent) && strings.Contains(wsURL, "token=") {
 		id.CredentialInQuery = true
 	}
-	return d.client().Dial(ctx, wsURL, id)
+	// The handshake timeout (CN-21) runs on the daemon's clock; the transport's own wall-clock
+	// guard of the same length stays as the socket's backstop.
+	timeout := proto.HandshakeTimeout
+	if mutation.On(mutation.StallHandshakeShort) {
+		timeout /= 2
+	}
+	if !mutation.On(mutation.StallHandshakeUnbounded) {
+		var cancel context.CancelFunc
+		ctx, cancel = withClockTimeout(ctx, d.cfg.Clock, timeout)
+		defer cancel()
+	}
+	ws, err := d.client().Dial(ctx, wsURL, id)
+	if err == nil && mutation.On(mutation.StallFrameLimitLifted) {
+		ws.SetReadLimit(4 * proto.MaxFrameBytes)
+	}
+	return ws, err
 }

@@ -170,4 +170,10 @@ var Runtime = []Mutant{
 	{MessageStartNotReported, "RS-13", "with observe_messages a message's deltas come without the output_message in_progress that starts it"},
 	{MessageDeltaWithoutItemID, "RS-13", "with observe_messages a message's deltas do not name it in item_id"},
 	{MessageCompletedWithoutText, "RS-13", "with observe_messages the output_message completed carries an empty text instead of the message's full text"},
+	{StallHandshakeUnbounded, "CN-21", "the WebSocket upgrade waits for Core's answer with no handshake timeout of the daemon's own"},
+	{StallHandshakeShort, "CN-21", "the daemon gives an unanswered upgrade up after 5 s instead of its 10 s handshake timeout"},
+	{StallFrameLimitLifted, "CN-41", "the daemon reads inbound frames up to 16 MiB instead of closing at 4 MiB"},
+	{StallStopGoingAway, "CN-20", "a daemon that stops closes with 1001 going away instead of 1000 \"client closing\""},
+	{StallStopDrops, "CN-20", "a daemon that stops drops its socket without a close frame"},
+	{StallStopReasonUnwritten, "CN-20", "a daemon that stops closes with 1000 and an empty reason instead of \"client closing\""},
 }

@@ -203,3 +203,13 @@ const (
 	MessageDeltaWithoutItemID    Point = "message-delta-without-item-id"
 	MessageCompletedWithoutText  Point = "message-completed-without-text"
 )
+
+// The transport's bounds and closes (CN-20, CN-21, CN-41; W2.8 stall).
+const (
+	StallHandshakeUnbounded  Point = "stall-handshake-unbounded"
+	StallHandshakeShort      Point = "stall-handshake-short"
+	StallFrameLimitLifted    Point = "stall-frame-limit-lifted"
+	StallStopGoingAway       Point = "stall-stop-going-away"
+	StallStopDrops           Point = "stall-stop-drops"
+	StallStopReasonUnwritten Point = "stall-stop-reason-unwritten"
+)

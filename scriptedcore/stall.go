@@ -1,0 +1,190 @@
+package scriptedcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/internal/script"
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// awaitClose is a disconnect the Runtime makes on its own (awaited), or on its way out once its
+// launcher stops it (stopped): Core causes nothing, drains what came before, and requires the
+// close with the code and reason written. A socket dropped without a close frame fails it.
+func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
+	p, c := r.p, st.Close
+	if c.Stopped {
+		r.p.Rec.Event("stop", "the launcher stops the Runtime")
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+			defer cancel()
+			_ = r.rt.Stop(ctx)
+		}()
+	}
+	deadline := time.Now().Add(r.cfg.Timeout)
+	for {
+		in, err := p.Conn.Next(time.Until(deadline))
+		var closed *script.ClosedError
+		switch {
+		case errors.As(err, &closed):
+			p.Conn = nil
+			r.srv.mu.Lock()
+			r.srv.online = false
+			r.srv.mu.Unlock()
+			if closed.Code != c.Code || (c.Reason != "" && closed.Reason != c.Reason) {
+				what := fmt.Sprintf("closed with %d %q", closed.Code, closed.Reason)
+				if closed.Code < 0 {
+					what = "dropped the socket without a close frame"
+				}
+				return p.Failf(st, "the Runtime %s; expected a close with %d %q (%s)", what, c.Code, c.Reason, closeRule(c))
+			}
+			return nil
+		case err != nil:
+			return p.Failf(st, "the Runtime did not close the transport within %v; expected a close with %d %q (%s)", r.cfg.Timeout, c.Code, c.Reason, closeRule(c))
+		case isHeartbeatFrame(in.Raw):
+			// A heartbeat may fall due before the close: it is neither the close nor a violation.
+		default:
+			return p.Failf(st, "the Runtime sent %s instead of closing the transport (%s)", in.Raw, closeRule(c))
+		}
+	}
+}
+
+func closeRule(c *scenarios.CloseSpec) string {
+	if c.Stopped {
+		return "CN-20: a daemon that stops closes with 1000 \"client closing\""
+	}
+	if c.Code == 1009 {
+		return "CN-41: a frame over 4 MiB costs the connection"
+	}
+	return "the scenario's close"
+}
+
+func isHeartbeatFrame(raw []byte) bool {
+	f, err := proto.ParseFrame(raw)
+	return err == nil && f.Type == proto.TypeHeartbeat
+}
+
+// stalledUpgrade is one upgrade the scripted Core read and never answered.
+type stalledUpgrade struct {
+	abandoned <-chan struct{} // closed once the daemon gave the request up (its connection closed)
+}
+
+// stall holds an upgrade unanswered until the daemon abandons it or the scenario ends. It
+// reports whether it took the request (false: no stall left, answer as usual).
+func (s *server) stall(w http.ResponseWriter, r *http.Request) bool {
+	s.hmu.Lock()
+	n := s.stalls
+	s.stalls++
+	s.hmu.Unlock()
+	if n >= s.answer.StalledUpgrades {
+		return false
+	}
+	s.rec.Event("stall", "the upgrade is read and never answered")
+	// The handler's request context ends when the daemon closes the connection (the server
+	// watches the idle connection while the handler runs) or when the server closes.
+	select {
+	case s.stalled <- stalledUpgrade{abandoned: r.Context().Done()}:
+	default:
+	}
+	select {
+	case <-r.Context().Done():
+		s.rec.Event("abandoned", "the daemon gave the unanswered upgrade up")
+	case <-s.quit:
+	}
+	return true
+}
+
+// stallGrace is how long before the handshake timeout the daemon must still be waiting: a
+// daemon on the wall clock arms its timer a moment before its upgrade arrives.
+const stallGrace = time.Second
+
+// stallQuiet is how long a daemon that has not yet reached its handshake timeout is watched for
+// giving the upgrade up early, after the clock moved to just short of it.
+const stallQuiet = 200 * time.Millisecond
+
+// awaitStalledUpgrades plays each stalled upgrade: the daemon must wait for the answer until its
+// handshake timeout (CN-21) and then give it up. The clock moves to stallGrace short of the
+// timeout (a wait against a Runtime on the wall clock), the daemon must still be waiting, then
+// past it, and the daemon must abandon the request within the step bound.
+func (r *run) awaitStalledUpgrades(n int) *scenarios.Failure {
+	p := r.p
+	for i := 0; i < n; i++ {
+		var up stalledUpgrade
+		t := time.NewTimer(r.cfg.StartTimeout)
+		select {
+		case up = <-r.srv.stalled:
+			t.Stop()
+		case <-r.rt.Done():
+			t.Stop()
+			return r.exited(nil, "before its upgrade could stall")
+		case <-t.C:
+			return p.Failf(nil, "the Runtime made no upgrade within %v (the scenario stalls upgrade %d)", r.cfg.StartTimeout, i+1)
+		}
+		ctx := context.Background()
+		if err := clock.AdvanceContext(ctx, r.cfg.Clock, proto.HandshakeTimeout-stallGrace); err != nil {
+			return p.Failf(nil, "moving the clock: %v", err)
+		}
+		quiet := time.NewTimer(stallQuiet)
+		select {
+		case <-up.abandoned:
+			quiet.Stop()
+			return p.Failf(nil, "the Runtime gave its unanswered upgrade up before %v had passed (CN-21: the daemon's handshake timeout is 10 s)", proto.HandshakeTimeout-stallGrace)
+		case <-quiet.C:
+		}
+		if err := clock.AdvanceContext(ctx, r.cfg.Clock, stallGrace); err != nil {
+			return p.Failf(nil, "moving the clock: %v", err)
+		}
+		bound := time.NewTimer(r.cfg.Timeout + stallGrace)
+		select {
+		case <-up.abandoned:
+			bound.Stop()
+		case <-bound.C:
+			return p.Failf(nil, "the Runtime still waited for its unanswered upgrade %v after %v had passed (CN-21: the daemon's handshake timeout is 10 s)", r.cfg.Timeout+stallGrace, proto.HandshakeTimeout)
+		}
+		p.Rec.Event("handshake-timeout", fmt.Sprintf("stalled upgrade %d abandoned after the handshake timeout", i+1))
+	}
+	if n > 0 {
+		// The daemon reconnects after a backoff on its clock: once a timer of it falls due within a
+		// minute, that minute passes.
+		defer r.moveBackoffClock()()
+		return r.awaitConnection(nil)
+	}
+	return nil
+}
+
+// stalledReceiveBuffer is the receive buffer of the scripted Core's sockets in a scenario where
+// Core stops reading (the kernel doubles it and keeps a floor of its own).
+const stalledReceiveBuffer = 16 << 10
+
+// stopsReading reports whether a scenario has the scripted Core stop reading its socket.
+func stopsReading(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Kind == scenarios.StepStopReading && st.From == proto.Core {
+			return true
+		}
+	}
+	return false
+}
+
+// reading plays stop_reading and resume_reading: the scripted Core stops or resumes reading its
+// socket; one that names the Runtime is the scripted Runtime's to play (a Runtime under test
+// cannot be made to stall).
+func (r *run) reading(st *scenarios.Step) *scenarios.Failure {
+	if st.From != proto.Core {
+		return nil
+	}
+	if r.p.Conn == nil {
+		return r.p.Failf(st, "the transport is closed; there is no socket to stop or resume reading")
+	}
+	if st.Kind == scenarios.StepStopReading {
+		r.p.Conn.StopReading()
+	} else {
+		r.p.Conn.ResumeReading()
+	}
+	return nil
+}
