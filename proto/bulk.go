@@ -143,12 +143,18 @@ func decodeBulkPayload(spec *MessageSpec, raw []byte) (Validator, bool) {
 // decodeBulkEnvelope splits a canonical bulk frame, {"type":T,"id":I,"payload":P}, with T a bulk
 // type, I a plain string and P a canonical bulk payload. The payload is copied: an envelope never
 // aliases the frame's buffer.
-func decodeBulkEnvelope(data []byte) (Envelope, bool) { return splitBulkEnvelope(data, true) }
+func decodeBulkEnvelope(data []byte) (Envelope, bool) {
+	env, ok := splitBulkEnvelope(data, true)
+	env.Payload = bytes.Clone(env.Payload)
+	return env, ok
+}
 
 // ParseBulkFrame is ParseFrame for a canonical chunk frame, with one pass over its data: the
 // envelope is split without checking the base64 text, since decoding the payload checks every
 // byte of it (an 87 KB scan saved on every chunk a Runtime receives). ok is false for anything
 // else, a chunk frame ParseFrame would refuse included: ParseFrame gives the verdict and its error.
+// Unlike ParseFrame's, the Frame's Envelope.Payload aliases data (the decoded payload does not):
+// a caller that reuses data and keeps the raw payload must copy it.
 func ParseBulkFrame(data []byte) (*Frame, bool) {
 	if len(data) > MaxFrameBytes {
 		return nil, false
@@ -169,7 +175,8 @@ func ParseBulkFrame(data []byte) (*Frame, bool) {
 	return f, err == nil
 }
 
-// splitBulkEnvelope is decodeBulkEnvelope, checking the payload's base64 text or not.
+// splitBulkEnvelope is decodeBulkEnvelope, checking the payload's base64 text or not, and with a
+// payload that aliases data.
 func splitBulkEnvelope(data []byte, checkText bool) (Envelope, bool) {
 	rest, ok := bytes.CutPrefix(data, []byte(`{"type":"`))
 	if !ok {
@@ -204,7 +211,7 @@ func splitBulkEnvelope(data []byte, checkText bool) (Envelope, bool) {
 	} else if _, _, ok = form.split(payload); !ok {
 		return Envelope{}, false
 	}
-	return Envelope{Type: typ, ID: id, Payload: bytes.Clone(payload)}, true
+	return Envelope{Type: typ, ID: id, Payload: payload}, true
 }
 
 // plainString reads a JSON string of printable ASCII without escapes, up to its closing quote.

@@ -208,3 +208,20 @@ func TestBulkFramesAreEncodedFast(t *testing.T) {
 		t.Fatal("a chunk frame was not encoded fast")
 	}
 }
+
+// ParseBulkFrame's decoded bytes survive the reuse of the read buffer (its raw payload does not).
+func TestParseBulkFrameDecodedDataOwnsItsBytes(t *testing.T) {
+	p := &RuntimePreparePayload{Step: StepChunk, Offset: 3, Data: []byte("staged bytes")}
+	raw, err := MustEnvelope(TypeRuntimePrepare, "3f1c1e0a-6b1d-4c55-9a43-0e1f2d3c4b5a", p).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := ParseBulkFrame(raw)
+	if !ok {
+		t.Fatalf("ParseBulkFrame refused %s", raw)
+	}
+	clear(raw) // the transport reads the next frame into the same buffer
+	if d := cmp.Diff(p, f.Payload); d != "" {
+		t.Fatalf("the decoded payload changed with the buffer (-sent +decoded):\n%s", d)
+	}
+}

@@ -129,7 +129,9 @@ func (r *router) heartbeats(interval time.Duration) {
 
 // dispatch routes one inbound frame. Malformed frames are logged and skipped, never fatal.
 func (r *router) dispatch(data []byte) {
-	if f, ok := proto.ParseBulkFrame(data); ok && f.Type == proto.TypeRuntimePrepare { // a chunk, in one pass
+	// A chunk, in one pass; its raw payload aliases data, which runtimePrepareDecoded reads only
+	// on a refused frame (this one is valid).
+	if f, ok := proto.ParseBulkFrame(data); ok && f.Type == proto.TypeRuntimePrepare {
 		r.runtimePrepareDecoded(f.Envelope, f.Payload.(*proto.RuntimePreparePayload), nil)
 		return
 	}
