@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -127,13 +128,18 @@ func (r *router) heartbeats(interval time.Duration) {
 	}
 }
 
+var runtimePreparePrefix = []byte(`{"type":"` + proto.TypeRuntimePrepare + `",`)
+
 // dispatch routes one inbound frame. Malformed frames are logged and skipped, never fatal.
 func (r *router) dispatch(data []byte) {
-	// A chunk, in one pass; its raw payload aliases data, which runtimePrepareDecoded reads only
-	// on a refused frame (this one is valid).
-	if f, ok := proto.ParseBulkFrame(data); ok && f.Type == proto.TypeRuntimePrepare {
-		r.runtimePrepareDecoded(f.Envelope, f.Payload.(*proto.RuntimePreparePayload), nil)
-		return
+	// A runtime_prepare chunk, in one pass; its raw payload aliases data, which
+	// runtimePrepareDecoded reads only on a refused frame (this one is valid). The prefix keeps
+	// other bulk frames from being decoded twice.
+	if bytes.HasPrefix(data, runtimePreparePrefix) {
+		if f, ok := proto.ParseBulkFrame(data); ok {
+			r.runtimePrepareDecoded(f.Envelope, f.Payload.(*proto.RuntimePreparePayload), nil)
+			return
+		}
 	}
 	env, err := proto.DecodeEnvelope(data)
 	if err != nil {
