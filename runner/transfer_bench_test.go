@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -36,14 +39,16 @@ const transferSeed = 20261202
 //
 //	raw-copy            50 MiB as 64 KiB binary messages, written back to back (the socket library's ceiling)
 //	raw-acked           the same, each message awaiting a one-byte answer (the floor of any stop-and-wait protocol)
+//	prepare-floor       the same as runtime_prepare chunk frames (encoded beforehand), each decoded and hashed before its answer: a Runtime's floor
 //	runtime_prepare     a 50 MiB file prepared on a fresh connection: begin, 800 chunks each awaiting received, commit, apply
 //	workspace-write     a 5 MiB write (the API's inline bound) into a finished Turn's workspace
 //	workspace-export    the export of that workspace (the 50 MiB file and the 5 MiB one) pulled to the end
 func BenchmarkTransfer(b *testing.B) {
 	big := seededBytes(50<<20, 1)
 	small := seededBytes(5<<20, 2)
-	b.Run("raw-copy", func(b *testing.B) { defer cpuPerOp(b)(); benchRawWebSocket(b, big, false) })
-	b.Run("raw-acked", func(b *testing.B) { defer cpuPerOp(b)(); benchRawWebSocket(b, big, true) })
+	b.Run("raw-copy", func(b *testing.B) { defer cpuPerOp(b)(); benchRawWebSocket(b, big, rawCopy) })
+	b.Run("raw-acked", func(b *testing.B) { defer cpuPerOp(b)(); benchRawWebSocket(b, big, rawAcked) })
+	b.Run("prepare-floor", func(b *testing.B) { defer cpuPerOp(b)(); benchRawWebSocket(b, big, rawFloor) })
 
 	p := startTransferPair(b, big)
 	b.Run("runtime_prepare", func(b *testing.B) {
@@ -103,10 +108,35 @@ func seededBytes(n int, stream uint64) []byte {
 	return out
 }
 
+// rawMode is what a raw benchmark's receiver does per message.
+type rawMode int
+
+const (
+	rawCopy  rawMode = iota // read it
+	rawAcked                // read it, answer one byte
+	rawFloor                // read a canonical chunk frame, base64-decode and hash its data, answer one byte
+)
+
 // benchRawWebSocket copies body over one loopback coder/websocket connection per iteration, in
-// chunks of the protocol's 64 KiB, optionally awaiting a one-byte answer per chunk.
-func benchRawWebSocket(b *testing.B, body []byte, acked bool) {
+// chunks of the protocol's 64 KiB. In rawFloor mode the chunks travel as the runtime_prepare chunk
+// frames Core sends, encoded before the timer starts, and the receiver does what any Runtime must
+// before its received: find the data, decode the base64, hash the bytes. That is the floor of a
+// conforming Runtime on this socket library with a sender that costs nothing.
+func benchRawWebSocket(b *testing.B, body []byte, mode rawMode) {
 	const chunk = proto.TransferChunkBytes
+	var messages [][]byte
+	for off := 0; off < len(body); off += chunk {
+		m := body[off:min(off+chunk, len(body))]
+		if mode == rawFloor {
+			raw, err := proto.MustEnvelope(proto.TypeRuntimePrepare, "3f1c1e0a-6b1d-4c55-9a43-0e1f2d3c4b5a",
+				&proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: int64(off), Data: m}).Encode()
+			if err != nil {
+				b.Fatal(err)
+			}
+			m = raw
+		}
+		messages = append(messages, m)
+	}
 	got := make(chan int, 1)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
@@ -114,16 +144,27 @@ func benchRawWebSocket(b *testing.B, body []byte, acked bool) {
 			return
 		}
 		defer c.CloseNow()
-		c.SetReadLimit(chunk)
+		c.SetReadLimit(proto.MaxFrameBytes)
 		ctx := context.Background()
+		digest, decoded := sha256.New(), make([]byte, chunk)
 		n := 0
 		for n < len(body) {
 			_, data, err := c.Read(ctx)
 			if err != nil {
 				break
 			}
+			if mode == rawFloor {
+				_, text, _ := bytes.Cut(data, []byte(`"data":"`))
+				text, _, _ = bytes.Cut(text, []byte(`"`))
+				k, err := base64.StdEncoding.Decode(decoded, text)
+				if err != nil {
+					break
+				}
+				digest.Write(decoded[:k])
+				data = decoded[:k]
+			}
 			n += len(data)
-			if acked && c.Write(ctx, websocket.MessageBinary, []byte{1}) != nil {
+			if mode != rawCopy && c.Write(ctx, websocket.MessageBinary, []byte{1}) != nil {
 				break
 			}
 		}
@@ -136,6 +177,10 @@ func benchRawWebSocket(b *testing.B, body []byte, acked bool) {
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	url := "ws://" + ln.Addr().String()
+	typ := websocket.MessageBinary
+	if mode == rawFloor {
+		typ = websocket.MessageText
+	}
 	b.SetBytes(int64(len(body)))
 	ctx := context.Background()
 	for b.Loop() {
@@ -143,11 +188,11 @@ func benchRawWebSocket(b *testing.B, body []byte, acked bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for off := 0; off < len(body); off += chunk {
-			if err := c.Write(ctx, websocket.MessageBinary, body[off:min(off+chunk, len(body))]); err != nil {
+		for _, m := range messages {
+			if err := c.Write(ctx, typ, m); err != nil {
 				b.Fatal(err)
 			}
-			if acked {
+			if mode != rawCopy {
 				if _, _, err := c.Read(ctx); err != nil {
 					b.Fatal(err)
 				}
