@@ -70,6 +70,11 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 			if !sc.Tests.Covers(scenarios.SideRuntime) || sc.HasFaults() {
 				continue
 			}
+			if a := sc.BootstrapAnswer; a != nil && a.StalledUpgrades > 0 {
+				// The daemon's upgrade ends at the relay, which does not carry its abandonment
+				// to Core: behind a relay an upgrade left unanswered is not the daemon's to give up.
+				continue
+			}
 			It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
 				r := runner.PlayRuntime(ctx, sc, 0, runner.ReferenceRuntime{}, opts)
 				Expect(r.Verdict).To(Equal(scenarios.Pass), "%s", r)
