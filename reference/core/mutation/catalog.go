@@ -125,4 +125,5 @@ var Core = []Mutant{
 	{UnknownInputAfterCancelFails, "CA-21", "an input whose outcome becomes unknown after prompt_cancel was sent fails the Turn with input_outcome_unknown instead of leaving the outcome to the cancellation receipt"},
 	{IdleHeartbeatEndsRuns, "CN-31", "a heartbeat reporting no active request is taken as proof that every Run of the connection ended: their subscriptions close as if done"},
 	{WorkspaceReadSizeUnchecked, "WS-02", "Core's API takes a workspace read whose workspace_read payload is over 8 KiB and sends it"},
+	{ReleaseHandleOmitted, "AD-03", "Core's execution_release names the admission by its request ID alone: the payload carries no handle"},
 }

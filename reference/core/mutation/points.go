@@ -183,4 +183,5 @@ const IdleHeartbeatEndsRuns Point = "idle-heartbeat-ends-runs"
 // The rules of W2.8's last Core-side pass (AD-03, AD-60, AD-62, AD-67, CA-13, RP-10, WS-02).
 const (
 	WorkspaceReadSizeUnchecked Point = "workspace-read-size-unchecked"
+	ReleaseHandleOmitted       Point = "release-handle-omitted"
 )

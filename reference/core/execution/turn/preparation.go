@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"encoding/json"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
@@ -134,6 +135,9 @@ func (s *State) start() []Effect {
 func (s *State) release() []Effect {
 	var effects []Effect
 	env, err := proto.NewEnvelope(proto.TypeExecutionRelease, s.PrepareID, &proto.ExecutionReleasePayload{Handle: s.LearnedHandle})
+	if mutation.On(mutation.ReleaseHandleOmitted) {
+		env.Payload = json.RawMessage(`{}`) // the request ID alone names the admission
+	}
 	if err == nil && !mutation.On(mutation.CancelBeforeStartNoRelease) {
 		effects = append(effects, Send{Envelope: env, BestEffort: true})
 	}
