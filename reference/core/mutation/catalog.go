@@ -126,4 +126,9 @@ var Core = []Mutant{
 	{IdleHeartbeatEndsRuns, "CN-31", "a heartbeat reporting no active request is taken as proof that every Run of the connection ended: their subscriptions close as if done"},
 	{WorkspaceReadSizeUnchecked, "WS-02", "Core's API takes a workspace read whose workspace_read payload is over 8 KiB and sends it"},
 	{ReleaseHandleOmitted, "AD-03", "Core's execution_release names the admission by its request ID alone: the payload carries no handle"},
+	{ZeroSubagentsDropped, "AD-60", "a configuration's max_concurrent_subagents of 0 is sent as absent (the Runtime's default) instead of 0"},
+	{AgentOptionsAsString, "AD-60", "Core sends agent_options as a JSON string holding the object instead of the object"},
+	{MCPAllowedToolsNullAsEmpty, "AD-62", "an MCP server's allowed_tools null (every tool) is sent as [] (no tool)"},
+	{MCPServiceOriginDefaulted, "AD-62", "an MCP server's connection_origin service is left out, as if service were the default"},
+	{ImagePaddingStripped, "AD-67", "Core strips the base64 padding of an inline image: the data URL is no longer canonical"},
 }

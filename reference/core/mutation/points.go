@@ -184,4 +184,9 @@ const IdleHeartbeatEndsRuns Point = "idle-heartbeat-ends-runs"
 const (
 	WorkspaceReadSizeUnchecked Point = "workspace-read-size-unchecked"
 	ReleaseHandleOmitted       Point = "release-handle-omitted"
+	ZeroSubagentsDropped       Point = "zero-subagents-dropped"
+	AgentOptionsAsString       Point = "agent-options-as-string"
+	MCPAllowedToolsNullAsEmpty Point = "mcp-allowed-tools-null-as-empty"
+	MCPServiceOriginDefaulted  Point = "mcp-service-origin-defaulted"
+	ImagePaddingStripped       Point = "image-padding-stripped"
 )
