@@ -189,4 +189,5 @@ const (
 	MCPAllowedToolsNullAsEmpty Point = "mcp-allowed-tools-null-as-empty"
 	MCPServiceOriginDefaulted  Point = "mcp-service-origin-defaulted"
 	ImagePaddingStripped       Point = "image-padding-stripped"
+	AckDecodedLeniently        Point = "ack-decoded-leniently"
 )
