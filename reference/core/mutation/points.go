@@ -191,4 +191,5 @@ const (
 	ImagePaddingStripped          Point = "image-padding-stripped"
 	AckDecodedLeniently           Point = "ack-decoded-leniently"
 	PreparationFrameSizeUnchecked Point = "preparation-frame-size-unchecked"
+	RuntimeTypeUnchecked          Point = "runtime-type-unchecked"
 )
