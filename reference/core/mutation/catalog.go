@@ -134,4 +134,5 @@ var Core = []Mutant{
 	{AckDecodedLeniently, "CA-13", "Core takes an interaction_decision_ack that breaks its shape (applied missing, or applied true with an error_code) as if it were valid"},
 	{PreparationFrameSizeUnchecked, "RP-10", "Core's API takes a preparation whose runtime_prepare begin frame is over 1 MiB though its payload alone fits: only the payload is bounded"},
 	{RuntimeTypeUnchecked, "CN-11", "a valid credential of a device whose runtime type is not agent-daemon opens the daemon connection"},
+	{LongTraceReplyDropped, "WS-15", "a workspace_read_result whose trace is over 256 characters is dropped whole, not just its trace"},
 }

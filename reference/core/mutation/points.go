@@ -192,4 +192,5 @@ const (
 	AckDecodedLeniently           Point = "ack-decoded-leniently"
 	PreparationFrameSizeUnchecked Point = "preparation-frame-size-unchecked"
 	RuntimeTypeUnchecked          Point = "runtime-type-unchecked"
+	LongTraceReplyDropped         Point = "long-trace-reply-dropped"
 )
