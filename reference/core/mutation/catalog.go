@@ -135,4 +135,5 @@ var Core = []Mutant{
 	{PreparationFrameSizeUnchecked, "RP-10", "Core's API takes a preparation whose runtime_prepare begin frame is over 1 MiB though its payload alone fits: only the payload is bounded"},
 	{RuntimeTypeUnchecked, "CN-11", "a valid credential of a device whose runtime type is not agent-daemon opens the daemon connection"},
 	{LongTraceReplyDropped, "WS-15", "a workspace_read_result whose trace is over 256 characters is dropped whole, not just its trace"},
+	{RunSubscribedAtStarted, "AD-49", "Core subscribes to the Run when started arrives instead of before it sends execution_start: output that races started is lost"},
 }

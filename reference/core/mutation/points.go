@@ -193,4 +193,5 @@ const (
 	PreparationFrameSizeUnchecked Point = "preparation-frame-size-unchecked"
 	RuntimeTypeUnchecked          Point = "runtime-type-unchecked"
 	LongTraceReplyDropped         Point = "long-trace-reply-dropped"
+	RunSubscribedAtStarted        Point = "run-subscribed-at-started"
 )
