@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedruntime"
+	"github.com/wirecheck/wirecheck/transport"
 )
 
 // referenceCoreDevice is the device the in-process reference Core knows the scripted Runtime as.
@@ -76,6 +77,10 @@ func startReferenceCore() (*referenceCore, error) {
 	rc.core, err = core.Open(core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: rc.clock})
 	if err == nil {
 		err = rc.core.AddDevice(referenceCoreDevice, "synthetic-contract-credential")
+	}
+	if err == nil {
+		// The same credential under a device of another runtime type (CN-11).
+		err = rc.core.AddDeviceOfType(transport.NonDaemonDeviceID, "synthetic-contract-credential", "api-key")
 	}
 	if err != nil {
 		ln.Close()

@@ -311,7 +311,7 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		}
 		return true, got, nil
 	case c.Preparation != nil:
-		return d.preparationHolds(c.Preparation)
+		return d.preparationHolds(c.Preparation, b)
 	}
 	return false, "", fmt.Errorf("unknown check: %w", scriptedruntime.ErrNotApplicable)
 }

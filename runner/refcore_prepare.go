@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -103,7 +104,10 @@ func (d *refCoreDriver) triggerPrepare(ctx context.Context, st *scenarios.Step, 
 }
 
 // preparationHolds answers check.preparation from the result Core recorded last.
-func (d *refCoreDriver) preparationHolds(c *scenarios.PreparationCheck) (bool, string, error) {
+func (d *refCoreDriver) preparationHolds(c *scenarios.PreparationCheck, b *scenarios.Bindings) (bool, string, error) {
+	if c.Refuses != nil {
+		return d.preparationRefused(c, b)
+	}
 	v, err := d.Core.Preparation(d.DeviceID)
 	if err != nil {
 		return false, "", err
@@ -121,4 +125,28 @@ func (d *refCoreDriver) preparationHolds(c *scenarios.PreparationCheck) (bool, s
 		return false, got, fmt.Errorf("the preparation ended %s", got)
 	}
 	return true, got, nil
+}
+
+// preparationRefused answers check.preparation {refuses, code}: a caller sets the device's
+// preparation now to the one operation the begin describes (identity as written), and Core must
+// refuse it inside itself: invalid_preparation, as its API answers a preparation the wire's
+// validators refuse.
+func (d *refCoreDriver) preparationRefused(c *scenarios.PreparationCheck, b *scenarios.Bindings) (bool, string, error) {
+	var p proto.RuntimePreparePayload
+	if err := decodeTemplate(c.Refuses, b, &p); err != nil {
+		return false, "", fmt.Errorf("check.preparation.refuses: %w", err)
+	}
+	err := d.Core.SetPreparation(d.DeviceID, &store.Preparation{EnvironmentID: p.EnvironmentID, SessionID: p.SessionID,
+		Operations: []store.PreparationOperation{{Action: p.Action, Slot: p.Slot, Skill: p.Skill, Plugin: p.Plugin,
+			File: p.File, Initialization: p.Initialization, Sources: p.Sources}}})
+	got := "accepted"
+	if errors.Is(err, core.ErrInvalidPreparation) {
+		got = "invalid_preparation"
+	} else if err != nil {
+		got = "internal"
+	}
+	if got != c.Code {
+		return false, "", fmt.Errorf("the reference Core answered the preparation with %s (%v), want %s", got, err, c.Code)
+	}
+	return true, "refused " + got, nil
 }

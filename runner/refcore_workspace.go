@@ -271,6 +271,9 @@ func (d *refCoreDriver) refuses(c *scenarios.WorkspaceCheck) (bool, string, erro
 	case workspace.Write:
 		req.Path, req.Content = "refused.txt", []byte("refused")
 	}
+	if c.Path != nil {
+		req.Path = *c.Path
+	}
 	op, err := d.Core.Workspace(req)
 	if err == nil {
 		return false, "", fmt.Errorf("the reference Core took the workspace %s (operation %s) instead of refusing it with %s", c.Refuses, op.ID, c.Code)

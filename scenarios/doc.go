@@ -25,14 +25,18 @@
 // adds) and content. check.preparation reads the result of the Environment preparation
 // (runtime_prepare) Core ran last, once it has ended: state (completed, rejected, failed or
 // unknown) and, when written, error_code, exit_code and operation (the index of the operation that
-// ended it). A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
+// ended it); {refuses, code} instead makes a caller set the device's preparation now to one
+// operation, the runtime_prepare begin payload refuses describes (identity as written; {$repeat}
+// reaches a size bound), which Core must refuse inside itself with that API error code
+// (invalid_preparation): nothing of it reaches the wire. A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
 // what a Core is configured to prepare is read from them (begin headers, chunk data concatenated).
 // adds) and content. check.workspace reads the record of a workspace operation a caller started
 // through Core's API (op: the id its frames carry, as written): state (completed, rejected,
 // failed, unknown), error_code, and what it handed the caller (content: the bytes of a byte read
 // or an export archive, base64, compared byte for byte; directory: the listing). With refuses
 // (read, write or export) and code it makes a caller's request now, on the scenario's Turn, which
-// Core must refuse inside itself with that API error code: nothing of it reaches the wire.
+// Core must refuse inside itself with that API error code: nothing of it reaches the wire; path
+// (a string or a {$repeat}) is the path a refused read or write names.
 // check.suspension reads the record of a suspension request a caller made through Core's API
 // (op: the id of its environment_quiesce or environment_resume frame, as written): state
 // (accepted, refused, unknown) and error_code; with refuses: quiesce and code it makes a caller's
@@ -59,7 +63,9 @@
 // bearer] bootstraps with a valid identity and then upgrades without those, the only way to reach
 // the upgrade's own 400 missing_params; bootstrap {method, body} sends a malformed bootstrap (its
 // Bearer header valid) to reach the bootstrap's own refusals (405, bad_json, missing_device_id). No
-// Runtime under test can be made to do either, so such a scenario tests a Core.
+// Runtime under test can be made to do either, so such a scenario tests a Core. Every Core of the
+// gate knows the device not-an-agent-daemon (transport.NonDaemonDeviceID) under the Runtime's own
+// credential as one of another runtime type: a handshake naming it reaches 403 wrong_runtime_type.
 //
 // `bootstrap_answer` changes what the scripted Core answers a Runtime's bootstrap with:
 // heartbeat_seconds (sent as written, zero and negative included, to reach the daemon's 15 s

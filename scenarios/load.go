@@ -577,9 +577,15 @@ func (p *parser) check(n *yaml.Node) *Check {
 
 // preparationCheck reads check.preparation: {state, error_code?, exit_code?, operation?}.
 func (p *parser) preparationCheck(v *yaml.Node) *PreparationCheck {
-	pf := p.fields(v, "check.preparation", "state", "error_code", "exit_code", "operation")
+	pf := p.fields(v, "check.preparation", "state", "error_code", "exit_code", "operation", "refuses", "code")
 	if pf == nil {
 		return nil
+	}
+	if pf["refuses"] != nil {
+		return p.preparationRefusal(v, pf)
+	}
+	if pf["code"] != nil {
+		p.Errorf(pf["code"].Line, "check.preparation.code belongs to refuses; a result check names error_code")
 	}
 	c := &PreparationCheck{State: p.String(pf["state"], "state"), ErrorCode: p.String(pf["error_code"], "error_code")}
 	if !slices.Contains(PreparationStates, c.State) {
@@ -602,6 +608,23 @@ func (p *parser) preparationCheck(v *yaml.Node) *PreparationCheck {
 			c.ExitCode = &n
 		} else {
 			c.Operation = &n
+		}
+	}
+	return c
+}
+
+// preparationRefusal reads check.preparation {refuses: <a runtime_prepare begin payload>, code}.
+func (p *parser) preparationRefusal(v *yaml.Node, pf map[string]*yaml.Node) *PreparationCheck {
+	c := &PreparationCheck{Refuses: p.value(pf["refuses"], "check.preparation.refuses"), Code: p.String(pf["code"], "code")}
+	if c.Code == "" {
+		p.Errorf(v.Line, "check.preparation.refuses needs the code Core refuses it with")
+	}
+	if _, ok := c.Refuses.(map[string]Value); !ok {
+		p.Errorf(pf["refuses"].Line, "check.preparation.refuses must be the payload of a runtime_prepare begin")
+	}
+	for _, k := range []string{"state", "error_code", "exit_code", "operation"} {
+		if pf[k] != nil {
+			p.Errorf(pf[k].Line, "check.preparation.%s belongs to a result check, not to refuses", k)
 		}
 	}
 	return c

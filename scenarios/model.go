@@ -438,12 +438,21 @@ type PreparationCheck struct {
 	ErrorCode string
 	ExitCode  *int
 	Operation *int
+	// Refuses, instead of a result, is the payload of a runtime_prepare begin (its identity as
+	// written) that a caller now sets as the device's one preparation operation through Core's
+	// API, which Core must refuse inside itself with the API error Code: nothing reaches the wire
+	// (a begin whose whole frame would be over 1 MiB, RP-10).
+	Refuses Value
+	Code    string
 }
 
 // PreparationStates are the states a preparation ends in.
 var PreparationStates = []string{"completed", "rejected", "failed", "unknown"}
 
 func (c *PreparationCheck) String() string {
+	if c.Refuses != nil {
+		return "Core refuses a preparation with " + c.Code
+	}
 	s := "the preparation ended " + c.State
 	if c.ErrorCode != "" {
 		s += " with " + c.ErrorCode

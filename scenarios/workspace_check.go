@@ -29,6 +29,9 @@ type WorkspaceCheck struct {
 	// must refuse inside itself with the API error Code (nothing reaches the wire).
 	Refuses string
 	Code    string
+	// Path, when set, is the path of the refused read or write (a default path otherwise): a
+	// read whose request would not fit 8 KiB (WS-02).
+	Path *string
 }
 
 // Workspace operation states a check names.
@@ -52,7 +55,7 @@ func (c *WorkspaceCheck) String() string {
 }
 
 func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
-	f := p.fields(v, "check.workspace", "op", "state", "error_code", "content", "directory", "refuses", "code")
+	f := p.fields(v, "check.workspace", "op", "state", "error_code", "content", "directory", "refuses", "code", "path")
 	if f == nil {
 		return nil
 	}
@@ -69,12 +72,26 @@ func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
 		if c.Code == "" {
 			p.Errorf(v.Line, "check.workspace.refuses needs the code Core refuses it with")
 		}
+		if n := f["path"]; n != nil {
+			// A plain string, or {$repeat: ...} for a path whose request is over a size limit.
+			if s, ok := p.value(n, "check.workspace.path").(string); ok {
+				c.Path = &s
+			} else {
+				p.Errorf(n.Line, "check.workspace.path must be a string (or a $repeat of one)")
+			}
+			if c.Refuses == "export" {
+				p.Errorf(n.Line, "check.workspace.path belongs to a refused read or write; an export has none")
+			}
+		}
 		for _, k := range []string{"state", "error_code", "content", "directory"} {
 			if f[k] != nil {
 				p.Errorf(f[k].Line, "check.workspace.%s belongs to an op check, not to refuses", k)
 			}
 		}
 		return c
+	}
+	if f["path"] != nil {
+		p.Errorf(f["path"].Line, "check.workspace.path belongs to refuses")
 	}
 	c.Op = p.String(f["op"], "op")
 	p.checkPlaceholders(f["op"])

@@ -33,7 +33,15 @@ type OneDevice struct {
 	DeviceID, Credential, WorkspaceID string
 }
 
+// NonDaemonDeviceID is a device every Core of the gate knows under the same credential as its
+// Runtime's device, but whose credential is not of an agent-daemon runtime: a bootstrap naming it
+// is refused 403 wrong_runtime_type (CN-11).
+const NonDaemonDeviceID = "not-an-agent-daemon"
+
 func (o OneDevice) Authenticate(deviceID, credential string) (string, error) {
+	if deviceID == NonDaemonDeviceID && o.Credential != "" && equal(credential, o.Credential) {
+		return "", ErrWrongRuntime
+	}
 	if deviceID != o.DeviceID {
 		return "", ErrUnknownDevice
 	}

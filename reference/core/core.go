@@ -144,6 +144,12 @@ func (c *Core) AddDevice(deviceID, credential string) error {
 	return c.store.AddDevice(store.Device{ID: deviceID}, credential)
 }
 
+// AddDeviceOfType registers a device whose credential belongs to another runtime type than
+// store.RuntimeTypeAgentDaemon (an API key, say): its bootstrap is refused 403 wrong_runtime_type.
+func (c *Core) AddDeviceOfType(deviceID, credential, runtimeType string) error {
+	return c.store.AddDevice(store.Device{ID: deviceID, RuntimeType: runtimeType}, credential)
+}
+
 // StartTurn starts a Turn on a device (see execution.StartRequest).
 func (c *Core) StartTurn(req execution.StartRequest) (*store.Turn, error) { return c.engine.Start(req) }
 

@@ -124,6 +124,9 @@ func WorkspaceRefusal(err error) string {
 	if err == nil {
 		return ""
 	}
+	if errors.Is(err, execution.ErrInvalid) {
+		return "invalid_workspace_request" // as apiWorkspace answers it
+	}
 	return workspaceRefusal(err)
 }
 

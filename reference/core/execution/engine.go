@@ -171,6 +171,9 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	if mutation.On(mutation.InputTextTrimmed) {
 		req.Input = trimmedInput(req.Input)
 	}
+	if mutation.On(mutation.ImagePaddingStripped) {
+		req.Input = unpaddedImages(req.Input)
+	}
 	sessionID := NewID()
 	cfg, err := prepareConfiguration(req, sessionID)
 	if err != nil {
@@ -268,7 +271,46 @@ func prepareConfiguration(req StartRequest, sessionID string) (proto.PromptReque
 	if err := p.CheckPrepareConfiguration(); err != nil {
 		return cfg, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	return cfg, nil
+	return configurationMutants(cfg), nil
+}
+
+// configurationMutants plays the mutants of the configuration's shape (AD-60, AD-62); with none
+// active it returns cfg as the caller resolved it.
+func configurationMutants(cfg proto.PromptRequestPayload) proto.PromptRequestPayload {
+	if mutation.On(mutation.ZeroSubagentsDropped) && cfg.MaxConcurrentSubagents != nil && *cfg.MaxConcurrentSubagents == 0 {
+		cfg.MaxConcurrentSubagents = nil
+	}
+	if mutation.On(mutation.AgentOptionsAsString) && len(cfg.AgentOptions) > 0 {
+		cfg.AgentOptions = json.RawMessage(strconv.Quote(string(cfg.AgentOptions)))
+	}
+	if mutation.On(mutation.MCPAllowedToolsNullAsEmpty) || mutation.On(mutation.MCPServiceOriginDefaulted) {
+		servers := slices.Clone(cfg.MCPHTTPServers)
+		for i := range servers {
+			if mutation.On(mutation.MCPAllowedToolsNullAsEmpty) && servers[i].AllowedTools == nil {
+				servers[i].AllowedTools = []string{}
+			}
+			if mutation.On(mutation.MCPServiceOriginDefaulted) && servers[i].ConnectionOrigin == proto.MCPOriginService {
+				servers[i].ConnectionOrigin = ""
+			}
+		}
+		cfg.MCPHTTPServers = servers
+	}
+	return cfg
+}
+
+// unpaddedImages drops the base64 padding of every inline image (the ImagePaddingStripped mutant).
+func unpaddedImages(in proto.MessageInput) proto.MessageInput {
+	out := make(proto.MessageInput, len(in))
+	for i, m := range in {
+		parts := make([]proto.InputContent, len(m.Content))
+		for j, c := range m.Content {
+			c.ImageURL = strings.TrimRight(c.ImageURL, "=")
+			parts[j] = c
+		}
+		m.Content = parts
+		out[i] = m
+	}
+	return out
 }
 
 // Cancel asks a Turn to stop. Before start Core abandons the admission (execution_release) and the

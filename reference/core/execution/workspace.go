@@ -2,6 +2,7 @@ package execution
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -237,6 +238,11 @@ func (e *Engine) planWorkspace(req WorkspaceRequest, t *store.Turn, sess *store.
 		}
 	}
 	spec.Read = proto.WorkspaceReadPayload{Path: req.Path, Operation: req.Operation, MaxBytes: req.MaxBytes, MaxEntries: req.MaxEntries}
+	if req.Kind == workspace.Read {
+		if err := checkReadRequestSize(spec); err != nil {
+			return nil, nil, err
+		}
+	}
 	spec.Path, spec.Content = req.Path, bytes.Clone(req.Content)
 	op := &store.WorkspaceOp{ID: spec.ID, Kind: req.Kind, Key: req.Key, TurnID: t.ID, SessionID: sess.ID, DeviceID: t.DeviceID,
 		RunID: spec.RunID, PrepareID: spec.PrepareID, Path: req.Path, Operation: req.Operation, MaxBytes: req.MaxBytes,
@@ -245,6 +251,31 @@ func (e *Engine) planWorkspace(req WorkspaceRequest, t *store.Turn, sess *store.
 		op.SizeBytes, op.SHA256 = int64(len(req.Content)), spec.Sha256()
 	}
 	return op, spec, nil
+}
+
+// readHandleReserve stands in for the handle of a read-only preparation, which the Runtime names
+// only later: a handle is a correlation ID of at most 128 bytes.
+var readHandleReserve = strings.Repeat("h", proto.CorrelationIDMaxBytes)
+
+// checkReadRequestSize refuses a read whose workspace_read payload would exceed 8 KiB (WS-02):
+// the Runtime rejects such a request, so Core never sends it. The size is the payload as sent,
+// JSON escapes included, with the real Run and Environment IDs (the longest handle for a read
+// through a preparation).
+func checkReadRequestSize(spec *workspace.Spec) error {
+	if mutation.On(mutation.WorkspaceReadSizeUnchecked) {
+		return nil
+	}
+	p := spec.Read
+	p.RunID, p.EnvironmentID = spec.RunID, spec.EnvironmentID
+	if p.RunID == "" {
+		p.Handle = readHandleReserve
+	}
+	raw, err := json.Marshal(&p) // as proto.NewEnvelope encodes it
+	if err != nil || len(raw) <= proto.WorkspaceReadMaxRequestBytes {
+		return err
+	}
+	return fmt.Errorf("%w: read: the workspace_read payload would be %d bytes, more than the %d a request may carry (WS-02)",
+		ErrInvalid, len(raw), proto.WorkspaceReadMaxRequestBytes)
 }
 
 // readOnlyPreparation is the read-only profile of a Session (protocol-facts §4.3): its bound

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 
@@ -64,4 +65,14 @@ func (s *Session) anyDecisionWaiter() *AckWaiter {
 		}
 	}
 	return nil
+}
+
+// lenientAck decodes an interaction_decision_ack as plain JSON, without its shape rules (the
+// AckDecodedLeniently mutant: CA-13).
+func lenientAck(env proto.Envelope) (*proto.Frame, error) {
+	var p proto.InteractionDecisionAckPayload
+	if err := json.Unmarshal(env.Payload, &p); err != nil {
+		return nil, err
+	}
+	return &proto.Frame{Envelope: env, Payload: &p}, nil
 }

@@ -394,6 +394,9 @@ func (s *Session) dispatch(data []byte) {
 	case env.Type == proto.TypeRuntimePrepareResult:
 		s.routeTransferResult(env, frame, perr)
 	case env.Type == proto.TypeInteractionDecisionAck:
+		if perr != nil && mutation.On(mutation.AckDecodedLeniently) {
+			frame, perr = lenientAck(env)
+		}
 		if perr != nil {
 			s.log.Warn("skipping an invalid interaction_decision_ack", "id", env.ID, "error", perr)
 			return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // workspaceResults are the result types routed to a WorkspaceWaiter by (type, id); the
@@ -77,6 +78,10 @@ func (s *Session) AwaitWorkspace(resultType, id string) (*WorkspaceWaiter, error
 func (s *Session) dispatchWorkspace(env proto.Envelope, frame *proto.Frame, perr error) bool {
 	if !workspaceResults[env.Type] {
 		return false
+	}
+	if mutation.On(mutation.LongTraceReplyDropped) && env.Type == proto.TypeWorkspaceReadResult && len(env.Trace) > proto.TraceEchoMaxChars {
+		s.log.Debug("dropping a read reply with a trace over 256 characters", "id", env.ID)
+		return true
 	}
 	s.mu.Lock()
 	w := s.works[workKey{env.Type, env.ID}]

@@ -179,3 +179,19 @@ const (
 
 // IdleHeartbeatEndsRuns: a heartbeat with active_requests 0 is taken as the end of every Run (CN-31).
 const IdleHeartbeatEndsRuns Point = "idle-heartbeat-ends-runs"
+
+// The rules of W2.8's last Core-side pass (AD-03, AD-60, AD-62, AD-67, CA-13, RP-10, WS-02).
+const (
+	WorkspaceReadSizeUnchecked    Point = "workspace-read-size-unchecked"
+	ReleaseHandleOmitted          Point = "release-handle-omitted"
+	ZeroSubagentsDropped          Point = "zero-subagents-dropped"
+	AgentOptionsAsString          Point = "agent-options-as-string"
+	MCPAllowedToolsNullAsEmpty    Point = "mcp-allowed-tools-null-as-empty"
+	MCPServiceOriginDefaulted     Point = "mcp-service-origin-defaulted"
+	ImagePaddingStripped          Point = "image-padding-stripped"
+	AckDecodedLeniently           Point = "ack-decoded-leniently"
+	PreparationFrameSizeUnchecked Point = "preparation-frame-size-unchecked"
+	RuntimeTypeUnchecked          Point = "runtime-type-unchecked"
+	LongTraceReplyDropped         Point = "long-trace-reply-dropped"
+	RunSubscribedAtStarted        Point = "run-subscribed-at-started"
+)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // RuntimeTypeAgentDaemon is the only runtime type whose credentials open the daemon connection.
@@ -98,7 +100,7 @@ func (s *Store) Authenticate(deviceID, credential string) (*Device, error) {
 	if subtle.ConstantTimeCompare(want, got[:]) != 1 {
 		return nil, ErrBadCredential
 	}
-	if d.RuntimeType != RuntimeTypeAgentDaemon {
+	if d.RuntimeType != RuntimeTypeAgentDaemon && !mutation.On(mutation.RuntimeTypeUnchecked) {
 		return nil, ErrWrongRuntime
 	}
 	if d.Retired {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -62,7 +63,7 @@ func build(p *store.Preparation, o store.PreparationOperation) (Op, error) {
 	if err == nil {
 		raw, err = env.Encode()
 	}
-	if err == nil && len(raw) > proto.RuntimePrepareMaxFrameBytes {
+	if err == nil && len(raw) > proto.RuntimePrepareMaxFrameBytes && !mutation.On(mutation.PreparationFrameSizeUnchecked) {
 		err = fmt.Errorf("runtime_prepare.begin: the whole frame must be at most %d bytes (RP-10)", proto.RuntimePrepareMaxFrameBytes)
 	}
 	if err == nil {

@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"encoding/json"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
@@ -38,7 +39,11 @@ func readyIgnored(s *State, _ Event) ([]Effect, error) {
 // started confirms the admission passed to the Run; an input delivered while starting goes out
 // now.
 func started(s *State, _ Event) ([]Effect, error) {
-	return append([]Effect{s.moveTo(store.PhaseRunning)}, s.deliverNext()...), nil
+	effects := []Effect{s.moveTo(store.PhaseRunning)}
+	if mutation.On(mutation.RunSubscribedAtStarted) {
+		effects = append([]Effect{Subscribe{Stream: StreamRun, ID: s.Spec.RunID}}, effects...)
+	}
+	return append(effects, s.deliverNext()...), nil
 }
 
 // preparationEnded handles failed, expired and released before the Run owns the admission.
@@ -118,7 +123,12 @@ func preparationClosedAfterStart(_ *State, ev Event) ([]Effect, error) {
 // start subscribes to the Run (output can race started), commits ready then starting, and sends
 // execution_start with the handle, the Run ID and the input.
 func (s *State) start() []Effect {
+	// The Run's subscription exists before execution_start goes out: its output may race the
+	// started status (AD-49).
 	effects := []Effect{Subscribe{Stream: StreamRun, ID: s.Spec.RunID}}
+	if mutation.On(mutation.RunSubscribedAtStarted) {
+		effects = nil
+	}
 	s.Handle, s.ExecutorID = s.LearnedHandle, s.LearnedExecutor
 	effects = append(effects, s.moveTo(store.PhaseReady), s.moveTo(store.PhaseStarting))
 	env, err := proto.NewEnvelope(proto.TypeExecutionStart, s.PrepareID, &proto.ExecutionStartPayload{
@@ -134,6 +144,9 @@ func (s *State) start() []Effect {
 func (s *State) release() []Effect {
 	var effects []Effect
 	env, err := proto.NewEnvelope(proto.TypeExecutionRelease, s.PrepareID, &proto.ExecutionReleasePayload{Handle: s.LearnedHandle})
+	if mutation.On(mutation.ReleaseHandleOmitted) {
+		env.Payload = json.RawMessage(`{}`) // the request ID alone names the admission
+	}
 	if err == nil && !mutation.On(mutation.CancelBeforeStartNoRelease) {
 		effects = append(effects, Send{Envelope: env, BestEffort: true})
 	}
