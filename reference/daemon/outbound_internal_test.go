@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 )
 
@@ -23,7 +24,7 @@ import (
 // of reconnecting and never exits.
 func TestOutboundAnswersEveryFrameQueuedAfterClose(t *testing.T) {
 	ws := loopbackConn(t)
-	o := newOutbound(ws)
+	o := newOutbound(ws, clock.Real())
 	o.close()
 	env := proto.MustEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{})
 	for i := range proto.RuntimeChannelFrames {
