@@ -87,7 +87,10 @@
 // the steps before it (a frame over its 4 MiB read limit): the other side causes nothing, waits
 // for the close and compares code and reason as written; a socket dropped without a close frame
 // fails it. stopped: true (by: runtime only) first has the launcher stop the Runtime (SIGTERM, its
-// context), which must then close as written (CN-20: 1000 "client closing"). A frame step written
+// context), which must then close as written (CN-20: 1000 "client closing"). dropped: true (no
+// code) is a drop the peer makes on its own without a close frame, as a write that ran out of its
+// per-frame write timeout (CN-42) does: the frames read before it are discarded, being whatever
+// part of the stalled output the kernel's buffers kept. A frame step written
 // with invalid: the 4 MiB envelope error is one the reader's read limit refuses: the reader
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.

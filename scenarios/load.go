@@ -393,7 +393,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		}
 	case StepDisconnect:
 		st.Close = &CloseSpec{By: proto.Runtime}
-		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped"); f != nil {
+		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped"); f != nil {
 			if f["by"] != nil {
 				st.Close.By = p.peer(f["by"], "disconnect.by")
 			}
@@ -415,7 +415,14 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 					p.Errorf(f["stopped"].Line, "disconnect.stopped: only a Runtime can be stopped by its launcher")
 				}
 			}
-			if st.Close.Awaited && st.Close.Code == 0 {
+			if f["dropped"] != nil {
+				st.Close.Dropped = p.Bool(f["dropped"], "disconnect.dropped")
+				st.Close.Awaited = st.Close.Awaited || st.Close.Dropped
+				if st.Close.Dropped && (st.Close.Code != 0 || st.Close.Stopped) {
+					p.Errorf(f["dropped"].Line, "disconnect.dropped is a drop without a close frame: it takes no code and is not stopped")
+				}
+			}
+			if st.Close.Awaited && st.Close.Code == 0 && !st.Close.Dropped {
 				p.Errorf(v.Line, "disconnect.awaited and stopped need the close code the peer must send")
 			}
 		}

@@ -273,11 +273,19 @@ type CloseSpec struct {
 	// Stopped: the closing peer (the Runtime) is stopped by whoever launched it (SIGTERM, its
 	// context) and must close as written on its way out (CN-20). Implies Awaited.
 	Stopped bool
+	// Dropped: the closing peer drops the socket on its own without a close frame (a write that ran
+	// out of its per-frame write timeout, CN-42). Implies Awaited; what the other side reads before
+	// the drop is discarded: it is the output that piled up while that side stopped reading, of
+	// which the kernel's buffers kept an unpredictable part.
+	Dropped bool
 }
 
 func (c *CloseSpec) String() string {
 	if c.Stopped {
 		return fmt.Sprintf("%s is stopped and closes with %d %q", c.By, c.Code, c.Reason)
+	}
+	if c.Dropped {
+		return fmt.Sprintf("%s drops the socket on its own", c.By)
 	}
 	if c.Awaited {
 		return fmt.Sprintf("%s closes on its own with %d %q", c.By, c.Code, c.Reason)

@@ -44,3 +44,10 @@ func (c *Conn) waitReading(ctx context.Context) bool {
 		return false
 	}
 }
+
+// Stopped reports whether reading is stopped.
+func (c *Conn) Stopped() bool {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return c.paused != nil
+}
