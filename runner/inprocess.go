@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 
@@ -23,12 +24,18 @@ type ReferenceRuntime struct {
 	// in the span it moves (default 1 s): it closes the race between the daemon arming its timer
 	// and the scenario moving the clock, and it is what an advance with nothing due costs.
 	DueWait time.Duration
+	// SmallSendBuffer gives the daemon's sockets a small fixed send buffer (a scenario with
+	// await_stall: a write to a Core that stopped reading must block).
+	SmallSendBuffer bool
 }
 
 // ForScenario is the reference for one scenario: a scenario that `excludes` capabilities the
 // reference declares (it tests what a Runtime without them answers) gets the reference whose
 // contract kind declares neither, so the gate plays it instead of finding it not applicable.
 func (r ReferenceRuntime) ForScenario(sc *scenarios.Scenario) Target {
+	for _, st := range sc.Steps {
+		r.SmallSendBuffer = r.SmallSendBuffer || st.Kind == scenarios.StepAwaitStall
+	}
 	declared := daemon.ContractCapabilities()
 	for _, name := range sc.Excludes {
 		if v, ok := declared.Get(name); ok && v.Supported() {
@@ -51,7 +58,11 @@ func (ReferenceRuntime) Remote() bool     { return false }
 
 func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error) {
 	fake, transport := clock.NewFake(), clock.NewFake()
-	d, err := daemon.New(daemon.Config{
+	var hc *http.Client
+	if r.SmallSendBuffer {
+		hc = smallSendBufferClient()
+	}
+	d, err := daemon.New(daemon.Config{HTTPClient: hc,
 		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake, TransportClock: transport,
 		Harnesses: []harness.Harness{contract.New(fake, r.capabilities())},
 	})

@@ -103,6 +103,12 @@
 // peer it names (a peer under test cannot be made to stall), and the other one skips it. A write
 // blocks only once the writer has more bytes in flight than both buffers hold, so such a scenario
 // must make the side under test send more than its send buffer (several MiB on loopback).
+// await_stall: core then waits (within the step bound) until the Runtime's output has filled the
+// scripted Core's receive queue: the Runtime is then in the middle of a write to the stalled
+// socket, so whatever it is made to send next (a preparation_status, say) is queued behind a write
+// that cannot complete. The in-process reference gets a small socket send buffer in a scenario
+// with await_stall, so that write blocks on a megabyte frame; a Runtime whose send buffer holds
+// more must be sent more before the step.
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so

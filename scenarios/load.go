@@ -349,7 +349,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -434,6 +434,10 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		st.Advance = p.Duration(v, "advance")
 	case StepStopReading, StepResumeReading:
 		st.From = p.peer(v, string(st.Kind))
+	case StepAwaitStall:
+		if st.From = p.peer(v, string(st.Kind)); st.From != proto.Core {
+			p.Errorf(v.Line, "await_stall: only the scripted Core can wait for a stall (core)")
+		}
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")

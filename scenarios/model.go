@@ -169,6 +169,10 @@ const (
 	// StepResumeReading: it reads again, first what piled up.
 	StepStopReading   StepKind = "stop_reading"
 	StepResumeReading StepKind = "resume_reading"
+	// StepAwaitStall: the peer named (From), which stopped reading, waits until the other side's
+	// output has filled its socket's receive queue: the other side is then writing to it, so what
+	// the other side sends next waits behind that write.
+	StepAwaitStall StepKind = "await_stall"
 )
 
 // Step is one step of a scenario.
@@ -232,6 +236,8 @@ func (s *Step) Describe() string {
 		return fmt.Sprintf("%s stops reading its socket", s.From)
 	case StepResumeReading:
 		return fmt.Sprintf("%s reads its socket again", s.From)
+	case StepAwaitStall:
+		return fmt.Sprintf("%s waits until the unread output fills its socket", s.From)
 	}
 	return string(s.Kind)
 }

@@ -507,6 +507,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		return nil, nil
 	case scenarios.StepStopReading, scenarios.StepResumeReading:
 		return r.reading(st), nil
+	case scenarios.StepAwaitStall:
+		return r.awaitStall(st), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Runtime", st.Pos)

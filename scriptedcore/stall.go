@@ -174,6 +174,24 @@ func (r *run) awaitStalledUpgrades(n int) *scenarios.Failure {
 	return nil
 }
 
+// netConnKey keys an accepted connection's socket in its requests' contexts.
+type netConnKey struct{}
+
+// stallUnread is how many unread bytes on Core's socket show that the Runtime is writing to it:
+// more than the first frame the reader may already hold, less than the receive buffer.
+const stallUnread = 4 << 10
+
+// awaitStall plays await_stall: Core waits until the Runtime's output fills its socket.
+func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
+	if r.p.Conn == nil {
+		return r.p.Failf(st, "the transport is closed; there is no socket to watch")
+	}
+	if err := r.p.Conn.AwaitStall(stallUnread, r.cfg.Timeout); err != nil {
+		return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: %v", err)
+	}
+	return nil
+}
+
 // stalledReceiveBuffer is the receive buffer of the scripted Core's sockets in a scenario where
 // Core stops reading (the kernel doubles it and keeps a floor of its own).
 const stalledReceiveBuffer = 16 << 10
