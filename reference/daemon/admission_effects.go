@@ -153,6 +153,9 @@ func (r *router) statusBudgetLocked(g *grant, state string) time.Duration {
 	if mutation.On(mutation.StallStatusBudgetDoubled) {
 		budget *= 2
 	}
+	if mutation.On(mutation.StallStatusBudgetHalved) {
+		budget /= 2
+	}
 	return budget
 }
 

@@ -77,6 +77,9 @@ func (o *outbound) write(data []byte) error {
 	if mutation.On(mutation.StallWriteDeadlineDoubled) {
 		timeout *= 2
 	}
+	if mutation.On(mutation.StallWriteDeadlineHalved) {
+		timeout /= 2
+	}
 	if !mutation.On(mutation.StallWriteUnbounded) {
 		var cancel context.CancelFunc
 		ctx, cancel = withClockTimeout(ctx, o.clock, timeout)

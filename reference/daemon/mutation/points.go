@@ -221,4 +221,6 @@ const (
 	StallStatusBudgetUnbounded Point = "stall-status-budget-unbounded"
 	StallStatusBudgetDoubled   Point = "stall-status-budget-doubled"
 	StallStatusFailureIgnored  Point = "stall-status-failure-ignored"
+	StallWriteDeadlineHalved   Point = "stall-write-deadline-halved"
+	StallStatusBudgetHalved    Point = "stall-status-budget-halved"
 )
