@@ -107,7 +107,7 @@
 // scripted Core's receive queue: the Runtime is then in the middle of a write to the stalled
 // socket, so whatever it is made to send next (a preparation_status, say) is queued behind a write
 // that cannot complete. The in-process reference gets a small socket send buffer in a scenario
-// with await_stall, so that write blocks on a megabyte frame; a Runtime whose send buffer holds
+// with await_stall, so that write blocks on a frame of a few hundred KiB; a Runtime whose send buffer holds
 // more must be sent more before the step.
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:

@@ -186,7 +186,9 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 	if r.p.Conn == nil {
 		return r.p.Failf(st, "the transport is closed; there is no socket to watch")
 	}
-	if err := r.p.Conn.AwaitStall(stallUnread, r.cfg.Timeout); err != nil {
+	// The Runtime first reads and runs a frame of megabytes: bounded like its start-up, not
+	// like one frame's wait.
+	if err := r.p.Conn.AwaitStall(stallUnread, max(r.cfg.Timeout, r.cfg.StartTimeout)); err != nil {
 		return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: %v", err)
 	}
 	return nil
