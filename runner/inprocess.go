@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 
@@ -23,12 +24,18 @@ type ReferenceRuntime struct {
 	// in the span it moves (default 1 s): it closes the race between the daemon arming its timer
 	// and the scenario moving the clock, and it is what an advance with nothing due costs.
 	DueWait time.Duration
+	// SmallSendBuffer gives the daemon's sockets a small fixed send buffer (a scenario with
+	// await_stall: a write to a Core that stopped reading must block).
+	SmallSendBuffer bool
 }
 
 // ForScenario is the reference for one scenario: a scenario that `excludes` capabilities the
 // reference declares (it tests what a Runtime without them answers) gets the reference whose
 // contract kind declares neither, so the gate plays it instead of finding it not applicable.
 func (r ReferenceRuntime) ForScenario(sc *scenarios.Scenario) Target {
+	for _, st := range sc.Steps {
+		r.SmallSendBuffer = r.SmallSendBuffer || st.Kind == scenarios.StepAwaitStall
+	}
 	declared := daemon.ContractCapabilities()
 	for _, name := range sc.Excludes {
 		if v, ok := declared.Get(name); ok && v.Supported() {
@@ -50,16 +57,20 @@ func (ReferenceRuntime) Describe() string { return "reference Runtime (in proces
 func (ReferenceRuntime) Remote() bool     { return false }
 
 func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error) {
-	fake := clock.NewFake()
-	d, err := daemon.New(daemon.Config{
-		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake,
+	fake, transport := clock.NewFake(), clock.NewFake()
+	var hc *http.Client
+	if r.SmallSendBuffer {
+		hc = smallSendBufferClient()
+	}
+	d, err := daemon.New(daemon.Config{HTTPClient: hc,
+		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake, TransportClock: transport,
 		Harnesses: []harness.Harness{contract.New(fake, r.capabilities())},
 	})
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	dr := &inProcessDaemon{done: make(chan struct{}), cancel: cancel, clock: fake, dueWait: r.DueWait}
+	dr := &inProcessDaemon{done: make(chan struct{}), cancel: cancel, clock: fake, transport: transport, dueWait: r.DueWait}
 	if dr.dueWait <= 0 {
 		dr.dueWait = time.Second
 	}
@@ -72,12 +83,15 @@ func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error
 
 // inProcessDaemon is a reference daemon running in a goroutine on a virtual clock.
 type inProcessDaemon struct {
-	done    chan struct{}
-	err     error
-	cancel  context.CancelFunc
-	clock   *clock.Fake
-	dueWait time.Duration
-	once    sync.Once
+	done   chan struct{}
+	err    error
+	cancel context.CancelFunc
+	clock  *clock.Fake
+	// transport runs the per-frame write deadline; the scripted Core moves it only while it has
+	// stopped reading (scriptedcore.TransportClocked).
+	transport *clock.Fake
+	dueWait   time.Duration
+	once      sync.Once
 }
 
 func (d *inProcessDaemon) Done() <-chan struct{} { return d.done }
@@ -85,6 +99,9 @@ func (d *inProcessDaemon) Done() <-chan struct{} { return d.done }
 // Clock is the daemon's virtual clock; advance steps move it once the daemon waits on a timer due
 // in that span.
 func (d *inProcessDaemon) Clock() clock.Advancer { return dueAdvancer{d.clock, d.dueWait} }
+
+// TransportClock is the daemon's virtual transport clock.
+func (d *inProcessDaemon) TransportClock() clock.Advancer { return dueAdvancer{d.transport, d.dueWait} }
 
 func (d *inProcessDaemon) ExitReason() string {
 	select {
@@ -110,6 +127,7 @@ func (d *inProcessDaemon) Stop(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 			d.clock.Advance(time.Second)
+			d.transport.Advance(time.Second) // a write blocked on a reader that stopped gives up
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -93,7 +93,10 @@
 // the steps before it (a frame over its 4 MiB read limit): the other side causes nothing, waits
 // for the close and compares code and reason as written; a socket dropped without a close frame
 // fails it. stopped: true (by: runtime only) first has the launcher stop the Runtime (SIGTERM, its
-// context), which must then close as written (CN-20: 1000 "client closing"). A frame step written
+// context), which must then close as written (CN-20: 1000 "client closing"). dropped: true (no
+// code) is a drop the peer makes on its own without a close frame, as a write that ran out of its
+// per-frame write timeout (CN-42) does: the frames read before it are discarded, being whatever
+// part of the stalled output the kernel's buffers kept. A frame step written
 // with invalid: the 4 MiB envelope error is one the reader's read limit refuses: the reader
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.
@@ -106,6 +109,12 @@
 // peer it names (a peer under test cannot be made to stall), and the other one skips it. A write
 // blocks only once the writer has more bytes in flight than both buffers hold, so such a scenario
 // must make the side under test send more than its send buffer (several MiB on loopback).
+// await_stall: core then waits (within the step bound) until the Runtime's output has filled the
+// scripted Core's receive queue: the Runtime is then in the middle of a write to the stalled
+// socket, so whatever it is made to send next (a preparation_status, say) is queued behind a write
+// that cannot complete. The in-process reference gets a small socket send buffer in a scenario
+// with await_stall, so that write blocks on a frame of a few hundred KiB; a Runtime whose send buffer holds
+// more must be sent more before the step.
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so

@@ -349,7 +349,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -393,7 +393,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		}
 	case StepDisconnect:
 		st.Close = &CloseSpec{By: proto.Runtime}
-		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped"); f != nil {
+		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped"); f != nil {
 			if f["by"] != nil {
 				st.Close.By = p.peer(f["by"], "disconnect.by")
 			}
@@ -415,7 +415,14 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 					p.Errorf(f["stopped"].Line, "disconnect.stopped: only a Runtime can be stopped by its launcher")
 				}
 			}
-			if st.Close.Awaited && st.Close.Code == 0 {
+			if f["dropped"] != nil {
+				st.Close.Dropped = p.Bool(f["dropped"], "disconnect.dropped")
+				st.Close.Awaited = st.Close.Awaited || st.Close.Dropped
+				if st.Close.Dropped && (st.Close.Code != 0 || st.Close.Stopped) {
+					p.Errorf(f["dropped"].Line, "disconnect.dropped is a drop without a close frame: it takes no code and is not stopped")
+				}
+			}
+			if st.Close.Awaited && st.Close.Code == 0 && !st.Close.Dropped {
 				p.Errorf(v.Line, "disconnect.awaited and stopped need the close code the peer must send")
 			}
 		}
@@ -427,6 +434,10 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		st.Advance = p.Duration(v, "advance")
 	case StepStopReading, StepResumeReading:
 		st.From = p.peer(v, string(st.Kind))
+	case StepAwaitStall:
+		if st.From = p.peer(v, string(st.Kind)); st.From != proto.Core {
+			p.Errorf(v.Line, "await_stall: only the scripted Core can wait for a stall (core)")
+		}
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")

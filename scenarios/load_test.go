@@ -16,7 +16,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"unknown top-level key", "id: a\ntitle: t\nstep: []\n",
 			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, bootstrap_answer, vars, include, steps)`},
 		{"bad step kind", "id: a\ntitle: t\nsteps:\n  - send: {}\n",
-			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading)`},
+			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall)`},
 		{"unknown message type", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancle, id: r}\n",
 			`f.yaml:4: unknown message type "prompt_cancle"`},
 		{"wrong sender", "id: a\ntitle: t\nsteps:\n  - core: {type: done, id: r, payload: {content: x}}\n",
@@ -105,7 +105,7 @@ func TestLoadDirReportsEveryError(t *testing.T) {
 		got = append(got, e.Error())
 	}
 	want := []string{
-		`testdata/broken/a.yaml:4: unknown step kind "sned" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading)`,
+		`testdata/broken/a.yaml:4: unknown step kind "sned" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall)`,
 		`testdata/broken/a.yaml:5: silence must be core or runtime, got "nobody"`,
 		`testdata/broken/b.yaml:1: include "no/such/scenario": no such scenario`,
 		`testdata/broken/b.yaml:8: duplicate scenario id "broken/b" (first at testdata/broken/b.yaml:1)`,

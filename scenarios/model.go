@@ -169,6 +169,10 @@ const (
 	// StepResumeReading: it reads again, first what piled up.
 	StepStopReading   StepKind = "stop_reading"
 	StepResumeReading StepKind = "resume_reading"
+	// StepAwaitStall: the peer named (From), which stopped reading, waits until the other side's
+	// output has filled its socket's receive queue: the other side is then writing to it, so what
+	// the other side sends next waits behind that write.
+	StepAwaitStall StepKind = "await_stall"
 )
 
 // Step is one step of a scenario.
@@ -232,6 +236,8 @@ func (s *Step) Describe() string {
 		return fmt.Sprintf("%s stops reading its socket", s.From)
 	case StepResumeReading:
 		return fmt.Sprintf("%s reads its socket again", s.From)
+	case StepAwaitStall:
+		return fmt.Sprintf("%s waits until the unread output fills its socket", s.From)
 	}
 	return string(s.Kind)
 }
@@ -273,11 +279,19 @@ type CloseSpec struct {
 	// Stopped: the closing peer (the Runtime) is stopped by whoever launched it (SIGTERM, its
 	// context) and must close as written on its way out (CN-20). Implies Awaited.
 	Stopped bool
+	// Dropped: the closing peer drops the socket on its own without a close frame (a write that ran
+	// out of its per-frame write timeout, CN-42). Implies Awaited; what the other side reads before
+	// the drop is discarded: it is the output that piled up while that side stopped reading, of
+	// which the kernel's buffers kept an unpredictable part.
+	Dropped bool
 }
 
 func (c *CloseSpec) String() string {
 	if c.Stopped {
 		return fmt.Sprintf("%s is stopped and closes with %d %q", c.By, c.Code, c.Reason)
+	}
+	if c.Dropped {
+		return fmt.Sprintf("%s drops the socket on its own", c.By)
 	}
 	if c.Awaited {
 		return fmt.Sprintf("%s closes on its own with %d %q", c.By, c.Code, c.Reason)

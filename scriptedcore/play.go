@@ -507,6 +507,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		return nil, nil
 	case scenarios.StepStopReading, scenarios.StepResumeReading:
 		return r.reading(st), nil
+	case scenarios.StepAwaitStall:
+		return r.awaitStall(st), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Runtime", st.Pos)
@@ -524,6 +526,7 @@ func (r *run) advance(ctx context.Context, st *scenarios.Step) error {
 	if r.cfg.Advancing != nil {
 		r.cfg.Advancing(st)
 	}
+	r.advanceTransport(st)
 	if err := clock.AdvanceContext(ctx, r.cfg.Clock, st.Advance); err != nil {
 		return fmt.Errorf("%s: stopped while the clock advanced %v: %w", st.Pos, st.Advance, err)
 	}

@@ -72,7 +72,9 @@ func newServer(deviceID, credential, requiredVersion string, answer scenarios.Bo
 	mux.HandleFunc(proto.RouteBootstrap, s.bootstrap)
 	mux.HandleFunc(proto.RouteDeviceStatus, s.deviceStatus)
 	mux.HandleFunc(proto.RouteWebSocket, s.websocket)
-	s.http = &http.Server{Handler: mux}
+	s.http = &http.Server{Handler: mux, ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, netConnKey{}, c) // the socket, for await_stall
+	}}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
 }
@@ -230,8 +232,12 @@ func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.online = true
 	s.rec.Event("connected", "device "+dev.ID)
+	conn := script.NewConn(ws, s.rec, script.From(proto.Runtime))
+	if nc, ok := r.Context().Value(netConnKey{}).(net.Conn); ok {
+		conn.SetUnread(unreadCounter(nc))
+	}
 	select {
-	case s.conns <- script.NewConn(ws, s.rec, script.From(proto.Runtime)):
+	case s.conns <- conn:
 	default:
 		s.rec.Event("refused", "too many connections nobody took")
 		_ = ws.CloseNow()

@@ -27,6 +27,12 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 		}()
 	}
 	deadline := time.Now().Add(r.cfg.Timeout)
+	discarded := 0
+	defer func() {
+		if discarded > 0 {
+			p.Rec.Event("discard", fmt.Sprintf("%d frames read before the drop", discarded))
+		}
+	}()
 	for {
 		in, err := p.Conn.Next(time.Until(deadline))
 		var closed *script.ClosedError
@@ -36,6 +42,12 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 			r.srv.mu.Lock()
 			r.srv.online = false
 			r.srv.mu.Unlock()
+			if c.Dropped {
+				if closed.Code >= 0 {
+					return p.Failf(st, "the Runtime closed with %d %q; expected it to drop the socket without a close frame (%s)", closed.Code, closed.Reason, closeRule(c))
+				}
+				return nil
+			}
 			if closed.Code != c.Code || (c.Reason != "" && closed.Reason != c.Reason) {
 				what := fmt.Sprintf("closed with %d %q", closed.Code, closed.Reason)
 				if closed.Code < 0 {
@@ -46,6 +58,8 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 			return nil
 		case err != nil:
 			return p.Failf(st, "the Runtime did not close the transport within %v; expected a close with %d %q (%s)", r.cfg.Timeout, c.Code, c.Reason, closeRule(c))
+		case c.Dropped:
+			discarded++ // what piled up while Core was not reading
 		case isHeartbeatFrame(in.Raw):
 			// A heartbeat may fall due before the close: it is neither the close nor a violation.
 		default:
@@ -57,6 +71,9 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 func closeRule(c *scenarios.CloseSpec) string {
 	if c.Stopped {
 		return "CN-20: a daemon that stops closes with 1000 \"client closing\""
+	}
+	if c.Dropped {
+		return "CN-42: a write that runs out of the 10 s per-frame write timeout fails, and a failed write closes the session"
 	}
 	if c.Code == 1009 {
 		return "CN-41: a frame over 4 MiB costs the connection"
@@ -157,6 +174,26 @@ func (r *run) awaitStalledUpgrades(n int) *scenarios.Failure {
 	return nil
 }
 
+// netConnKey keys an accepted connection's socket in its requests' contexts.
+type netConnKey struct{}
+
+// stallUnread is how many unread bytes on Core's socket show that the Runtime is writing to it:
+// more than the first frame the reader may already hold, less than the receive buffer.
+const stallUnread = 4 << 10
+
+// awaitStall plays await_stall: Core waits until the Runtime's output fills its socket.
+func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
+	if r.p.Conn == nil {
+		return r.p.Failf(st, "the transport is closed; there is no socket to watch")
+	}
+	// The Runtime first reads and runs a frame of megabytes: bounded like its start-up, not
+	// like one frame's wait.
+	if err := r.p.Conn.AwaitStall(stallUnread, max(r.cfg.Timeout, r.cfg.StartTimeout)); err != nil {
+		return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: %v", err)
+	}
+	return nil
+}
+
 // stalledReceiveBuffer is the receive buffer of the scripted Core's sockets in a scenario where
 // Core stops reading (the kernel doubles it and keeps a floor of its own).
 const stalledReceiveBuffer = 16 << 10
@@ -187,4 +224,21 @@ func (r *run) reading(st *scenarios.Step) *scenarios.Failure {
 		r.p.Conn.ResumeReading()
 	}
 	return nil
+}
+
+// TransportClocked is implemented by a launched Runtime whose per-frame write deadline runs on a
+// virtual clock of its own (in process). Advance steps move it only while the scripted Core has
+// stopped reading: only then can a write be blocked rather than merely in flight, so an ordinary
+// advance never cuts a write that would have completed (CN-42).
+type TransportClocked interface{ TransportClock() clock.Advancer }
+
+// advanceTransport moves the Runtime's transport clock with an advance step while Core is not
+// reading.
+func (r *run) advanceTransport(st *scenarios.Step) {
+	tc, ok := r.rt.(TransportClocked)
+	if !ok || r.p.Conn == nil || !r.p.Conn.Stopped() {
+		return
+	}
+	r.p.Rec.Event("advance", "the Runtime's transport clock "+st.Advance.String()+" (Core is not reading)")
+	tc.TransportClock().Advance(st.Advance)
 }

@@ -297,7 +297,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 			return fail(r.replaced(st, old)), nil
 		}
 		return nil, nil
-	case scenarios.StepStopReading, scenarios.StepResumeReading:
+	case scenarios.StepStopReading, scenarios.StepResumeReading, scenarios.StepAwaitStall:
 		return fail(stallReading(p, st)), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {

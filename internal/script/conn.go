@@ -53,8 +53,9 @@ type Conn struct {
 	once   sync.Once
 	cancel context.CancelFunc
 
-	pmu    sync.Mutex
-	paused chan struct{} // non-nil while reading is stopped (StopReading); closed to resume
+	pmu         sync.Mutex
+	paused      chan struct{}       // non-nil while reading is stopped (StopReading); closed to resume
+	unreadBytes func() (int, error) // bytes the kernel holds unread on the socket (SetUnread); nil: unknown
 
 	// Read only by the peer's own goroutine (the one walking the steps).
 	unread []Inbound // frames put back by Unread, returned before the channel's

@@ -1,6 +1,11 @@
 package script
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
 
 // A stalled reader: StopReading makes the Conn's reader goroutine stop calling Read, as a peer
 // whose application stops reading its socket does. What the other side writes then piles up in
@@ -42,5 +47,55 @@ func (c *Conn) waitReading(ctx context.Context) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// Stopped reports whether reading is stopped.
+func (c *Conn) Stopped() bool {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return c.paused != nil
+}
+
+// SetUnread gives the Conn a way to count the bytes its socket holds unread (the kernel's receive
+// queue), for AwaitStall.
+func (c *Conn) SetUnread(f func() (int, error)) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	c.unreadBytes = f
+}
+
+// AwaitStall waits, while reading is stopped, until the socket holds at least min unread bytes:
+// the peer is then in the middle of writing to it. It polls the kernel's count every millisecond
+// (no event says "the receive queue grew") and gives up after within.
+func (c *Conn) AwaitStall(min int, within time.Duration) error {
+	c.pmu.Lock()
+	unread, stopped := c.unreadBytes, c.paused != nil
+	c.pmu.Unlock()
+	switch {
+	case !stopped:
+		return errors.New("reading is not stopped: nothing can pile up")
+	case unread == nil:
+		return errors.New("this socket cannot count its unread bytes")
+	}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	n := 0
+	for {
+		var err error
+		if n, err = unread(); err != nil {
+			return fmt.Errorf("counting the socket's unread bytes: %w", err)
+		}
+		if n >= min {
+			c.rec.Event("stalled", fmt.Sprintf("%d bytes unread on the socket", n))
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return fmt.Errorf("after %v the socket holds %d unread bytes, fewer than the %d of a peer writing to it", within, n, min)
+		}
 	}
 }

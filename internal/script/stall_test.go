@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,4 +78,43 @@ func TestStoppedReaderBlocksThePeersWrites(t *testing.T) {
 		t.Fatalf("resumed, the reader got %d frames; %d were written before a write blocked", got, written)
 	}
 	t.Logf("%d MiB written before a write blocked; %d frames read once resumed", written, got)
+}
+
+// AwaitStall waits only while reading is stopped, and returns once the socket's unread bytes
+// reach the bound; a socket that never fills fails it within its bound, naming what it holds.
+func TestAwaitStall(t *testing.T) {
+	accepted := make(chan *websocket.Conn, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		accepted <- ws
+	}))
+	defer srv.Close()
+	writer, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.CloseNow()
+	reader := NewConn(<-accepted, NewRecorder(), From("runtime"))
+	defer reader.Drop()
+
+	if err := reader.AwaitStall(1, time.Second); err == nil || !strings.Contains(err.Error(), "not stopped") {
+		t.Fatalf("AwaitStall while reading: %v; want an error saying reading is not stopped", err)
+	}
+	reader.StopReading()
+	if err := reader.AwaitStall(1, time.Second); err == nil || !strings.Contains(err.Error(), "cannot count") {
+		t.Fatalf("AwaitStall without a counter: %v; want an error saying it cannot count", err)
+	}
+	var unread atomic.Int64
+	reader.SetUnread(func() (int, error) { return int(unread.Load()), nil })
+	if err := reader.AwaitStall(4096, 10*time.Millisecond); err == nil || !strings.Contains(err.Error(), "holds 0 unread bytes") {
+		t.Fatalf("AwaitStall on an empty socket: %v; want it to give up naming the 0 bytes", err)
+	}
+	unread.Store(8192)
+	if err := reader.AwaitStall(4096, time.Second); err != nil {
+		t.Fatalf("AwaitStall with 8192 unread bytes: %v", err)
+	}
 }

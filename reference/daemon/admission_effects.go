@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -47,7 +48,7 @@ func (r *router) applyLocked(g *grant, ev admission.Event) followUp {
 // bookkeeping and queued frames (queuing under the lock keeps revisions in order on the wire).
 // The status writes are awaited, and native work runs, in the returned follow-up.
 func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
-	var writes []<-chan error
+	var writes []statusWrite
 	var native []func()
 	for _, eff := range effects {
 		switch eff := eff.(type) {
@@ -109,7 +110,8 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 				continue
 			}
 			mutatePublished(&eff.Status)
-			writes = append(writes, r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status))))
+			res := r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
+			writes = append(writes, statusWrite{res: res, budget: r.statusBudgetLocked(g, eff.Status.State)})
 		case admission.Reject:
 			mutateRejected(&eff.Status)
 			if mutation.On(mutation.RejectionWithheld) {
@@ -126,8 +128,8 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 		return nil
 	}
 	return func() {
-		for _, res := range writes {
-			r.awaitStatus(g, res)
+		for _, w := range writes {
+			r.awaitStatus(g, w)
 		}
 		for _, f := range native {
 			f()
@@ -135,10 +137,41 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 	}
 }
 
-// awaitStatus waits for a status write. A status that cannot be delivered is an event of its own:
-// it abandons an owned admission (failed/status_delivery_failed, local: it may never reach Core).
-func (r *router) awaitStatus(g *grant, res <-chan error) {
-	if err := <-res; err == nil {
+// statusWrite is a queued preparation_status and the budget its send has (AD-50).
+type statusWrite struct {
+	res    <-chan error
+	budget time.Duration
+}
+
+// statusBudgetLocked is a status send's budget (AD-50): 5 s, and for started the time left until
+// the admission deadline.
+func (r *router) statusBudgetLocked(g *grant, state string) time.Duration {
+	budget := proto.StatusSendBudget
+	if state == proto.StateStarted {
+		budget = max(g.rec.ExpiresAt.Sub(r.d.cfg.Clock.Now()), 0)
+	}
+	if mutation.On(mutation.StallStatusBudgetDoubled) {
+		budget *= 2
+	}
+	if mutation.On(mutation.StallStatusBudgetHalved) {
+		budget /= 2
+	}
+	return budget
+}
+
+// awaitStatus waits for a status write within its send budget. A status that cannot be delivered
+// (its write failed, or its budget ran out while it waited behind a stalled socket) is an event of
+// its own: it abandons an owned admission (AD-28: failed/status_delivery_failed, local: it may
+// never reach Core). A status whose budget ran out stays queued: it still reaches Core if the
+// socket drains, followed by the failed status.
+func (r *router) awaitStatus(g *grant, w statusWrite) {
+	var err error
+	if mutation.On(mutation.StallStatusBudgetUnbounded) {
+		err = <-w.res
+	} else {
+		err = sendWithin(r.d.cfg.Clock, w.res, w.budget)
+	}
+	if err == nil || mutation.On(mutation.StallStatusFailureIgnored) {
 		return
 	}
 	r.mu.Lock()

@@ -26,8 +26,11 @@ type Config struct {
 	EnvironmentID, SessionID string
 	DaemonVersion            string
 	Clock                    clock.Clock
-	Logger                   *slog.Logger
-	HTTPClient               *http.Client
+	// TransportClock runs the per-frame write deadline (CN-42); default the wall clock. It is a
+	// clock of its own so that a virtual advance of Clock cannot cut a write merely in flight.
+	TransportClock clock.Clock
+	Logger         *slog.Logger
+	HTTPClient     *http.Client
 	// AdmissionExpiry may lower the 5-minute admission deadline, never raise it.
 	AdmissionExpiry time.Duration
 	// MaxBackoff bounds the wait between reconnection attempts after transient failures.
@@ -37,6 +40,9 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.Clock == nil {
 		c.Clock = clock.Real()
+	}
+	if c.TransportClock == nil {
+		c.TransportClock = clock.Real()
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -7,7 +7,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // errTransportClosed is returned for a frame that can no longer be written.
@@ -20,6 +22,7 @@ type outbound struct {
 	mu     sync.Mutex // guards closed against enqueue, so nothing is queued after the drain
 	closed bool
 	ws     *websocket.Conn
+	clock  clock.Clock // runs the per-frame write deadline
 	queue  chan outFrame
 	stop   chan struct{}
 	done   chan struct{}
@@ -30,8 +33,8 @@ type outFrame struct {
 	result chan error
 }
 
-func newOutbound(ws *websocket.Conn) *outbound {
-	o := &outbound{ws: ws, queue: make(chan outFrame, proto.RuntimeChannelFrames), stop: make(chan struct{}), done: make(chan struct{})}
+func newOutbound(ws *websocket.Conn, c clock.Clock) *outbound {
+	o := &outbound{ws: ws, clock: c, queue: make(chan outFrame, proto.RuntimeChannelFrames), stop: make(chan struct{}), done: make(chan struct{})}
 	go o.loop()
 	return o
 }
@@ -46,12 +49,7 @@ func (o *outbound) loop() {
 				f.result <- errTransportClosed
 				continue
 			}
-			// The per-frame write deadline guards the socket, not the protocol: it runs on the wall
-			// clock, so a scenario that advances the virtual clock by minutes cannot cancel (and so
-			// close) a write that is simply in flight.
-			ctx, cancel := context.WithTimeout(context.Background(), proto.WriteTimeout)
-			err := o.ws.Write(ctx, websocket.MessageText, f.data)
-			cancel()
+			err := o.write(f.data)
 			if err != nil {
 				broken = true
 				_ = o.ws.CloseNow()
@@ -68,6 +66,26 @@ func (o *outbound) loop() {
 			}
 		}
 	}
+}
+
+// write writes one frame within the per-frame write deadline (CN-42); a write that runs out of it
+// fails, and a failed write closes the session. The deadline runs on the transport clock (the wall
+// clock unless the daemon is given another), not on the protocol clock: an advance of the protocol
+// clock must not cut a write that is simply in flight.
+func (o *outbound) write(data []byte) error {
+	ctx, timeout := context.Background(), proto.WriteTimeout
+	if mutation.On(mutation.StallWriteDeadlineDoubled) {
+		timeout *= 2
+	}
+	if mutation.On(mutation.StallWriteDeadlineHalved) {
+		timeout /= 2
+	}
+	if !mutation.On(mutation.StallWriteUnbounded) {
+		var cancel context.CancelFunc
+		ctx, cancel = withClockTimeout(ctx, o.clock, timeout)
+		defer cancel()
+	}
+	return o.ws.Write(ctx, websocket.MessageText, data)
 }
 
 // enqueue queues a frame and returns where its result arrives. Frames queued by one goroutine are

@@ -54,7 +54,7 @@ func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	if d.env != nil {
 		ctx = harness.WithEnvironment(ctx, d.env) // native work runs in the bound Environment
 	}
-	r := &router{d: d, ws: ws, out: newOutbound(ws), ctx: ctx, cancel: cancel,
+	r := &router{d: d, ws: ws, out: newOutbound(ws, d.cfg.TransportClock), ctx: ctx, cancel: cancel,
 		records: map[string]*grant{}, byHandle: map[string]*grant{}, executors: map[string]*executor{}, runs: map[string]*run{}, ia: newInteractions(),
 		tr: newTransfers(d.env != nil)}
 	r.wso.m.FS, r.closeWS = d.newWorkspaceFS()

@@ -176,4 +176,11 @@ var Runtime = []Mutant{
 	{StallStopGoingAway, "CN-20", "a daemon that stops closes with 1001 going away instead of 1000 \"client closing\""},
 	{StallStopDrops, "CN-20", "a daemon that stops drops its socket without a close frame"},
 	{StallStopReasonUnwritten, "CN-20", "a daemon that stops closes with 1000 and an empty reason instead of \"client closing\""},
+	{StallWriteUnbounded, "CN-42", "a frame's write waits for a stalled reader with no per-frame write timeout: the session is never closed"},
+	{StallWriteDeadlineDoubled, "CN-42", "a frame's write is given 20 s instead of the 10 s per-frame write timeout before the session closes"},
+	{StallStatusBudgetUnbounded, "AD-50", "a preparation_status send waits behind a stalled socket with no budget: the admission is never abandoned"},
+	{StallStatusBudgetDoubled, "AD-50", "a preparation_status send has a 10 s budget instead of 5 s"},
+	{StallWriteDeadlineHalved, "CN-42", "a frame's write is cut after 5 s instead of the 10 s per-frame write timeout, closing the session"},
+	{StallStatusBudgetHalved, "AD-50", "a preparation_status send has a 2.5 s budget instead of 5 s"},
+	{StallStatusFailureIgnored, "AD-28", "a preparation_status send that fails locally (its budget ran out) leaves the admission as it was instead of failed status_delivery_failed"},
 }

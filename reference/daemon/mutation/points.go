@@ -213,3 +213,14 @@ const (
 	StallStopDrops           Point = "stall-stop-drops"
 	StallStopReasonUnwritten Point = "stall-stop-reason-unwritten"
 )
+
+// Write deadlines and send budgets under a stalled reader (CN-42, AD-28, AD-50; W2.8 stall 2).
+const (
+	StallWriteUnbounded        Point = "stall-write-unbounded"
+	StallWriteDeadlineDoubled  Point = "stall-write-deadline-doubled"
+	StallStatusBudgetUnbounded Point = "stall-status-budget-unbounded"
+	StallStatusBudgetDoubled   Point = "stall-status-budget-doubled"
+	StallStatusFailureIgnored  Point = "stall-status-failure-ignored"
+	StallWriteDeadlineHalved   Point = "stall-write-deadline-halved"
+	StallStatusBudgetHalved    Point = "stall-status-budget-halved"
+)
