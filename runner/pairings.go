@@ -52,10 +52,8 @@ func SelfCheckPairing() Pairing {
 			if a := sc.BootstrapAnswer; a != nil && (len(a.Unusable) > 0 || a.StalledUpgrades > 0) {
 				return "the scripted Runtime bootstraps once: a daemon's reconnect loop, which the scenario tests, is not scripted"
 			}
-			for _, st := range sc.Steps {
-				if st.Kind == scenarios.StepAwaitStall {
-					return "the scripted Runtime sends each frame at its own step: it has no output to pile up before await_stall"
-				}
+			if awaitsStall(sc) {
+				return "the scripted Runtime sends each frame at its own step: it has no output to pile up before await_stall"
 			}
 			return ""
 		},

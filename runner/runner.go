@@ -126,6 +126,13 @@ func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 	if o.Started != nil {
 		o.Started(sc)
 	}
+	if t.Remote() && awaitsStall(sc) {
+		return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Spec: sc.Spec, Labels: sc.Labels, Played: scenarios.SideCore,
+			Verdict: scenarios.NotApplicable, Seed: o.Seed + "/" + sc.ID, Failure: &scenarios.Failure{Message: "not applicable: " +
+				"await_stall needs a Runtime whose socket send buffer the harness bounds, so that its output is sure to block " +
+				"on a Core that stopped reading; a daemon in another process may buffer it all in its kernel (played against " +
+				"the reference in process)"}}
+	}
 	bound := o.Timeout
 	if bound <= 0 {
 		bound = ScenarioBound(sc, o.Step)
@@ -166,6 +173,16 @@ func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		r.Failure.Message = "harness error: " + why + ": " + strings.TrimPrefix(r.Failure.Message, "harness error: ")
 	}
 	return r
+}
+
+// awaitsStall reports whether a scenario has an await_stall step.
+func awaitsStall(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Kind == scenarios.StepAwaitStall {
+			return true
+		}
+	}
+	return false
 }
 
 // A Wait is a long wait of real time inside a scenario (an advance step against a daemon in
