@@ -62,6 +62,9 @@ func check(ctx context.Context, cfg Config) (Selection, error) {
 		bad("no scenario is selected: every one is left out by the run and skip patterns and the label filter together")
 		selectionProblem = true
 	}
+	if sh := sel.Shard; sh != nil && len(problems) == 0 && sh.Total > 0 && len(sel.Scenarios) == 0 {
+		bad("shard %d/%d is empty: the selection has only %d scenarios, so split it in at most %d", sh.Index, sh.Count, sh.Total, sh.Total)
+	}
 	if selectionProblem {
 		bad("the labels are: %s", strings.Join(slices.Sorted(maps.Values(labels)), ", "))
 	}
