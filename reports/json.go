@@ -233,7 +233,9 @@ func jsonTranscript(t []scenarios.Exchange) []jsonExchange {
 	return out
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// ms is d in milliseconds, to the nanosecond: ReadJSON gives back d exactly, so a merged report
+// renders every time as the shard's run did.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -88,8 +88,8 @@ func resultOf(jc jsonCase) *scenarios.Result {
 	return res
 }
 
-// fromMS inverts ms: the JSON report keeps durations to the microsecond.
-func fromMS(v float64) time.Duration { return time.Duration(math.Round(v*1000)) * time.Microsecond }
+// fromMS inverts ms.
+func fromMS(v float64) time.Duration { return time.Duration(math.Round(v * float64(time.Millisecond))) }
 
 func nilIfEmpty(s []string) []string {
 	if len(s) == 0 {
