@@ -60,8 +60,12 @@ Exit status (as certify's):
 
 func runMerge(cmd *cobra.Command, f *mergeFlags, out string, dirs []string) error {
 	outputs := []output{{"junit", f.junit}, {"json", f.json}, {"html", f.html}, {"markdown", f.md}}
-	if err := checkOutputs(outputs, out); err != nil {
-		return usageError(fmt.Errorf("OUT: %w", err))
+	problems := []error{checkOutputs(outputs, "")}
+	if err := checkEmptyDir(out); err != nil {
+		problems = append(problems, fmt.Errorf("OUT %s: %w", out, err))
+	}
+	if err := errors.Join(problems...); err != nil {
+		return usageError(err)
 	}
 	merged, err := mergeBundles(dirs)
 	if err != nil {
