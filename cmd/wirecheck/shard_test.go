@@ -67,7 +67,7 @@ func runWirecheck(args ...string) (int, string) {
 // one, and the profile line. Then merge refuses what does not make one certification.
 func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
 	dir := t.TempDir()
-	common := []string{"certify", "--reference", "--seed", "shardtest", "--parallel", "8", "--quiet", "--markdown", ""}
+	common := []string{"certify", "--reference", "--seed", "shardtest", "--parallel", "4", "--quiet", "--markdown", ""}
 	jobs := map[string][]string{"single": nil}
 	for k := 1; k <= 3; k++ {
 		jobs[fmt.Sprintf("shard-%d", k)] = []string{"--shard", fmt.Sprintf("%d/3", k)}
