@@ -45,6 +45,13 @@ type Config struct {
 	// SpecDirs hold the files the scenarios cite (the spec, and docs/ for contract-harness.md):
 	// given, the HTML report quotes each cited section (see reports.Run.SpecDirs).
 	SpecDirs []string
+	// Shard, when its Count is set, plays only the Index-th of Count shares of the selection
+	// (after Run, Skip and LabelFilter): see SelectShard. The run then records the shard, the
+	// whole selection's size and digest, and CatalogDigest, for `wirecheck merge`.
+	Shard Shard
+	// CatalogDigest identifies the catalog (see CatalogDigest); recorded in a shard's report so
+	// that shards of different catalogs are never merged.
+	CatalogDigest string
 	// Progress, if set, sees each result as it completes; Started each scenario as it starts;
 	// Waiting each long wait of real time as it starts (all from several goroutines).
 	Progress func(*scenarios.Result)
@@ -57,6 +64,8 @@ type Config struct {
 type Selection struct {
 	Scenarios []*scenarios.Scenario
 	Options   runner.Options
+	// Shard is set when Config.Shard is: which share Scenarios are, of how big a selection.
+	Shard *reports.Shard
 }
 
 // Select resolves the catalog and the selection of cfg, without playing anything. An empty
@@ -90,7 +99,20 @@ func selectFrom(cfg Config) (Selection, *scenarios.Catalog, error) {
 	if o.Seed == "" {
 		o.Seed = runner.NewSeed()
 	}
-	return Selection{Scenarios: runner.Select(cat, o), Options: o}, cat, nil
+	sel := Selection{Scenarios: runner.Select(cat, o), Options: o}
+	if cfg.Shard.Count > 0 {
+		if err := cfg.Shard.valid(); err != nil {
+			return Selection{}, nil, err
+		}
+		var ids []string
+		for _, sc := range sel.Scenarios {
+			ids = append(ids, sc.ID)
+		}
+		sel.Shard = &reports.Shard{Index: cfg.Shard.Index, Count: cfg.Shard.Count, Total: len(ids),
+			Catalog: cfg.CatalogDigest, Selection: reports.SelectionDigest(ids)}
+		sel.Scenarios = SelectShard(sel.Scenarios, cfg.Shard)
+	}
+	return sel, cat, nil
 }
 
 // Run certifies cfg.Target: it plays every selected scenario and returns the run, whose
@@ -113,7 +135,7 @@ func newRun(cfg Config, sel Selection, started time.Time, results []*scenarios.R
 		Tool: toolVersion(), WireVersion: proto.Version, Target: cfg.Target.Describe(), Seed: sel.Options.Seed,
 		Started: started, Finished: time.Now(),
 		Selection: reports.Selection{Run: cfg.Run, Skip: cfg.Skip, Labels: cfg.LabelFilter, KnownFailing: cfg.KnownFailingFiles},
-		SpecDirs:  cfg.SpecDirs,
+		SpecDirs:  cfg.SpecDirs, Shard: sel.Shard,
 	}
 	if c, ok := cfg.Target.(runner.Credentialed); ok {
 		run.Redact = []string{c.RunCredential()}
@@ -136,5 +158,9 @@ func toolVersion() string {
 
 // Describe is a one-line account of a selection, as `wirecheck certify` prints it first.
 func (s Selection) Describe(t runner.Target) string {
-	return fmt.Sprintf("%d scenarios against %s (seed %s)", len(s.Scenarios), t.Describe(), s.Options.Seed)
+	shard := ""
+	if s.Shard != nil {
+		shard = fmt.Sprintf(" (shard %d/%d of a selection of %d)", s.Shard.Index, s.Shard.Count, s.Shard.Total)
+	}
+	return fmt.Sprintf("%d scenarios%s against %s (seed %s)", len(s.Scenarios), shard, t.Describe(), s.Options.Seed)
 }

@@ -58,9 +58,20 @@ func check(ctx context.Context, cfg Config) (Selection, error) {
 		bad("label filter %q: %s", cfg.LabelFilter, l)
 		selectionProblem = true
 	}
-	if len(problems) == 0 && len(sel.Scenarios) == 0 {
+	selected := len(sel.Scenarios)
+	if sel.Shard != nil {
+		selected = sel.Shard.Total // an empty share of a selection is refused below, as such
+	}
+	if len(problems) == 0 && selected == 0 {
 		bad("no scenario is selected: every one is left out by the run and skip patterns and the label filter together")
 		selectionProblem = true
+	}
+	if sh := sel.Shard; sh != nil && len(problems) == 0 && sh.Total > 0 && len(sel.Scenarios) == 0 {
+		noun := "scenarios"
+		if sh.Total == 1 {
+			noun = "scenario"
+		}
+		bad("shard %d/%d is empty: the selection has only %d %s, so split it in at most %d", sh.Index, sh.Count, sh.Total, noun, sh.Total)
 	}
 	if selectionProblem {
 		bad("the labels are: %s", strings.Join(slices.Sorted(maps.Values(labels)), ", "))

@@ -199,6 +199,7 @@ func (r *Run) htmlMeta() []htmlPair {
 	add("Wire version", r.WireVersion)
 	add("Tool", r.Tool)
 	add("Seed", r.Seed)
+	add("Shard", r.Shard.describe())
 	if !r.Started.IsZero() {
 		add("Started", r.Started.UTC().Format(time.RFC3339))
 	}

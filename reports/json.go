@@ -37,6 +37,7 @@ type jsonReport struct {
 	Causes        []jsonCause   `json:"causes"`
 	Profile       jsonProfile   `json:"profile"`
 	Selection     jsonSelection `json:"selection"`
+	Shard         *jsonShard    `json:"shard,omitempty"`
 	Summary       jsonSummary   `json:"summary"`
 	Cases         []jsonCase    `json:"cases"`
 }
@@ -64,6 +65,14 @@ type jsonSelection struct {
 	Skip         []string `json:"skip"`
 	Labels       string   `json:"labels"`
 	KnownFailing []string `json:"known_failing"`
+}
+
+type jsonShard struct {
+	Index           int    `json:"index"`
+	Count           int    `json:"count"`
+	Total           int    `json:"total"`
+	CatalogDigest   string `json:"catalog_digest"`
+	SelectionDigest string `json:"selection_digest"`
 }
 
 type jsonSummary struct {
@@ -163,6 +172,9 @@ func (r *Run) jsonDoc() *jsonReport {
 		Summary: jsonSummary(s),
 		Cases:   []jsonCase{},
 	}
+	if sh := r.Shard; sh != nil {
+		doc.Shard = &jsonShard{Index: sh.Index, Count: sh.Count, Total: sh.Total, CatalogDigest: sh.Catalog, SelectionDigest: sh.Selection}
+	}
 	if !r.Started.IsZero() {
 		t := r.Started.UTC()
 		doc.Started = &t
@@ -221,7 +233,9 @@ func jsonTranscript(t []scenarios.Exchange) []jsonExchange {
 	return out
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// ms is d in milliseconds, to the nanosecond: ReadJSON gives back d exactly, so a merged report
+// renders every time as the shard's run did.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func nonNil(s []string) []string {
 	if s == nil {

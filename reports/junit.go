@@ -88,6 +88,9 @@ func WriteJUnit(w io.Writer, run *Run) error {
 		{"target", r.Target},
 		{"seed", r.Seed},
 	}
+	if sh := r.Shard.describe(); sh != "" {
+		props = append(props, junitProperty{"shard", sh})
+	}
 	for _, c := range r.Causes() {
 		props = append(props, junitProperty{"cause", fmt.Sprintf("%d × %s", len(c.Scenarios), c.Text)})
 	}

@@ -65,6 +65,7 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 	add("daemon", r.Profile.DaemonVersion)
 	add("wire", r.WireVersion)
 	add("seed", r.Seed)
+	add("shard", r.Shard.describe())
 	add("by", r.Tool)
 	if !r.Started.IsZero() {
 		when := r.Started.UTC().Format("2006-01-02 15:04:05 UTC")

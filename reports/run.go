@@ -24,7 +24,9 @@ type Run struct {
 	// ProfileFromHeartbeat and DetectProfile.
 	Profile   Profile
 	Selection Selection
-	Cases     []Case
+	// Shard is set when the run played one share of the selection, or merged all shares.
+	Shard *Shard
+	Cases []Case
 	// Redact lists secret values (credentials, tokens) that must never appear in a report. Every
 	// string of the model is cleaned of them (and of their JSON-escaped forms) before any writer
 	// renders it. The list itself is never written.

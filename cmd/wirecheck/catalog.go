@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +32,14 @@ func (s *selection) catalog() (*scenarios.Catalog, error) {
 		return scenarios.LoadDir(s.catalogDir)
 	}
 	return scenarios.Embedded()
+}
+
+// catalogFS is the files the catalog is loaded from.
+func (s *selection) catalogFS() fs.FS {
+	if s.catalogDir != "" {
+		return os.DirFS(s.catalogDir)
+	}
+	return scenarios.EmbeddedFS()
 }
 
 func (s *selection) options() (runner.Options, error) {

@@ -37,6 +37,7 @@ type certifyFlags struct {
 	faults                   string
 	specDirs                 []string
 	quiet                    bool
+	shard                    string
 }
 
 func init() {
@@ -61,7 +62,8 @@ five minutes of real time; --label-filter '!long-timer' leaves such scenarios ou
 --timeout bounds them all. Before the first scenario certify checks that the daemon's command is
 an executable (or the image is in the engine), that every report path is writable and the bundle
 directory empty, and that every --run and --skip pattern, label and --known-failing entry
-matches a scenario. On a terminal one status line tells how far it is; with CI set or without a
+matches a scenario. --shard K/N plays one share of the selection on one machine; the reports say
+which, and ` + "`wirecheck merge`" + ` combines the N shards' bundles into the report of the whole. On a terminal one status line tells how far it is; with CI set or without a
 terminal, one line per scenario. Ctrl-C or SIGTERM stops it within seconds, the reports still
 written with what finished (a second one quits at once).
 
@@ -73,7 +75,8 @@ Exit status:
 		Example: `  wirecheck certify --runtime-cmd './mydaemon --core {core_url} --device {device_id}' --html report.html
   wirecheck certify --runtime-cmd 'python3 daemon.py --core {core_url}' --env PATH --env HOME --env LOG_LEVEL=debug
   wirecheck certify --runtime-image localhost/mydaemon:dev --known-failing known-failing.txt --junit junit.xml
-  wirecheck certify --reference --run admission,cancellation`,
+  wirecheck certify --reference --run admission,cancellation
+  wirecheck certify --runtime-cmd './mydaemon --core {core_url}' --shard 2/3 --seed "$RUN" --bundle shard-2`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := cobra.NoArgs(cmd, args); err != nil {
 				return usageError(err)
@@ -103,6 +106,7 @@ Exit status:
 	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, transcripts, manifest) into this new or empty directory")
 	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
 	fl.StringArrayVar(&f.specDirs, "spec", nil, "a directory holding the files the scenarios cite (the protocol spec; docs/ for contract-harness.md), repeatable: the HTML report then quotes every cited section")
+	fl.StringVar(&f.shard, "shard", "", "K/N: play only the K-th of N shares of the selection (dealt round-robin over it sorted by id, after --run, --skip and --label-filter), for `wirecheck merge` to combine; give every shard the same --seed")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress (by default: a status line on a terminal, one line per scenario when CI is set or stderr is not a terminal)")
 	root.AddCommand(cmd)
 }
@@ -194,6 +198,11 @@ func (f *certifyFlags) check() error {
 	if f.timeout < 0 || f.step <= 0 {
 		problems = append(problems, fmt.Errorf("--timeout %v, --step-timeout %v: bounds must be positive", f.timeout, f.step))
 	}
+	if f.shard != "" {
+		if _, err := certify.ParseShard(f.shard); err != nil {
+			problems = append(problems, fmt.Errorf("--%w", err))
+		}
+	}
 	if _, _, err := parseEnv(f.env); err != nil {
 		problems = append(problems, err)
 	}
@@ -217,6 +226,12 @@ func (f *certifyFlags) config() (certify.Config, error) {
 		Parallel: f.parallel, Timeout: f.timeout, Step: f.step, Seed: f.seed, SpecDirs: f.specDirs}
 	if f.seed == "" {
 		cfg.Seed = runner.NewSeed()
+	}
+	if f.shard != "" {
+		cfg.Shard, _ = certify.ParseShard(f.shard) // checked before
+		if cfg.CatalogDigest, err = certify.CatalogDigest(f.sel.catalogFS()); err != nil {
+			return cfg, err
+		}
 	}
 	if f.knownFailing != "" {
 		file, err := os.Open(f.knownFailing)
@@ -310,10 +325,18 @@ type inProcess struct{ runner.ReferenceRuntime }
 func (inProcess) Close() error { return nil }
 
 func (f *certifyFlags) write(stdout io.Writer, run *reports.Run) error {
+	return writeReports(stdout, run, reportPaths{junit: f.junit, json: f.json, html: f.html, md: f.md, bundle: f.bundle})
+}
+
+// reportPaths are where the reports go ("" none, "-" standard output); bundle is a directory.
+type reportPaths struct{ junit, json, html, md, bundle string }
+
+// writeReports renders run into every report asked for.
+func writeReports(stdout io.Writer, run *reports.Run, p reportPaths) error {
 	outputs := []struct {
 		path  string
 		write func(io.Writer, *reports.Run) error
-	}{{f.junit, reports.WriteJUnit}, {f.json, reports.WriteJSON}, {f.html, reports.WriteHTML}, {f.md, reports.WriteMarkdown}}
+	}{{p.junit, reports.WriteJUnit}, {p.json, reports.WriteJSON}, {p.html, reports.WriteHTML}, {p.md, reports.WriteMarkdown}}
 	for _, o := range outputs {
 		if o.path == "" {
 			continue
@@ -336,8 +359,8 @@ func (f *certifyFlags) write(stdout io.Writer, run *reports.Run) error {
 			return fmt.Errorf("%s: %w", o.path, err)
 		}
 	}
-	if f.bundle != "" {
-		return reports.WriteBundle(f.bundle, run)
+	if p.bundle != "" {
+		return reports.WriteBundle(p.bundle, run)
 	}
 	return nil
 }

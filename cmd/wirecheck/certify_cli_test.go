@@ -61,6 +61,9 @@ func TestCertifyUsageErrorsExitThreeBeforeAnyScenario(t *testing.T) {
 		"an unset variable to pass":    {[]string{"--runtime-cmd", daemon, "--env", "WIRECHECK_TEST_SURELY_UNSET"}, "not set in wirecheck's environment"},
 		"an unknown flag":              {[]string{"--reference", "--paralel", "2"}, "unknown flag: --paralel"},
 		"an argument":                  {[]string{"--reference", "admission"}, `unknown command "admission"`},
+		"a shard that is not K/N":      {[]string{"--reference", "--shard", "3"}, `--shard "3": give K/N`},
+		"a shard beyond N":             {[]string{"--reference", "--shard", "4/3"}, "--shard 4/3: K must be in 1..N"},
+		"an empty shard":               {[]string{"--reference", "--run", "admission/capacity/oldest-retired-record-is-pruned", "--shard", "2/2"}, "shard 2/2 is empty: the selection has only 1 scenario,"},
 		"every problem at once, first": {[]string{"--reference", "--parallel", "0", "--json", filepath.Join(dir, "missing", "r.json")}, "--json"},
 	} {
 		cmd := wirecheckCommand(append([]string{"certify"}, c.args...)...)
@@ -87,10 +90,27 @@ func TestCertifyHelpDocumentsExitCodesAndEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"0  certified", "1  not certified", "2  harness error", "3  usage or configuration error",
-		"--env NAME passes", "--env PATH --env HOME", "Ctrl-C or SIGTERM", "each bounded by the time its steps wait"} {
+		"--env NAME passes", "--env PATH --env HOME", "Ctrl-C or SIGTERM", "each bounded by the time its steps wait", "--shard K/N", "wirecheck merge"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("certify --help does not say %q", want)
 		}
+	}
+}
+
+// merge's help says what it refuses and its exit codes.
+func TestMergeHelpDocumentsRefusalsAndExitCodes(t *testing.T) {
+	out, err := wirecheckCommand("merge", "--help").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"merge OUT SHARD_DIR...", "manifest.json", "shard.catalog_digest", "a shard given twice or missing",
+		"a scenario present in", "0  certified", "3  the shards cannot be merged"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("merge --help does not say %q", want)
+		}
+	}
+	if code, stderr := runWirecheck("merge", t.TempDir()); code != 3 || !strings.Contains(stderr, "give OUT, then every shard's bundle directory") {
+		t.Errorf("merge with no shard: exit %d:\n%s", code, stderr)
 	}
 }
 

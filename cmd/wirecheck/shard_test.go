@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wirecheck/wirecheck/reports"
+)
+
+// verdicts is what a certification concludes, as its JSON report says it.
+type verdicts struct {
+	OK          bool              `json:"ok"`
+	ExitCode    int               `json:"exit_code"`
+	ProfileLine string            `json:"profile_line"`
+	Reasons     []string          `json:"reasons"`
+	Cases       map[string]string // id → verdict and outcome
+}
+
+func readVerdicts(t *testing.T, path string) (verdicts, *reports.Shard) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		verdicts
+		Shard *struct {
+			Index, Count, Total int
+		} `json:"shard"`
+		Cases []struct{ ID, Verdict, Outcome string } `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	v := doc.verdicts
+	v.Cases = map[string]string{}
+	for _, c := range doc.Cases {
+		v.Cases[c.ID] = c.Verdict + " " + c.Outcome
+	}
+	var sh *reports.Shard
+	if doc.Shard != nil {
+		sh = &reports.Shard{Index: doc.Shard.Index, Count: doc.Shard.Count, Total: doc.Shard.Total}
+	}
+	return v, sh
+}
+
+// runWirecheck runs `wirecheck args...` and returns its exit code and stderr.
+func runWirecheck(args ...string) (int, string) {
+	cmd := wirecheckCommand(args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	return exitCodeOf(err), stderr.String()
+}
+
+// The reference Runtime certified in 3 shards (as 3 CI machines would, here 3 processes at once)
+// and merged gives the verdicts of one run of the whole catalog: every scenario's, the overall
+// one, and the profile line. Then merge refuses what does not make one certification.
+func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"certify", "--reference", "--seed", "shardtest", "--parallel", "4", "--quiet", "--markdown", ""}
+	jobs := map[string][]string{"single": nil}
+	for k := 1; k <= 3; k++ {
+		jobs[fmt.Sprintf("shard-%d", k)] = []string{"--shard", fmt.Sprintf("%d/3", k)}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	failures := map[string]string{}
+	for name, extra := range jobs {
+		args := append(append(append([]string(nil), common...), extra...), "--bundle", filepath.Join(dir, name))
+		wg.Go(func() {
+			if code, stderr := runWirecheck(args...); code != 0 {
+				mu.Lock()
+				failures[name] = fmt.Sprintf("exit %d\n%s", code, stderr)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("certify: %v", failures)
+	}
+
+	single, _ := readVerdicts(t, filepath.Join(dir, "single", reports.BundleJSON))
+	seen := map[string]int{}
+	for k := 1; k <= 3; k++ {
+		v, sh := readVerdicts(t, filepath.Join(dir, fmt.Sprintf("shard-%d", k), reports.BundleJSON))
+		want := &reports.Shard{Index: k, Count: 3, Total: len(single.Cases)}
+		if diff := cmp.Diff(want, sh); diff != "" {
+			t.Errorf("shard %d/3 says (-want +got):\n%s", k, diff)
+		}
+		if n, lo := len(v.Cases), len(single.Cases)/3; n < lo || n > lo+1 {
+			t.Errorf("shard %d/3 played %d of %d scenarios: not balanced", k, n, len(single.Cases))
+		}
+		for id := range v.Cases {
+			seen[id]++
+		}
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("%s is in %d shards", id, n)
+		}
+	}
+
+	out := filepath.Join(dir, "merged")
+	code, stderr := runWirecheck("merge", out, filepath.Join(dir, "shard-3"), filepath.Join(dir, "shard-1"), filepath.Join(dir, "shard-2"),
+		"--markdown", "", "--junit", filepath.Join(dir, "merged.junit.xml"))
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	merged, sh := readVerdicts(t, filepath.Join(out, reports.BundleJSON))
+	if diff := cmp.Diff(single, merged); diff != "" {
+		t.Errorf("the merged verdicts are not the single run's (-single +merged):\n%s", diff)
+	}
+	if sh == nil || sh.Index != 0 || sh.Count != 3 || sh.Total != len(single.Cases) {
+		t.Errorf("the merged report's shard member is %+v, want index 0, count 3, total %d", sh, len(single.Cases))
+	}
+	if !strings.Contains(stderr, single.ProfileLine) {
+		t.Errorf("merge did not print the profile line %q:\n%s", single.ProfileLine, stderr)
+	}
+	if _, err := reports.ReadBundle(out); err != nil {
+		t.Errorf("the merged bundle does not check against its manifest: %v", err)
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "merged.junit.xml"))
+	if err != nil || !bytes.Contains(junit, []byte(fmt.Sprintf(`tests="%d"`, len(single.Cases)))) {
+		t.Errorf("merged JUnit lacks the %d tests (%v)", len(single.Cases), err)
+	}
+
+	t.Run("refusals", func(t *testing.T) { mergeRefusals(t, dir) })
+}
+
+// mergeRefusals: every way shards fail to make one certification is named, with exit 3.
+func mergeRefusals(t *testing.T, dir string) {
+	shard := func(k int) string { return filepath.Join(dir, fmt.Sprintf("shard-%d", k)) }
+	copyOf := func(k int, name string, change func(string)) string {
+		dst := filepath.Join(t.TempDir(), name)
+		if out, err := exec.Command("cp", "-r", shard(k), dst).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v %s", err, out)
+		}
+		if change != nil {
+			change(dst)
+		}
+		return dst
+	}
+	tampered := copyOf(2, "tampered", func(d string) {
+		files, _ := filepath.Glob(filepath.Join(d, reports.BundleDir, "*.jsonl"))
+		if err := os.WriteFile(files[0], []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	notEmpty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notEmpty, "old"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"a missing shard":        {[]string{shard(1), shard(3)}, "shard 2/3 missing"},
+		"a directory twice":      {[]string{shard(1), shard(2), shard(2), shard(3)}, "given twice"},
+		"a shard twice":          {[]string{shard(1), shard(2), copyOf(2, "again", nil), shard(3)}, "are both shard 2/3"},
+		"a changed file":         {[]string{shard(1), tampered, shard(3)}, "tampered/transcripts/"},
+		"not a shard":            {[]string{shard(1), filepath.Join(dir, "single")}, "single/report.json: not a shard's report"},
+		"not a bundle":           {[]string{shard(1), t.TempDir()}, "no manifest.json: not an evidence bundle"},
+		"an OUT that holds runs": {[]string{shard(1), shard(2), shard(3)}, "is not empty"},
+	} {
+		out := filepath.Join(t.TempDir(), "merged")
+		if name == "an OUT that holds runs" {
+			out = notEmpty
+		}
+		code, stderr := runWirecheck(append([]string{"merge", out, "--markdown", ""}, c.args...)...)
+		if code != 3 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, want 3 saying %q:\n%s", name, code, c.want, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, reports.BundleJSON)); err == nil && name != "an OUT that holds runs" {
+			t.Errorf("%s: a merged report was written", name)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package reports
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// ReadJSON reads a JSON report written by WriteJSON back into a Run that renders as the run did
+// (secrets were redacted before it was written, so none is left to redact). It checks that the
+// report's verdict follows from its cases: its profile_line, ok and exit_code must be what the Run
+// read gives, so a report edited by hand, or one this build reads differently, is refused.
+func ReadJSON(r io.Reader) (*Run, error) {
+	var doc jsonReport
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not a JSON report: %w", err)
+	}
+	if doc.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("schema_version is %q; this build reads %q", doc.SchemaVersion, SchemaVersion)
+	}
+	run := &Run{
+		Tool: doc.Tool, WireVersion: doc.WireVersion, Target: doc.Target, Seed: doc.Seed,
+		Profile: Profile{
+			Known: doc.Profile.Known, Problem: doc.Profile.Problem, DaemonVersion: doc.Profile.DaemonVersion,
+			Kind: doc.Profile.Kind, Advertised: doc.Profile.Advertised, Available: doc.Profile.Available,
+			KindVersion: doc.Profile.KindVersion, Supported: nilIfEmpty(doc.Profile.Supported), Unsupported: nilIfEmpty(doc.Profile.Unsupported),
+		},
+		Selection: Selection{Run: nilIfEmpty(doc.Selection.Run), Skip: nilIfEmpty(doc.Selection.Skip), Labels: doc.Selection.Labels,
+			KnownFailing: nilIfEmpty(doc.Selection.KnownFailing)},
+	}
+	if doc.Started != nil {
+		run.Started = *doc.Started
+	}
+	if doc.Finished != nil {
+		run.Finished = *doc.Finished
+	}
+	if s := doc.Shard; s != nil {
+		run.Shard = &Shard{Index: s.Index, Count: s.Count, Total: s.Total, Catalog: s.CatalogDigest, Selection: s.SelectionDigest}
+	}
+	for i, jc := range doc.Cases {
+		if jc.ID == "" {
+			return nil, fmt.Errorf("cases[%d]: no id", i)
+		}
+		run.Cases = append(run.Cases, Case{Result: resultOf(jc), KnownFailing: jc.KnownFailing})
+	}
+	if got := run.ProfileLine(); got != doc.ProfileLine {
+		return nil, fmt.Errorf("profile_line %q does not follow from the cases, which give %q", doc.ProfileLine, got)
+	}
+	if run.OK() != doc.OK || run.ExitCode() != doc.ExitCode {
+		return nil, fmt.Errorf("ok %v, exit_code %d do not follow from the cases, which give %v, %d", doc.OK, doc.ExitCode, run.OK(), run.ExitCode())
+	}
+	return run, nil
+}
+
+// resultOf is the result a JSON case was written from.
+func resultOf(jc jsonCase) *scenarios.Result {
+	res := &scenarios.Result{
+		Scenario: jc.ID, Title: jc.Title, Spec: nilIfEmpty(jc.Spec), Labels: nilIfEmpty(jc.Labels),
+		Played: scenarios.Side(jc.Played), Verdict: scenarios.Verdict(jc.Verdict), Seed: jc.Seed, Duration: fromMS(jc.DurationMS),
+	}
+	for _, e := range jc.Transcript {
+		res.Transcript = append(res.Transcript, scenarios.Exchange{At: fromMS(e.AtMS), Dir: scenarios.Direction(e.Dir), Step: e.Step,
+			Type: e.Type, Frame: e.Frame, Note: e.Note})
+	}
+	for _, d := range jc.Daemons {
+		res.Daemons = append(res.Daemons, scenarios.Daemon{Exit: d.Exit, Code: d.Code, Killed: d.Killed, LeftBehind: d.LeftBehind, Output: nilIfEmpty(d.Output)})
+	}
+	if f := jc.Failure; f != nil {
+		res.Failure = &scenarios.Failure{
+			Step: f.Step, StepDesc: f.StepDescription, Pos: scenarios.Pos{File: f.File, Line: f.Line}, Message: f.Message,
+			Cause: f.Cause, Expected: f.Expected, Actual: f.Actual, Diff: f.Diff, Bindings: f.Bindings, Missing: nilIfEmpty(f.MissingCapabilities),
+		}
+		if len(res.Failure.Bindings) == 0 {
+			res.Failure.Bindings = nil
+		}
+	}
+	return res
+}
+
+// fromMS inverts ms.
+func fromMS(v float64) time.Duration { return time.Duration(math.Round(v * float64(time.Millisecond))) }
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// ReadBundle reads the run of an evidence bundle written by WriteBundle: it checks every file
+// the manifest lists against its SHA-256 and size (a file changed after the run is refused,
+// named), then reads report.json with ReadJSON. Errors name the file.
+func ReadBundle(dir string) (*Run, error) {
+	manifestPath := filepath.Join(dir, BundleManifest)
+	data, err := os.ReadFile(manifestPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no %s: not an evidence bundle (certify --bundle DIR writes one)", dir, BundleManifest)
+		}
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", manifestPath, err)
+	}
+	listed := false
+	for _, f := range m.Files {
+		path := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			return nil, fmt.Errorf("%s: files: %q is outside the bundle", manifestPath, f.Path)
+		}
+		content, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: listed in %s but unreadable: %w", path, BundleManifest, unwrapPathErr(err))
+		}
+		sum := sha256.Sum256(content)
+		if got := hex.EncodeToString(sum[:]); got != f.SHA256 || len(content) != f.Bytes {
+			return nil, fmt.Errorf("%s: SHA-256 %s (%d bytes) is not the %s (%d bytes) of %s: the bundle was changed after the run",
+				path, got, len(content), f.SHA256, f.Bytes, BundleManifest)
+		}
+		listed = listed || f.Path == BundleJSON
+	}
+	if !listed {
+		return nil, fmt.Errorf("%s: does not list %s", manifestPath, BundleJSON)
+	}
+	jsonPath := filepath.Join(dir, BundleJSON)
+	content, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return nil, err
+	}
+	run, err := ReadJSON(bytes.NewReader(content))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", jsonPath, err)
+	}
+	if m.ProfileLine != run.ProfileLine() {
+		return nil, fmt.Errorf("%s: profile_line %q is not the %q of %s", manifestPath, m.ProfileLine, run.ProfileLine(), BundleJSON)
+	}
+	return run, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
