@@ -110,11 +110,13 @@
 // blocks only once the writer has more bytes in flight than both buffers hold, so such a scenario
 // must make the side under test send more than its send buffer (several MiB on loopback).
 // await_stall: core then waits (within the step bound) until the Runtime's output has filled the
-// scripted Core's receive queue: the Runtime is then in the middle of a write to the stalled
-// socket, so whatever it is made to send next (a preparation_status, say) is queued behind a write
-// that cannot complete. The in-process reference gets a small socket send buffer in a scenario
-// with await_stall, so that write blocks on a frame of a few hundred KiB; a Runtime whose send buffer holds
-// more must be sent more before the step.
+// scripted Core's receive queue: at least 4 KiB unread, a count that has not moved for 200 ms. The
+// Runtime is then blocked in a write to the stalled socket, so whatever it is made to send next (a
+// preparation_status, say) is queued behind a write that cannot complete. The in-process reference
+// gets a small socket send buffer in a scenario with await_stall, so that write blocks on a frame of
+// a few hundred KiB. A daemon in another process may buffer all its output in its kernel, so an
+// await_stall scenario is not applicable against one (nor through the fault relay, which keeps
+// reading).
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so

@@ -181,6 +181,11 @@ type netConnKey struct{}
 // more than the first frame the reader may already hold, less than the receive buffer.
 const stallUnread = 4 << 10
 
+// stallSteady is how long the unread count must hold still before Core takes the Runtime's
+// writes as blocked: long beside a write of what the buffers hold (microseconds), so that a
+// Runtime slowed by a loaded machine between two writes is not taken for a blocked one.
+const stallSteady = 200 * time.Millisecond
+
 // awaitStall plays await_stall: Core waits until the Runtime's output fills its socket.
 func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 	if r.p.Conn == nil {
@@ -188,7 +193,7 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 	}
 	// The Runtime first reads and runs a frame of megabytes: bounded like its start-up, not
 	// like one frame's wait.
-	if err := r.p.Conn.AwaitStall(stallUnread, max(r.cfg.Timeout, r.cfg.StartTimeout)); err != nil {
+	if err := r.p.Conn.AwaitStall(stallUnread, stallSteady, max(r.cfg.Timeout, r.cfg.StartTimeout)); err != nil {
 		return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: %v", err)
 	}
 	return nil

@@ -65,10 +65,12 @@ func (c *Conn) SetUnread(f func() (int, error)) {
 	c.unreadBytes = f
 }
 
-// AwaitStall waits, while reading is stopped, until the socket holds at least min unread bytes:
-// the peer is then in the middle of writing to it. It polls the kernel's count every millisecond
-// (no event says "the receive queue grew") and gives up after within.
-func (c *Conn) AwaitStall(min int, within time.Duration) error {
+// AwaitStall waits, while reading is stopped, until the socket holds at least min unread bytes
+// and that count has not moved for steady: the receive queue is full and the peer's writes are
+// blocked, not merely begun (a peer between two writes could still send a small frame ahead of
+// the rest). It polls the kernel's count every millisecond (no event says "the receive queue
+// grew") and gives up after within.
+func (c *Conn) AwaitStall(min int, steady, within time.Duration) error {
 	c.pmu.Lock()
 	unread, stopped := c.unreadBytes, c.paused != nil
 	c.pmu.Unlock()
@@ -82,19 +84,25 @@ func (c *Conn) AwaitStall(min int, within time.Duration) error {
 	defer tick.Stop()
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
-	n := 0
+	n, last, since := 0, -1, time.Now()
 	for {
 		var err error
 		if n, err = unread(); err != nil {
 			return fmt.Errorf("counting the socket's unread bytes: %w", err)
 		}
-		if n >= min {
-			c.rec.Event("stalled", fmt.Sprintf("%d bytes unread on the socket", n))
+		if n != last {
+			last, since = n, time.Now()
+		}
+		if n >= min && time.Since(since) >= steady {
+			c.rec.Event("stalled", fmt.Sprintf("%d bytes unread on the socket, unchanged for %v", n, steady))
 			return nil
 		}
 		select {
 		case <-tick.C:
 		case <-deadline.C:
+			if n >= min {
+				return fmt.Errorf("after %v the socket's unread bytes still grow (%d): the peer's writes never blocked", within, n)
+			}
 			return fmt.Errorf("after %v the socket holds %d unread bytes, fewer than the %d of a peer writing to it", within, n, min)
 		}
 	}

@@ -81,7 +81,7 @@ func TestStoppedReaderBlocksThePeersWrites(t *testing.T) {
 }
 
 // AwaitStall waits only while reading is stopped, and returns once the socket's unread bytes
-// reach the bound; a socket that never fills fails it within its bound, naming what it holds.
+// reach the bound and stop growing; one whose count keeps growing fails naming it; a socket that never fills fails it within its bound, naming what it holds.
 func TestAwaitStall(t *testing.T) {
 	accepted := make(chan *websocket.Conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,20 +101,25 @@ func TestAwaitStall(t *testing.T) {
 	reader := NewConn(<-accepted, NewRecorder(), From("runtime"))
 	defer reader.Drop()
 
-	if err := reader.AwaitStall(1, time.Second); err == nil || !strings.Contains(err.Error(), "not stopped") {
+	if err := reader.AwaitStall(1, 0, time.Second); err == nil || !strings.Contains(err.Error(), "not stopped") {
 		t.Fatalf("AwaitStall while reading: %v; want an error saying reading is not stopped", err)
 	}
 	reader.StopReading()
-	if err := reader.AwaitStall(1, time.Second); err == nil || !strings.Contains(err.Error(), "cannot count") {
+	if err := reader.AwaitStall(1, 0, time.Second); err == nil || !strings.Contains(err.Error(), "cannot count") {
 		t.Fatalf("AwaitStall without a counter: %v; want an error saying it cannot count", err)
 	}
 	var unread atomic.Int64
 	reader.SetUnread(func() (int, error) { return int(unread.Load()), nil })
-	if err := reader.AwaitStall(4096, 10*time.Millisecond); err == nil || !strings.Contains(err.Error(), "holds 0 unread bytes") {
+	if err := reader.AwaitStall(4096, 0, 10*time.Millisecond); err == nil || !strings.Contains(err.Error(), "holds 0 unread bytes") {
 		t.Fatalf("AwaitStall on an empty socket: %v; want it to give up naming the 0 bytes", err)
 	}
 	unread.Store(8192)
-	if err := reader.AwaitStall(4096, time.Second); err != nil {
+	if err := reader.AwaitStall(4096, 5*time.Millisecond, time.Second); err != nil {
 		t.Fatalf("AwaitStall with 8192 unread bytes: %v", err)
+	}
+	growing := func() (int, error) { return int(unread.Add(1)), nil } // a peer still writing
+	reader.SetUnread(growing)
+	if err := reader.AwaitStall(4096, 5*time.Millisecond, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still grow") {
+		t.Fatalf("AwaitStall while the unread bytes grow: %v; want it to give up saying they still grow", err)
 	}
 }
