@@ -123,6 +123,11 @@ func (r *wsRunner) apply(eff workspace.Effect) workspace.Event {
 		r.journal(store.Event{Kind: store.EventNote, Type: r.rec.Kind, ID: r.rec.ID, Note: e.Text})
 	case workspace.CloseAll:
 		r.closeAll()
+	case workspace.CloseResults:
+		if r.res != nil {
+			r.res.Close()
+		}
+		r.setStream(1, nil)
 	case workspace.Finish:
 		r.finish(e.Outcome)
 	}
