@@ -172,7 +172,7 @@ func (r *wsRunner) finish(o workspace.Outcome) {
 		o = workspace.Outcome{State: workspace.StateRejected, ErrorCode: proto.CodeResourceUnavailable, Detail: o.Detail}
 	}
 	rec := *r.rec
-	rec.State, rec.ErrorCode, rec.Reason, rec.Detail = o.State, o.ErrorCode, o.Reason, o.Detail
+	rec.State, rec.ErrorCode, rec.Reason, rec.Detail, rec.Cleanup = o.State, o.ErrorCode, o.Reason, o.Detail, o.Cleanup
 	if o.State == workspace.StateCompleted {
 		rec.Data, rec.Directory, rec.Truncated = r.state.Data, r.state.Dir, r.state.Trunc
 	}
@@ -180,10 +180,17 @@ func (r *wsRunner) finish(o workspace.Outcome) {
 		r.log.Error("recording the workspace outcome failed", "error", err)
 	}
 	r.rec = &rec
-	r.journal(store.Event{Kind: store.EventNote, Type: rec.Kind, ID: rec.ID, Note: "workspace " + rec.Kind + " " + o.State + " " + o.ErrorCode})
+	r.journal(store.Event{Kind: store.EventNote, Type: rec.Kind, ID: rec.ID, Note: "workspace " + rec.Kind + " " + o.State + " " + o.ErrorCode + cleanupNote(o.Cleanup)})
 	r.e.settled(r.conn, &rec)
 	r.log.Info("workspace operation finished", "state", o.State, "error_code", o.ErrorCode, "detail", o.Detail)
 	r.e.cfg.OnChange(rec.TurnID)
+}
+
+func cleanupNote(cleanup string) string {
+	if cleanup == "" {
+		return ""
+	}
+	return " cleanup " + cleanup
 }
 
 func (r *wsRunner) park(p bool) {
