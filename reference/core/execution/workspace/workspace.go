@@ -407,6 +407,11 @@ func (s State) preparationEnded(code, detail string) (State, []Effect) {
 // is not fire-and-forget: the outcome is recorded once the Runtime confirms it (releasing).
 func (s State) finish(o Outcome, release bool) (State, []Effect) {
 	s.Awaiting, s.InFlight = "", 0
+	if release && s.Handle != "" && mutation.On(mutation.PJ14ReleaseRequestConfirms) {
+		s.Phase, s.Outcome = PhaseDone, &o
+		env := mustEnvelope(proto.TypeExecutionRelease, s.spec.PrepareID, &proto.ExecutionReleasePayload{Handle: s.Handle})
+		return s, []Effect{Disarm{}, CloseAll{}, Send{Envelope: env, BestEffort: true}, Finish{Outcome: o}}
+	}
 	if release && s.Handle != "" {
 		s.Phase, s.Outcome = PhaseReleasing, &o
 		env := mustEnvelope(proto.TypeExecutionRelease, s.spec.PrepareID, &proto.ExecutionReleasePayload{Handle: s.Handle})
@@ -427,6 +432,9 @@ func (s State) releasing(ev Event) (State, []Effect) {
 		case proto.StateReleased:
 			return s.released("")
 		case proto.StateFailed, proto.StateRejected, proto.StateExpired:
+			if mutation.On(mutation.PJ14CleanupFailureConfirms) {
+				return s.released("")
+			}
 			code := e.Status.ErrorCode
 			if code == "" {
 				code = e.Status.State
@@ -435,12 +443,18 @@ func (s State) releasing(ev Event) (State, []Effect) {
 		}
 		return s, nil // a non-terminal status confirms nothing
 	case StatusClosed:
+		if mutation.On(mutation.PJ14SocketClosureConfirms) {
+			return s.released("")
+		}
 		why := "the preparation status stream ended before released"
 		if e.Err != nil {
 			why += " (" + e.Err.Error() + ")"
 		}
 		return s.released(why)
 	case TimerFired:
+		if mutation.On(mutation.PJ14ReleaseBoundConfirms) {
+			return s.released("")
+		}
 		return s.released("no released within " + ReleaseBound.String())
 	case SendFailed:
 		return s.released(fmt.Sprintf("execution_release could not be sent: %v", e.Err))
