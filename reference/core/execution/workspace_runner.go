@@ -46,7 +46,8 @@ func (r *wsRunner) loop() {
 		select {
 		case <-r.e.ctx.Done():
 			r.park(false)
-			return // Core is stopping: the record stays pending for ReconcileWorkspace
+			r.feed(workspace.Stopping{}) // records an operation awaiting released (PJ-14)
+			return                       // Core is stopping: anything else stays pending for ReconcileWorkspace
 		case <-timerC(r.timer):
 			r.park(false)
 			r.setTimer(nil, time.Time{})

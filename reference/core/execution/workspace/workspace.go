@@ -218,6 +218,10 @@ type (
 	TimerFired struct{}
 	// SendFailed: a frame could not be queued. A transport error is not a rejection.
 	SendFailed struct{ Err error }
+	// Stopping: Core is stopping. An operation in flight stays pending (the next start reconciles
+	// it); one awaiting released is recorded now, its cleanup unconfirmed, so that the outcome the
+	// Runtime gave is not reconciled away.
+	Stopping struct{}
 )
 
 // Event is one input of Step.
@@ -230,6 +234,7 @@ func (Result) event()        {}
 func (ResultsClosed) event() {}
 func (TimerFired) event()    {}
 func (SendFailed) event()    {}
+func (Stopping) event()      {}
 
 // Effects.
 type (
@@ -458,6 +463,8 @@ func (s State) releasing(ev Event) (State, []Effect) {
 		return s.released("no released within " + ReleaseBound.String())
 	case SendFailed:
 		return s.released(fmt.Sprintf("execution_release could not be sent: %v", e.Err))
+	case Stopping:
+		return s.released("Core stopped before released")
 	case Result:
 		return s, []Effect{Note{"a result after the operation's outcome: dropped"}}
 	}

@@ -45,6 +45,8 @@ func TestWorkspace(t *testing.T) {
 				ev = workspace.TimerFired{}
 			case "status-closed-clean":
 				ev = workspace.StatusClosed{}
+			case "stopping":
+				ev = workspace.Stopping{}
 			case "send-failed":
 				ev = workspace.SendFailed{Err: errors.New("the send queue is full")}
 			default:
