@@ -46,8 +46,10 @@ func (r *wsRunner) loop() {
 		select {
 		case <-r.e.ctx.Done():
 			r.park(false)
-			r.feed(workspace.Stopping{}) // records an operation awaiting released (PJ-14)
-			return                       // Core is stopping: anything else stays pending for ReconcileWorkspace
+			// Core is stopping: an operation awaiting released is recorded (PJ-14); anything
+			// else stays pending for ReconcileWorkspace.
+			r.feed(workspace.Stopping{})
+			return
 		case <-timerC(r.timer):
 			r.park(false)
 			r.setTimer(nil, time.Time{})
