@@ -215,11 +215,11 @@ func (d *refCoreDriver) workspaceHolds(c *scenarios.WorkspaceCheck, b *scenarios
 	if err != nil {
 		return false, "", err
 	}
-	got := fmt.Sprintf("%s %q (%s)", op.State, op.ErrorCode, op.Detail)
+	got := fmt.Sprintf("%s %q cleanup %q (%s)", op.State, op.ErrorCode, op.Cleanup, op.Detail)
 	if op.State == workspace.StatePending {
 		return false, got, nil
 	}
-	if op.State != c.State || op.ErrorCode != c.ErrorCode {
+	if op.State != c.State || op.ErrorCode != c.ErrorCode || op.Cleanup != c.Cleanup {
 		return false, got, fmt.Errorf("the workspace %s is %s", op.Kind, got)
 	}
 	if c.Content != nil {

@@ -32,7 +32,8 @@
 // what a Core is configured to prepare is read from them (begin headers, chunk data concatenated).
 // adds) and content. check.workspace reads the record of a workspace operation a caller started
 // through Core's API (op: the id its frames carry, as written): state (completed, rejected,
-// failed, unknown), error_code, and what it handed the caller (content: the bytes of a byte read
+// failed, unknown), error_code, cleanup (cleanup_unconfirmed when Core did not see the read-only
+// preparation it used released; omitted: confirmed or none, compared always), and what it handed the caller (content: the bytes of a byte read
 // or an export archive, base64, compared byte for byte; directory: the listing). With refuses
 // (read, write or export) and code it makes a caller's request now, on the scenario's Turn, which
 // Core must refuse inside itself with that API error code: nothing of it reaches the wire; path

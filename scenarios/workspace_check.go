@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/wirecheck/wirecheck/proto"
 )
 
 // WorkspaceCheck asks the Core under test about a workspace operation a caller started (the
@@ -19,6 +21,10 @@ type WorkspaceCheck struct {
 	// ("" when none).
 	State     string
 	ErrorCode string
+	// Cleanup is the recorded cleanup of the read-only preparation Core used: cleanup_unconfirmed
+	// when Core did not see it released, "" (the member omitted) when it did or there was none
+	// (PJ-14). Compared like ErrorCode: always.
+	Cleanup string
 	// Content, when set, is the bytes the operation returned to its caller (a byte read's data,
 	// an export's archive), base64 (or a ${placeholder} of it): compared byte for byte.
 	Content *string
@@ -45,6 +51,9 @@ func (c *WorkspaceCheck) String() string {
 	if c.ErrorCode != "" {
 		s += " with " + c.ErrorCode
 	}
+	if c.Cleanup != "" {
+		s += ", cleanup " + c.Cleanup
+	}
 	if c.Content != nil {
 		s += fmt.Sprintf(" returning %d bytes", base64.StdEncoding.DecodedLen(len(*c.Content)))
 	}
@@ -55,12 +64,13 @@ func (c *WorkspaceCheck) String() string {
 }
 
 func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
-	f := p.fields(v, "check.workspace", "op", "state", "error_code", "content", "directory", "refuses", "code", "path")
+	f := p.fields(v, "check.workspace", "op", "state", "error_code", "content", "directory", "refuses", "code", "path", "cleanup")
 	if f == nil {
 		return nil
 	}
 	c := &WorkspaceCheck{State: p.String(f["state"], "state"), ErrorCode: p.String(f["error_code"], "error_code"),
-		Refuses: p.String(f["refuses"], "refuses"), Code: p.String(f["code"], "code")}
+		Refuses: p.String(f["refuses"], "refuses"), Code: p.String(f["code"], "code"),
+		Cleanup: p.String(f["cleanup"], "cleanup")}
 	switch {
 	case (f["op"] == nil) == (f["refuses"] == nil):
 		p.Errorf(v.Line, "check.workspace needs exactly one of op, refuses")
@@ -83,7 +93,7 @@ func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
 				p.Errorf(n.Line, "check.workspace.path belongs to a refused read or write; an export has none")
 			}
 		}
-		for _, k := range []string{"state", "error_code", "content", "directory"} {
+		for _, k := range []string{"state", "error_code", "content", "directory", "cleanup"} {
 			if f[k] != nil {
 				p.Errorf(f[k].Line, "check.workspace.%s belongs to an op check, not to refuses", k)
 			}
@@ -100,6 +110,9 @@ func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
 	}
 	if !workspaceStates[c.State] {
 		p.Errorf(v.Line, "check.workspace.state must be completed, rejected, failed or unknown")
+	}
+	if n := f["cleanup"]; n != nil && c.Cleanup != proto.CodeCleanupUnconfirmed {
+		p.Errorf(n.Line, "check.workspace.cleanup must be %s (omit it for a confirmed cleanup)", proto.CodeCleanupUnconfirmed)
 	}
 	if n := f["content"]; n != nil {
 		s := p.String(n, "content")

@@ -25,7 +25,9 @@ import (
 // Turn has finished. The record's state is pending, then completed, rejected (error_code, and a
 // write_rejected reason), failed (an export or the read-only preparation, nothing changed) or
 // unknown (write_unconfirmed, read_unconfirmed): an unknown write blocks the Session's next write
-// and is never replayed; an unconfirmed read blocks further reads on its owner. One write and one
+// and is never replayed; an unconfirmed read blocks further reads on its owner. The record is
+// settled only once a read-only preparation Core used is released: cleanup is
+// cleanup_unconfirmed when released did not come (the state stays the operation's own). One write and one
 // export per connection at a time (409 write_in_progress, export_in_progress). The key is the
 // caller's idempotency key: the same key and request answer the operation already recorded;
 // another request under it is 409 workspace_conflict.

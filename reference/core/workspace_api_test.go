@@ -180,7 +180,9 @@ func TestWorkspaceExportByBytes(t *testing.T) {
 	if rel := d.read(); rel.Type != proto.TypeExecutionRelease || rel.ID != prep.ID {
 		t.Fatalf("expected the release of the read-only preparation, got %s %s", rel.Type, rel.ID)
 	}
-	if done := waitOp(t, c, base, op.ID); done.State != "completed" || done.DataBytes != int64(len(sent)) {
+	// The record settles once the Runtime confirms the release (PJ-14).
+	d.send(proto.TypePreparationStatus, prep.ID, &proto.PreparationStatusPayload{Handle: "ro", Revision: 2, State: proto.StateReleased})
+	if done := waitOp(t, c, base, op.ID); done.State != "completed" || done.DataBytes != int64(len(sent)) || done.Cleanup != "" {
 		t.Fatalf("the export: %+v", done)
 	}
 	resp, err := http.Get(base + "/api/v1/workspace/" + op.ID + "/content")

@@ -46,7 +46,10 @@ func (r *wsRunner) loop() {
 		select {
 		case <-r.e.ctx.Done():
 			r.park(false)
-			return // Core is stopping: the record stays pending for ReconcileWorkspace
+			// Core is stopping: an operation awaiting released is recorded (PJ-14); anything
+			// else stays pending for ReconcileWorkspace.
+			r.feed(workspace.Stopping{})
+			return
 		case <-timerC(r.timer):
 			r.park(false)
 			r.setTimer(nil, time.Time{})
@@ -123,6 +126,11 @@ func (r *wsRunner) apply(eff workspace.Effect) workspace.Event {
 		r.journal(store.Event{Kind: store.EventNote, Type: r.rec.Kind, ID: r.rec.ID, Note: e.Text})
 	case workspace.CloseAll:
 		r.closeAll()
+	case workspace.CloseResults:
+		if r.res != nil {
+			r.res.Close()
+		}
+		r.setStream(1, nil)
 	case workspace.Finish:
 		r.finish(e.Outcome)
 	}
@@ -167,7 +175,7 @@ func (r *wsRunner) finish(o workspace.Outcome) {
 		o = workspace.Outcome{State: workspace.StateRejected, ErrorCode: proto.CodeResourceUnavailable, Detail: o.Detail}
 	}
 	rec := *r.rec
-	rec.State, rec.ErrorCode, rec.Reason, rec.Detail = o.State, o.ErrorCode, o.Reason, o.Detail
+	rec.State, rec.ErrorCode, rec.Reason, rec.Detail, rec.Cleanup = o.State, o.ErrorCode, o.Reason, o.Detail, o.Cleanup
 	if o.State == workspace.StateCompleted {
 		rec.Data, rec.Directory, rec.Truncated = r.state.Data, r.state.Dir, r.state.Trunc
 	}
@@ -175,10 +183,17 @@ func (r *wsRunner) finish(o workspace.Outcome) {
 		r.log.Error("recording the workspace outcome failed", "error", err)
 	}
 	r.rec = &rec
-	r.journal(store.Event{Kind: store.EventNote, Type: rec.Kind, ID: rec.ID, Note: "workspace " + rec.Kind + " " + o.State + " " + o.ErrorCode})
+	r.journal(store.Event{Kind: store.EventNote, Type: rec.Kind, ID: rec.ID, Note: "workspace " + rec.Kind + " " + o.State + " " + o.ErrorCode + cleanupNote(o.Cleanup)})
 	r.e.settled(r.conn, &rec)
 	r.log.Info("workspace operation finished", "state", o.State, "error_code", o.ErrorCode, "detail", o.Detail)
 	r.e.cfg.OnChange(rec.TurnID)
+}
+
+func cleanupNote(cleanup string) string {
+	if cleanup == "" {
+		return ""
+	}
+	return " cleanup " + cleanup
 }
 
 func (r *wsRunner) park(p bool) {

@@ -136,4 +136,8 @@ var Core = []Mutant{
 	{RuntimeTypeUnchecked, "CN-11", "a valid credential of a device whose runtime type is not agent-daemon opens the daemon connection"},
 	{LongTraceReplyDropped, "WS-15", "a workspace_read_result whose trace is over 256 characters is dropped whole, not just its trace"},
 	{RunSubscribedAtStarted, "AD-49", "Core subscribes to the Run when started arrives instead of before it sends execution_start: output that races started is lost"},
+	{PJ14ReleaseRequestConfirms, "PJ-14", "Core takes its own release request as the read-only preparation's cleanup: it records the operation without awaiting released, never cleanup_unconfirmed"},
+	{PJ14SocketClosureConfirms, "PJ-14", "a remote socket closure before released is taken as the confirmed cleanup of the read-only preparation"},
+	{PJ14CleanupFailureConfirms, "PJ-14", "a release that ends failed (cleanup_unconfirmed) or rejected is taken as confirmed: any terminal status settles the cleanup"},
+	{PJ14ReleaseBoundConfirms, "PJ-14", "no released within Core's bound is taken as a confirmed cleanup"},
 }

@@ -195,3 +195,11 @@ const (
 	LongTraceReplyDropped         Point = "long-trace-reply-dropped"
 	RunSubscribedAtStarted        Point = "run-subscribed-at-started"
 )
+
+// PJ-14: the read-only preparation's release is confirmed by released alone.
+const (
+	PJ14ReleaseRequestConfirms Point = "pj14-release-request-confirms"
+	PJ14SocketClosureConfirms  Point = "pj14-socket-closure-confirms"
+	PJ14CleanupFailureConfirms Point = "pj14-cleanup-failure-confirms"
+	PJ14ReleaseBoundConfirms   Point = "pj14-release-bound-confirms"
+)

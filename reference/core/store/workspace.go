@@ -47,6 +47,9 @@ type WorkspaceOp struct {
 	ErrorCode string `json:"error_code,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	Detail    string `json:"detail,omitempty"`
+	// Cleanup is cleanup_unconfirmed when the read-only preparation Core made was not confirmed
+	// released (PJ-14); omitted when it was, or when there was none.
+	Cleanup string `json:"cleanup,omitempty"`
 	// What the operation returned: a byte read's data, a listing, an export's archive (served
 	// by the API as a download, not in this record's JSON).
 	Data      []byte                          `json:"-"`

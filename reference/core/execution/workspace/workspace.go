@@ -57,6 +57,11 @@ const (
 	ExportBound      = proto.ExportDeadline           // 180 s, the whole export
 	ReadBound        = proto.ReadNativeBudget + proto.ReceiptSendBudget
 	PreparationBound = proto.AdmissionExpiry
+	// ReleaseBound is how long Core waits for released after its execution_release. The spec
+	// gives no number; the release is a local close on the Runtime, a confirmation like a
+	// cancellation's, so Core gives it the bound it gives those (15 s). Past it the cleanup is
+	// unconfirmed: the operation's result stands, the preparation is not known to be closed.
+	ReleaseBound = proto.CancellationConfirmationTimeout
 	// PublicWriteBytes is the API's inline bound, checked before any Runtime work.
 	PublicWriteBytes = 5 << 20
 )
@@ -94,6 +99,7 @@ const (
 	PhaseNew       Phase = "new"
 	PhasePreparing Phase = "preparing" // execution_prepare (read-only) sent, awaiting ready
 	PhaseRunning   Phase = "running"   // the operation's requests are going out
+	PhaseReleasing Phase = "releasing" // the outcome is decided; execution_release sent, awaiting released
 	PhaseDone      Phase = "done"
 )
 
@@ -103,6 +109,9 @@ type Outcome struct {
 	ErrorCode string
 	Reason    string // a write_rejected reason the Runtime gave (listed ones only)
 	Detail    string
+	// Cleanup is cleanup_unconfirmed when the read-only preparation was to be released and
+	// released never came (PJ-14); empty when it came or there was nothing to release.
+	Cleanup string
 }
 
 // State is one operation's progress. It is a value: Step returns a new one.
@@ -171,6 +180,9 @@ func (s State) String() string {
 		if o.Reason != "" {
 			fmt.Fprintf(&b, " reason=%s", o.Reason)
 		}
+		if o.Cleanup != "" {
+			fmt.Fprintf(&b, " cleanup=%s", o.Cleanup)
+		}
 	}
 	return b.String()
 }
@@ -206,6 +218,10 @@ type (
 	TimerFired struct{}
 	// SendFailed: a frame could not be queued. A transport error is not a rejection.
 	SendFailed struct{ Err error }
+	// Stopping: Core is stopping. An operation in flight stays pending (the next start reconciles
+	// it); one awaiting released is recorded now, its cleanup unconfirmed, so that the outcome the
+	// Runtime gave is not reconciled away.
+	Stopping struct{}
 )
 
 // Event is one input of Step.
@@ -218,6 +234,7 @@ func (Result) event()        {}
 func (ResultsClosed) event() {}
 func (TimerFired) event()    {}
 func (SendFailed) event()    {}
+func (Stopping) event()      {}
 
 // Effects.
 type (
@@ -242,6 +259,8 @@ type (
 	Note struct{ Text string }
 	// CloseAll ends every waiter and subscription.
 	CloseAll struct{}
+	// CloseResults ends the result waiter only: the preparation subscription stays to see released.
+	CloseResults struct{}
 	// Finish records the outcome, once (with what the operation returned).
 	Finish struct{ Outcome Outcome }
 )
@@ -256,6 +275,7 @@ func (Arm) effect()                  {}
 func (Disarm) effect()               {}
 func (Note) effect()                 {}
 func (CloseAll) effect()             {}
+func (CloseResults) effect()         {}
 func (Finish) effect()               {}
 
 // ResultType is the result frame type of an operation kind.
@@ -274,6 +294,9 @@ func ResultType(kind string) string {
 func Step(s State, ev Event) (State, []Effect) {
 	if s.Phase == PhaseDone {
 		return s, nil
+	}
+	if s.Phase == PhaseReleasing {
+		return s.releasing(ev)
 	}
 	switch e := ev.(type) {
 	case Begin:
@@ -385,14 +408,78 @@ func (s State) preparationEnded(code, detail string) (State, []Effect) {
 }
 
 // finish records the outcome and lets go of everything; release says whether the read-only
-// preparation is given back (never while an outcome is unknown: its owner keeps it).
+// preparation is given back (never while an outcome is unknown: its owner keeps it). A release
+// is not fire-and-forget: the outcome is recorded once the Runtime confirms it (releasing).
 func (s State) finish(o Outcome, release bool) (State, []Effect) {
-	s.Phase, s.Outcome, s.Awaiting, s.InFlight = PhaseDone, &o, "", 0
-	effects := []Effect{Disarm{}, CloseAll{}}
-	if release && s.Handle != "" {
+	s.Awaiting, s.InFlight = "", 0
+	if release && s.Handle != "" && mutation.On(mutation.PJ14ReleaseRequestConfirms) {
+		s.Phase, s.Outcome = PhaseDone, &o
 		env := mustEnvelope(proto.TypeExecutionRelease, s.spec.PrepareID, &proto.ExecutionReleasePayload{Handle: s.Handle})
-		effects = append(effects, Send{Envelope: env, BestEffort: true})
+		return s, []Effect{Disarm{}, CloseAll{}, Send{Envelope: env, BestEffort: true}, Finish{Outcome: o}}
 	}
+	if release && s.Handle != "" {
+		s.Phase, s.Outcome = PhaseReleasing, &o
+		env := mustEnvelope(proto.TypeExecutionRelease, s.spec.PrepareID, &proto.ExecutionReleasePayload{Handle: s.Handle})
+		return s, []Effect{Disarm{}, CloseResults{}, Arm{After: ReleaseBound}, Send{Envelope: env}}
+	}
+	s.Phase, s.Outcome = PhaseDone, &o
+	return s, []Effect{Disarm{}, CloseAll{}, Finish{Outcome: o}}
+}
+
+// releasing awaits the preparation's released (PJ-14): only released confirms the cleanup; a
+// failure or rejection (cleanup_unconfirmed or any code), the stream ending, the bound passing
+// or the release not going out leave it unconfirmed. Either way the operation's own outcome
+// stands: a completed read stays completed.
+func (s State) releasing(ev Event) (State, []Effect) {
+	switch e := ev.(type) {
+	case Status:
+		switch e.Status.State {
+		case proto.StateReleased:
+			return s.released("")
+		case proto.StateFailed, proto.StateRejected, proto.StateExpired:
+			if mutation.On(mutation.PJ14CleanupFailureConfirms) {
+				return s.released("")
+			}
+			code := e.Status.ErrorCode
+			if code == "" {
+				code = e.Status.State
+			}
+			return s.released("the release ended " + e.Status.State + " " + code)
+		}
+		return s, nil // a non-terminal status confirms nothing
+	case StatusClosed:
+		if mutation.On(mutation.PJ14SocketClosureConfirms) {
+			return s.released("")
+		}
+		why := "the preparation status stream ended before released"
+		if e.Err != nil {
+			why += " (" + e.Err.Error() + ")"
+		}
+		return s.released(why)
+	case TimerFired:
+		if mutation.On(mutation.PJ14ReleaseBoundConfirms) {
+			return s.released("")
+		}
+		return s.released("no released within " + ReleaseBound.String())
+	case SendFailed:
+		return s.released(fmt.Sprintf("execution_release could not be sent: %v", e.Err))
+	case Stopping:
+		return s.released("Core stopped before released")
+	case Result:
+		return s, []Effect{Note{"a result after the operation's outcome: dropped"}}
+	}
+	return s, nil
+}
+
+// released ends the release: why is empty when the Runtime confirmed it, else why it is not.
+func (s State) released(why string) (State, []Effect) {
+	o := *s.Outcome
+	effects := []Effect{Disarm{}, CloseAll{}}
+	if why != "" {
+		o.Cleanup = proto.CodeCleanupUnconfirmed
+		effects = append(effects, Note{"cleanup unconfirmed: " + why})
+	}
+	s.Phase, s.Outcome = PhaseDone, &o
 	return s, append(effects, Finish{Outcome: o})
 }
 

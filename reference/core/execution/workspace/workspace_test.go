@@ -43,6 +43,10 @@ func TestWorkspace(t *testing.T) {
 				ev = workspace.ResultsClosed{Err: errors.New("the daemon connection closed")}
 			case "timer":
 				ev = workspace.TimerFired{}
+			case "status-closed-clean":
+				ev = workspace.StatusClosed{}
+			case "stopping":
+				ev = workspace.Stopping{}
 			case "send-failed":
 				ev = workspace.SendFailed{Err: errors.New("the send queue is full")}
 			default:
@@ -138,6 +142,8 @@ func format(effects []workspace.Effect) string {
 			fmt.Fprintf(&b, "note: %s", e.Text)
 		case workspace.CloseAll:
 			b.WriteString("close all")
+		case workspace.CloseResults:
+			b.WriteString("close results")
 		case workspace.Finish:
 			fmt.Fprintf(&b, "finish %s", e.Outcome.State)
 			if e.Outcome.ErrorCode != "" {
@@ -145,6 +151,9 @@ func format(effects []workspace.Effect) string {
 			}
 			if e.Outcome.Reason != "" {
 				fmt.Fprintf(&b, " reason=%s", e.Outcome.Reason)
+			}
+			if e.Outcome.Cleanup != "" {
+				fmt.Fprintf(&b, " cleanup=%s", e.Outcome.Cleanup)
 			}
 			if e.Outcome.Detail != "" {
 				fmt.Fprintf(&b, " (%s)", e.Outcome.Detail)
