@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"strconv"
-
-	fastbase64 "github.com/segmentio/asm/base64"
 )
 
 // The bulk fast path. A transfer moves up to 50 MiB as 64 KiB chunks, each an 87 KB base64 string
@@ -18,12 +16,6 @@ import (
 // data plus the base64 decoding. Anything else takes the general path, which stays the
 // definition: FuzzBulkFastPath checks that every input the fast path accepts decodes to the same
 // value the general path gives, so a frame the general path refuses is never accepted here.
-//
-// The base64 of a chunk is encoded and decoded with segmentio/asm's vectorised codec, the standard
-// alphabet and padding, eight to ten times as fast as encoding/base64 here (BenchmarkChunkBase64):
-// it was the largest cost a Runtime cannot skip (docs/performance.md, "Bulk transfers"). It hands
-// what it does not take in bulk, line breaks and bad bytes included, to encoding/base64, and the
-// fast path's length check still refuses a text with line breaks.
 
 // bulkForm is the canonical text of one bulk payload before its data string.
 type bulkForm struct {
@@ -129,7 +121,7 @@ func decodeBulkPayload(spec *MessageSpec, raw []byte) (Validator, bool) {
 	// is base64 decodes to exactly DecodedLen less its padding, one with a break to fewer.
 	want := base64.StdEncoding.DecodedLen(len(text)) - bytes.Count(text[len(text)-2:], []byte("="))
 	data := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
-	n, err := fastbase64.StdEncoding.Decode(data, text)
+	n, err := base64.StdEncoding.Decode(data, text)
 	if err != nil || n != want {
 		return nil, false
 	}
@@ -274,9 +266,7 @@ func encodeBulkPayload(payload any) ([]byte, bool) {
 		b = strconv.AppendInt(append(b, `,"offset":`...), offset, 10)
 	}
 	b = append(b, `,"data":"`...)
-	start := len(b)
-	b = b[:start+base64.StdEncoding.EncodedLen(len(data))]
-	fastbase64.StdEncoding.Encode(b[start:], data)
+	b = base64.StdEncoding.AppendEncode(b, data)
 	return append(b, `"}`...), true
 }
 

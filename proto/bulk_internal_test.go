@@ -2,14 +2,12 @@ package proto
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	fastbase64 "github.com/segmentio/asm/base64"
 )
 
 // bulkFrames are chunk frames as encoding/json writes them, of every bulk type, with the offset
@@ -226,58 +224,4 @@ func TestParseBulkFrameDecodedDataOwnsItsBytes(t *testing.T) {
 	if d := cmp.Diff(p, f.Payload); d != "" {
 		t.Fatalf("the decoded payload changed with the buffer (-sent +decoded):\n%s", d)
 	}
-}
-
-// BenchmarkChunkBase64 compares the chunk codec with encoding/base64 on one 64 KiB chunk.
-func BenchmarkChunkBase64(b *testing.B) {
-	data := make([]byte, TransferChunkBytes)
-	rng := rand.New(rand.NewPCG(9, 9))
-	for i := range data {
-		data[i] = byte(rng.UintN(256))
-	}
-	text := []byte(base64.StdEncoding.EncodeToString(data))
-	out := make([]byte, len(data))
-	b.Run("decode/encoding-base64", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			_, _ = base64.StdEncoding.Decode(out, text)
-		}
-	})
-	b.Run("decode/asm", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			_, _ = fastbase64.StdEncoding.Decode(out, text)
-		}
-	})
-	b.Run("decode/chunk", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		spec, _ := Lookup(TypeRuntimePrepare)
-		payload := []byte(`{"step":"chunk","offset":65536,"data":"` + string(text) + `"}`)
-		for b.Loop() {
-			if _, ok := decodeBulkPayload(spec, payload); !ok {
-				b.Fatal("the fast path refused a chunk")
-			}
-		}
-	})
-	b.Run("encode/encoding-base64", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			base64.StdEncoding.Encode(text, data)
-		}
-	})
-	b.Run("encode/asm", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			fastbase64.StdEncoding.Encode(text, data)
-		}
-	})
-	b.Run("encode/chunk", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		p := &RuntimePreparePayload{Step: StepChunk, Offset: 65536, Data: data}
-		for b.Loop() {
-			if _, ok := encodeBulkPayload(p); !ok {
-				b.Fatal("the fast path refused a chunk")
-			}
-		}
-	})
 }

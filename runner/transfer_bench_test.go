@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	fastbase64 "github.com/segmentio/asm/base64"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
@@ -120,8 +120,7 @@ const (
 // benchRawWebSocket copies body over one loopback coder/websocket connection per iteration, in
 // chunks of the protocol's 64 KiB. In rawFloor mode the chunks travel as the runtime_prepare chunk
 // frames Core sends, encoded before the timer starts, and the receiver does what any Runtime must
-// before its received: find the data, decode the base64 (with the fastest codec at hand, the
-// vectorised one proto uses), hash the bytes. That is the floor of a
+// before its received: find the data, decode the base64, hash the bytes. That is the floor of a
 // conforming Runtime on this socket library with a sender that costs nothing.
 func benchRawWebSocket(b *testing.B, body []byte, mode rawMode) {
 	const chunk = proto.TransferChunkBytes
@@ -157,7 +156,7 @@ func benchRawWebSocket(b *testing.B, body []byte, mode rawMode) {
 			if mode == rawFloor {
 				_, text, _ := bytes.Cut(data, []byte(`"data":"`))
 				text, _, _ = bytes.Cut(text, []byte(`"`))
-				k, err := fastbase64.StdEncoding.Decode(decoded, text)
+				k, err := base64.StdEncoding.Decode(decoded, text)
 				if err != nil {
 					break
 				}
