@@ -13,11 +13,8 @@ import (
 	"github.com/coder/websocket"
 )
 
-// A Conn that stops reading is a stalled TCP peer: the other side's writes pile up in the kernel's
-// buffers until one blocks (here it runs into its write deadline, which costs the writer its
-// connection, as a per-frame write timeout does). Resumed, the Conn first reads what piled up.
-// Nothing waits on a timer of its own: the writer's deadline bounds each blocked write.
-func TestStoppedReaderBlocksThePeersWrites(t *testing.T) {
+// acceptingServer is a WebSocket server on loopback that hands over each connection it accepts.
+func acceptingServer(t *testing.T) (*httptest.Server, <-chan *websocket.Conn) {
 	accepted := make(chan *websocket.Conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws, err := websocket.Accept(w, r, nil)
@@ -27,6 +24,15 @@ func TestStoppedReaderBlocksThePeersWrites(t *testing.T) {
 		}
 		accepted <- ws
 	}))
+	return srv, accepted
+}
+
+// A Conn that stops reading is a stalled TCP peer: the other side's writes pile up in the kernel's
+// buffers until one blocks (here it runs into its write deadline, which costs the writer its
+// connection, as a per-frame write timeout does). Resumed, the Conn first reads what piled up.
+// Nothing waits on a timer of its own: the writer's deadline bounds each blocked write.
+func TestStoppedReaderBlocksThePeersWrites(t *testing.T) {
+	srv, accepted := acceptingServer(t)
 	defer srv.Close()
 	ctx := context.Background()
 	writer, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
@@ -83,15 +89,7 @@ func TestStoppedReaderBlocksThePeersWrites(t *testing.T) {
 // AwaitStall waits only while reading is stopped, and returns once the socket's unread bytes
 // reach the bound and stop growing; one whose count keeps growing fails naming it; a socket that never fills fails it within its bound, naming what it holds.
 func TestAwaitStall(t *testing.T) {
-	accepted := make(chan *websocket.Conn, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		accepted <- ws
-	}))
+	srv, accepted := acceptingServer(t)
 	defer srv.Close()
 	writer, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
 	if err != nil {
