@@ -435,8 +435,12 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 
 // moveBackoffClock lets a Runtime on a virtual clock show a forbidden retry within the window: a
 // Runtime that takes a permanent refusal for a transient one waits a backoff on its own clock, which
-// nothing else moves here. Once a timer of the Runtime falls due within a minute, that minute passes.
-// A Runtime that stopped arms no timer and sees no time pass. The returned function ends the watch.
+// nothing else moves here. Whenever a timer of the Runtime falls due within half the handshake
+// timeout, that much time passes, for as long as the watch lasts. Half: the refused attempt's own
+// handshake timeout may still be armed while the Runtime reads Core's answer, and firing it would
+// turn a permanent refusal into a timeout, which the Runtime may rightly retry; a first backoff
+// (a second, facts §1.3) is well inside it. A Runtime that stopped arms no timer and sees no time
+// pass. The returned function ends the watch.
 func (r *run) moveBackoffClock() (stop func()) {
 	f, ok := r.cfg.Clock.(interface {
 		WaitDue(d, wait time.Duration) bool
@@ -455,9 +459,8 @@ func (r *run) moveBackoffClock() (stop func()) {
 				return
 			default:
 			}
-			if f.WaitDue(time.Minute, 20*time.Millisecond) {
-				f.Advance(time.Minute)
-				return
+			if f.WaitDue(proto.HandshakeTimeout/2, 20*time.Millisecond) {
+				f.Advance(proto.HandshakeTimeout / 2)
 			}
 		}
 	}()
