@@ -127,6 +127,11 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 	}
 	defer target.Close()
 	cfg.Target = target
+	if ref, ok := target.(inProcess); ok {
+		// The bare reference: the runner fits it to each scenario (a capability withheld, a small
+		// send buffer for await_stall), which it does not do through a wrapper.
+		cfg.Target = ref.ReferenceRuntime
+	}
 	if err := certify.Check(ctx, cfg); err != nil {
 		return usageError(err)
 	}
