@@ -37,6 +37,20 @@ type Options struct {
 	Seed uint64
 	// Addr is where to listen; default 127.0.0.1:0.
 	Addr string
+	// Tap, if set, sees every connection and every frame the relay carries.
+	Tap Tap
+}
+
+// Tap is a passive observer of a relay's traffic (wirecheck monitor). It sees each frame as the
+// peer will receive it (after the rules: a dropped frame never, a duplicated one twice, a
+// corrupted one corrupted), just before it is written, so a reply is never seen before the request
+// it answers. Without rules, calls for one direction of a connection come in the order it carried
+// them (a rule that delays or reorders frames writes them from timers, which may interleave).
+// data is valid only during the call.
+type Tap interface {
+	Open(conn int, deviceID string)
+	Frame(conn int, from proto.Peer, data []byte)
+	Close(conn int)
 }
 
 // Relay is a running (or ready to run) fault relay between one Core and its Runtimes.
@@ -46,6 +60,7 @@ type Relay struct {
 	log      *slog.Logger
 	seed     uint64
 	addr     string
+	tap      Tap
 
 	ctx       context.Context // ends at Close; bounds dials to Core
 	cancel    context.CancelFunc
@@ -86,7 +101,7 @@ func New(upstream string, sched *Schedule, opts Options) (*Relay, error) {
 	if err := sched.Validate(); err != nil {
 		return nil, fmt.Errorf("fault relay: %w", err)
 	}
-	r := &Relay{upstream: u, clk: opts.Clock, log: opts.Logger, seed: opts.Seed, addr: opts.Addr,
+	r := &Relay{upstream: u, clk: opts.Clock, log: opts.Logger, seed: opts.Seed, addr: opts.Addr, tap: opts.Tap,
 		bindings: map[string]string{}, changed: make(chan struct{}), sessions: map[*session]struct{}{}}
 	if r.clk == nil {
 		r.clk = clock.Real()

@@ -21,6 +21,14 @@ const (
 	Both          Direction = "both"
 )
 
+// sender is the peer that sends the frames travelling in d (CoreToRuntime or RuntimeToCore).
+func (d Direction) sender() proto.Peer {
+	if d == CoreToRuntime {
+		return proto.Core
+	}
+	return proto.Runtime
+}
+
 // ParseDirection accepts core→runtime, runtime→core and both, and the ASCII spellings
 // core->runtime and runtime->core. The empty string is both.
 func ParseDirection(s string) (Direction, error) {

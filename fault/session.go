@@ -159,6 +159,9 @@ func (s *session) write(dir Direction, typ websocket.MessageType, data []byte) b
 		return false
 	}
 	_, dst := s.legs(dir)
+	if s.r.tap != nil {
+		s.r.tap.Frame(s.n, dir.sender(), data) // before the write: a reply cannot come back first
+	}
 	// The write is bounded by the connection, not by a timer: a receiver that does not read
 	// pushes back on its sender, as it would without the relay.
 	return dst.Write(context.Background(), typ, data) == nil

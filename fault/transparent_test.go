@@ -11,6 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/fault"
+	"github.com/wirecheck/wirecheck/monitor"
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -80,8 +82,13 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 				continue // the relay keeps reading from the daemon: a Core that stopped reading blocks no write of its
 			}
 			It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
-				r := runner.PlayRuntime(ctx, sc, 0, runner.ReferenceRuntime{}, opts)
+				mon := monitor.New(nil)
+				o := opts
+				o.Tap = func(*scenarios.Scenario) fault.Tap { return mon }
+				r := runner.PlayRuntime(ctx, sc, 0, runner.ReferenceRuntime{}, o)
 				Expect(r.Verdict).To(Equal(scenarios.Pass), "%s", r)
+				// The monitor watched a conforming Runtime: any alarm against it is a false one.
+				Expect(alarmsAgainst(mon, proto.Runtime)).To(BeEmpty(), "the monitor blamed the reference Runtime")
 				Expect(faultEvents(r)).To(BeEmpty())
 				if sc.Handshake == nil || sc.Handshake.Expect == nil {
 					Expect(logs.String()).To(ContainSubstring("fault relay: connection open"), "the peers bypassed the relay")
@@ -90,6 +97,17 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 		}
 	})
 })
+
+// alarmsAgainst are the monitor's alarms against one side, one per line.
+func alarmsAgainst(m *monitor.Monitor, side proto.Peer) []string {
+	var out []string
+	for _, a := range m.Alarms() {
+		if a.From == side {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
 
 // faultEvents are the relay's entries in a transcript: what it did to the frames.
 func faultEvents(r *scenarios.Result) []string {

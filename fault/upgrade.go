@@ -110,7 +110,13 @@ func (r *Relay) upgrade(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.log.Info("fault relay: connection open", "conn", s.n)
+	if r.tap != nil {
+		r.tap.Open(s.n, req.URL.Query().Get(proto.QueryDeviceID))
+	}
 	s.run()
+	if r.tap != nil {
+		r.tap.Close(s.n)
+	}
 	r.log.Info("fault relay: connection ended", "conn", s.n)
 }
 

@@ -23,6 +23,7 @@ type Relay struct {
 	Schedule *fault.Schedule // rules armed from the start (certify --faults); may be nil
 	Seed     string
 	Logger   *slog.Logger // receives the relay's log; discarded if nil
+	Tap      fault.Tap    // sees every frame the relay carries (a monitor); may be nil
 
 	mu     sync.Mutex
 	relay  *fault.Relay
@@ -45,7 +46,7 @@ func (r *Relay) Start(ctx context.Context, upstream string) (string, error) {
 	if r.Logger != nil {
 		r.applied.next = r.Logger.Handler()
 	}
-	rl, err := fault.New(upstream, r.Schedule, fault.Options{Clock: &r.clock, Seed: seedOf(r.Seed), Logger: logger})
+	rl, err := fault.New(upstream, r.Schedule, fault.Options{Clock: &r.clock, Seed: seedOf(r.Seed), Logger: logger, Tap: r.Tap})
 	if err != nil {
 		return "", err
 	}

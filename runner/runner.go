@@ -36,6 +36,9 @@ type Options struct {
 	Faults *fault.Schedule
 	// RelayLog receives what the relay logs (its seed, connections, faults applied); discarded if nil.
 	RelayLog *slog.Logger
+	// Tap, if set, gives each scenario played through a relay the observer of its connections and
+	// frames (a monitor.Monitor); a relay numbers its connections afresh for each scenario.
+	Tap func(*scenarios.Scenario) fault.Tap
 	// Progress, if set, sees every result as it completes (from several goroutines when Parallel > 1).
 	Progress func(*scenarios.Result)
 	// Started, if set, sees every scenario as it starts; Waiting every wait of at least LongWait
@@ -245,6 +248,9 @@ func playScriptedCore(ctx context.Context, sc *scenarios.Scenario, cfg scriptedc
 		return scriptedcore.Play(ctx, sc, cfg, launch)
 	}
 	relay := &Relay{Schedule: o.Faults, Seed: cfg.Seed, Logger: o.RelayLog}
+	if o.Tap != nil {
+		relay.Tap = o.Tap(sc)
+	}
 	defer relay.Close()
 	if cfg.Clock != nil {
 		relay.Follow(cfg.Clock) // the self-check's virtual clock; a launched Runtime's own clock wins
