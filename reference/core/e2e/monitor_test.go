@@ -23,8 +23,9 @@ var _ = Describe("wirecheck monitor between the reference Core and the reference
 		c := startCore(filepath.Join(GinkgoT().TempDir(), "core.db"))
 		cred := c.register("device-monitor")
 
-		alarms := filepath.Join(GinkgoT().TempDir(), "alarms.json")
-		mon := exec.Command(binary, "monitor", "--upstream", c.base+proto.APIPrefix, "--json", alarms)
+		dir := GinkgoT().TempDir()
+		alarms, capture := filepath.Join(dir, "alarms.json"), filepath.Join(dir, "capture.jsonl")
+		mon := exec.Command(binary, "monitor", "--upstream", c.base+proto.APIPrefix, "--json", alarms, "--capture", capture)
 		stdout, err := mon.StdoutPipe()
 		Expect(err).NotTo(HaveOccurred())
 		monErr := &syncBuffer{}
@@ -56,7 +57,7 @@ var _ = Describe("wirecheck monitor between the reference Core and the reference
 		var t core.TurnResponse
 		Expect(c.api(http.MethodPost, "/api/v1/turns", core.TurnRequest{DeviceID: "device-monitor", Environment: "none",
 			Configuration: proto.PromptRequestPayload{AgentKind: "contract",
-				AgentOptions: []byte(`{"contract":{"turn":{"events":[{"delta":"hi"}],"wait_for_cancel":true},"cancel":{"settle_ms":10}}}`)},
+				AgentOptions: []byte(`{"contract":{"turn":{"events":[{"delta":"hi"}],"wait_for_cancel":true},"cancel":{"settle_ms":0}}}`)},
 			Input: proto.TextInput("hello")}, &t)).To(Equal(http.StatusCreated))
 		Eventually(func() int { return countReceived(c.journal(t.TurnID), proto.TypeDelta) }, 20*time.Second).Should(Equal(1))
 		Expect(c.api(http.MethodPost, "/api/v1/turns/"+t.TurnID+"/cancel", nil, nil)).To(Equal(http.StatusAccepted))
