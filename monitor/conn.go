@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 )
@@ -14,7 +15,10 @@ type conn struct {
 	n       int
 	dev     *device
 	frames  int
+	opened  time.Time
 	heard   bool         // the Runtime has sent a frame
+	beat    bool         // the Runtime has sent a heartbeat
+	late    bool         // the heartbeat's grace has been reported as missed
 	asks    int          // frames Core has sent
 	cur     frameRef     // the frame being checked
 	quiet   bool         // environment_quiesced accepted: no new work may be admitted (SU-06)
@@ -25,6 +29,9 @@ type conn struct {
 	status  map[string]*statusLine // preparation statuses by prepare request ID
 	cancels map[string]*cancelSent // by Run ID + delivery ID
 	steers  map[string]string      // Run ID → the input awaiting its receipt
+	// volatile are the inputs (Run ID + input ID) sent without durable_receipt; legacy the Runs
+	// cancelled without a delivery ID.
+	volatile, legacy map[string]bool
 }
 
 // key names a request: the family of its reply and its id.
@@ -37,7 +44,7 @@ type frameRef struct {
 }
 
 func newConn(m *Monitor, n int, d *device) *conn {
-	return &conn{m: m, n: n, dev: d, asked: map[key]*ask{}, bulk: map[key]*transfer{}, exports: map[string]*export{},
+	return &conn{m: m, n: n, dev: d, opened: m.now(), asked: map[key]*ask{}, bulk: map[key]*transfer{}, exports: map[string]*export{},
 		runs: map[string]*run{}, status: map[string]*statusLine{}, cancels: map[string]*cancelSent{}, steers: map[string]string{}}
 }
 
@@ -77,20 +84,42 @@ func (c *conn) frame(from proto.Peer, data []byte) {
 			c.alarm("CN-23", "the Runtime's first frame on a connection is its heartbeat, sent as soon as the socket opens; this one is %s, and Core has asked nothing", f.Type)
 		}
 	}
+	if f.Type == proto.TypeHeartbeat {
+		c.beat = true
+	} else {
+		c.heartbeatDue()
+	}
 	c.runtimeFrame(f)
+}
+
+// heartbeatDue reports, once, a first heartbeat that has not come within HeartbeatGrace.
+func (c *conn) heartbeatDue() {
+	if c.beat || c.late {
+		return
+	}
+	if waited := c.m.now().Sub(c.opened); waited > HeartbeatGrace {
+		c.late = true
+		c.alarm("CN-23", "no heartbeat %v after the socket opened: the first one is sent at once, not on the interval", waited.Round(time.Millisecond))
+	}
+}
+
+// closing checks what a connection owed by its end.
+func (c *conn) closing() {
+	c.cur = frameRef{from: proto.Runtime, number: c.frames}
+	c.heartbeatDue()
 }
 
 // coreFrame records what a Core frame asks and checks what Core may ask.
 func (c *conn) coreFrame(f *proto.Frame) {
 	switch p := f.Payload.(type) {
 	case *proto.RuntimePreparePayload:
-		c.transferStep(familyPrepare, f.ID, p.Step, p.Offset, len(p.Data), beginOf(p))
+		c.transferStep(familyPrepare, f.ID, p.Step, p.Offset, p.Data, beginOf(p))
 	case *proto.WorkspaceWritePayload:
 		var b *begin
 		if p.Step == proto.StepBegin {
-			b = &begin{size: p.SizeBytes, body: true}
+			b = &begin{size: p.SizeBytes, sha: p.SHA256, body: true}
 		}
-		c.transferStep(familyWrite, f.ID, p.Step, p.Offset, len(p.Data), b)
+		c.transferStep(familyWrite, f.ID, p.Step, p.Offset, p.Data, b)
 	case *proto.WorkspaceExportPayload:
 		c.exportStep(f.ID, p)
 	case *proto.WorkspaceReadPayload:
@@ -108,8 +137,15 @@ func (c *conn) coreFrame(f *proto.Frame) {
 		c.startRun(f.RunID(), false)
 	case *proto.PromptCancelPayload:
 		c.cancel(f.ID, p)
+		c.expectAck(f.ID, p.DeliveryID)
 	case *proto.PromptSteerPayload:
 		c.steer(f.ID, p)
+	case *proto.PermissionDecisionPayload:
+		c.expectAck(f.ID, p.DeliveryID)
+	case *proto.PromptForUserChoiceDecisionPayload:
+		c.expectAck(f.ID, p.DeliveryID)
+	case *proto.FunctionResultPayload:
+		c.expectAck(f.ID, p.DeliveryID)
 	}
 }
 
@@ -125,6 +161,13 @@ func (c *conn) coreInvalid(env proto.Envelope) {
 		c.request(key{proto.TypeWorkspaceReadResult, env.ID}, "WS-07", nil)
 	case proto.TypeEnvironmentQuiesce, proto.TypeEnvironmentResume:
 		c.request(key{suspendReplyType(env.Type), env.ID}, "SU-03", nil)
+	case proto.TypePromptCancel, proto.TypePermissionDecision, proto.TypePromptForUserChoiceDecision, proto.TypeFunctionResult:
+		// A refused decision may still be acknowledged (invalid_result, FN-08).
+		var p struct {
+			DeliveryID string `json:"delivery_id"`
+		}
+		_ = json.Unmarshal(env.Payload, &p)
+		c.expectAck(env.ID, p.DeliveryID)
 	case proto.TypeExecutionPrepare, proto.TypeExecutionStart, proto.TypeExecutionRelease:
 		c.prepare(env.ID) // refused: rejected at revision 0 (AD-08, AD-31, AD-44)
 	case proto.TypePromptRequest:

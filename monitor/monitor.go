@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 )
@@ -10,7 +11,7 @@ import (
 // Alarm is one rule broken by one frame.
 type Alarm struct {
 	Conn   int        `json:"conn"`   // the connection, numbered from 1 in the order they opened
-	Frame  int        `json:"frame"`  // the frame's number on its connection, both directions counted, from 1
+	Frame  int        `json:"frame"`  // the frame's number on its connection, both directions counted, from 1 (0: its end, before any frame)
 	From   proto.Peer `json:"from"`   // the side that sent the frame, and so broke the rule
 	Type   string     `json:"type"`   // the frame's type ("" when it has none)
 	ID     string     `json:"id"`     // the envelope id
@@ -30,6 +31,7 @@ func (a Alarm) String() string {
 // frames of one connection must be reported in the order each direction carried them.
 type Monitor struct {
 	mu      sync.Mutex
+	now     func() time.Time
 	onAlarm func(Alarm)
 	conns   map[int]*conn
 	devices map[string]*device
@@ -37,10 +39,26 @@ type Monitor struct {
 	frames  int
 }
 
+// HeartbeatGrace is how long after the socket opens the monitor waits for the Runtime's first
+// heartbeat, which it sends at once (CN-23): generous beside a loaded machine's scheduling, small
+// beside the 15 s a heartbeat sent on the interval's first tick would take.
+const HeartbeatGrace = time.Second
+
+// Option configures a monitor.
+type Option func(*Monitor)
+
+// WithClock gives the monitor its clock (the wall clock by default); only the heartbeat's grace
+// reads it.
+func WithClock(now func() time.Time) Option { return func(m *Monitor) { m.now = now } }
+
 // New returns a monitor that calls onAlarm (if not nil) for each alarm as it is raised, under the
 // monitor's lock: it must not call back into the monitor.
-func New(onAlarm func(Alarm)) *Monitor {
-	return &Monitor{onAlarm: onAlarm, conns: map[int]*conn{}, devices: map[string]*device{}}
+func New(onAlarm func(Alarm), opts ...Option) *Monitor {
+	m := &Monitor{now: time.Now, onAlarm: onAlarm, conns: map[int]*conn{}, devices: map[string]*device{}}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
 }
 
 // device is what outlives a device's connections: the identities its earlier connections used,
@@ -67,6 +85,9 @@ func (m *Monitor) Open(n int, deviceID string) {
 func (m *Monitor) Close(n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if c := m.conns[n]; c != nil {
+		c.closing()
+	}
 	delete(m.conns, n)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"go.uber.org/goleak"
@@ -19,10 +20,12 @@ import (
 //	core conn=N / runtime conn=N
 //	<one frame per line>      frames that side sent, in order
 //	close conn=N              the connection ends
+//	advance by=DURATION       the monitor's clock moves
 func TestMonitor(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		m := monitor.New(nil)
+		now := time.Unix(1710000000, 0)
+		m := monitor.New(nil, monitor.WithClock(func() time.Time { return now }))
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			before := len(m.Alarms())
 			conn := 1
@@ -38,6 +41,14 @@ func TestMonitor(t *testing.T) {
 				m.Open(conn, device)
 			case "close":
 				m.Close(conn)
+			case "advance":
+				var by string
+				d.ScanArgs(t, "by", &by)
+				dur, err := time.ParseDuration(by)
+				if err != nil {
+					t.Fatalf("%s: %v", d.Pos, err)
+				}
+				now = now.Add(dur)
 			case "core", "runtime":
 				for _, line := range strings.Split(d.Input, "\n") {
 					if line = strings.TrimSpace(line); line != "" {

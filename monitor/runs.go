@@ -55,9 +55,40 @@ func (c *conn) cancel(runID string, p *proto.PromptCancelPayload) {
 	c.cancels[runID+"\x00"+p.DeliveryID] = &cancelSent{prepared: r != nil && r.prepared, active: r != nil && r.started && !r.done}
 }
 
-// decisionAck holds a cancellation receipt to what it proves: for a prepared Run that was active,
-// applied:true only after native settlement, which its done reports first (CA-04, CA-12).
+// ackFamily keys the acknowledgements Core awaits by delivery ID.
+const ackFamily = proto.TypeInteractionDecisionAck
+
+// expectAck records a frame that asks for one interaction_decision_ack: a cancellation with a
+// delivery ID, a decision, a function result. Each frame gets its own, a replay included (IA-06).
+func (c *conn) expectAck(id, delivery string) {
+	if delivery == "" {
+		if c.legacy == nil {
+			c.legacy = map[string]bool{}
+		}
+		c.legacy[id] = true // a cancellation without delivery_id gets no receipt (CA-02)
+		return
+	}
+	k := key{ackFamily, delivery}
+	if a := c.asked[k]; a != nil && a.pending > 0 {
+		a.pending++
+		return
+	}
+	c.asked[k] = &ask{pending: 1, rule: "CA-13"}
+}
+
+// decisionAck holds an acknowledgement to the delivery it answers, and a cancellation receipt to
+// what it proves: for a prepared Run that was active, applied:true only after native settlement,
+// which its done reports first (CA-04, CA-12).
 func (c *conn) decisionAck(id string, p *proto.InteractionDecisionAckPayload) {
+	if a := c.asked[key{ackFamily, p.DeliveryID}]; a == nil {
+		if c.legacy[id] {
+			c.alarm("CA-02", "an acknowledgement for Run %q, whose cancellation carried no delivery_id and so asks for no receipt", id)
+			return
+		}
+	}
+	if !c.reply(key{ackFamily, p.DeliveryID}) {
+		return
+	}
 	cs := c.cancels[id+"\x00"+p.DeliveryID]
 	if cs == nil || !p.Applied || !cs.prepared || !cs.active {
 		return
@@ -77,11 +108,20 @@ func (c *conn) steer(runID string, p *proto.PromptSteerPayload) {
 		c.alarm("IN-20", "input %q while input %q awaits its receipt: Core delivers one input at a time per Run", p.InputID, pending)
 	}
 	c.steers[runID] = p.InputID
+	if !p.DurableReceipt {
+		if c.volatile == nil {
+			c.volatile = map[string]bool{}
+		}
+		c.volatile[k] = true
+	}
 }
 
 func (c *conn) steerAck(runID string, p *proto.PromptSteerAckPayload) {
 	if c.steers[runID] == p.InputID {
 		delete(c.steers, runID)
+	}
+	if p.Written && c.volatile[runID+"\x00"+p.InputID] {
+		c.alarm("IN-03", "written:true for input %q, sent without durable_receipt: only a durable receipt reports the native write", p.InputID)
 	}
 }
 
@@ -89,6 +129,7 @@ func (c *conn) steerAck(runID string, p *proto.PromptSteerAckPayload) {
 type statusLine struct {
 	quiesced bool // the request was sent after the Environment quiesced
 	seen     bool
+	expires  int64 // the expiry fixed at grant, once a status carried it
 	handle   string
 	revision uint64
 	state    string
@@ -117,11 +158,14 @@ func (c *conn) preparationStatus(id string, p *proto.PreparationStatusPayload) {
 	if p.State == proto.StateRejected {
 		return // answers one control operation; its revision is not the line's (AD-07)
 	}
+	if p.State == proto.StateExpired && p.ExpiresAt == 0 {
+		c.alarm("AD-04", "expired without expires_at: an expiry names the time it was due")
+	}
 	if l.quiesced && !l.seen && (p.State == proto.StatePreparing || p.State == proto.StateReady) {
 		c.alarm("SU-06", "%s for a preparation requested after the Environment quiesced: no work is admitted once quiescence is accepted", p.State)
 	}
 	if l.seen && p.Handle != l.handle && terminalState(l.state) {
-		l.seen = false // a retired request ID may allocate a fresh handle, which starts a new line (AD-52)
+		l.seen, l.expires = false, 0 // a retired request ID may allocate a fresh handle, which starts a new line (AD-52)
 	}
 	if p.State == proto.StateStarted && p.RunID != "" {
 		if r := c.runs[p.RunID]; r != nil {
@@ -146,6 +190,12 @@ func (c *conn) preparationStatus(id string, p *proto.PreparationStatusPayload) {
 			c.alarm("AD-05", "%s after %s: a preparation moves preparing → ready → starting → started", p.State, l.state)
 			return
 		}
+	}
+	if p.ExpiresAt != 0 {
+		if l.expires != 0 && p.ExpiresAt != l.expires {
+			c.alarm("AD-51", "expires_at %d, and was %d: the expiry is fixed at grant and nothing extends it", p.ExpiresAt, l.expires)
+		}
+		l.expires = p.ExpiresAt
 	}
 	l.seen, l.handle, l.revision, l.state = true, p.Handle, p.Revision, p.State
 }

@@ -1,6 +1,10 @@
 package monitor
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+
 	"github.com/wirecheck/wirecheck/proto"
 )
 
@@ -29,35 +33,37 @@ var rulesOf = map[string]transferRules{
 // begin is what a transfer's begin declared.
 type begin struct {
 	size int64
-	body bool // bytes follow: a file, skill or plugin (initialize and finalize carry none)
+	sha  string // the body's SHA-256, lowercase hex
+	body bool   // bytes follow: a file, skill or plugin (initialize and finalize carry none)
 }
 
 func beginOf(p *proto.RuntimePreparePayload) *begin {
 	if p.Step != proto.StepBegin {
 		return nil
 	}
-	return &begin{size: p.SizeBytes, body: p.Action != proto.ActionInitialize && p.Action != proto.ActionFinalize}
+	return &begin{size: p.SizeBytes, sha: p.SHA256, body: p.Action != proto.ActionInitialize && p.Action != proto.ActionFinalize}
 }
 
 // transfer is one transfer ID's exchange on a connection.
 type transfer struct {
 	begin     *begin // nil: never begun on this connection (its steps are refused)
 	ready     bool
-	confirmed int64  // bytes the Runtime confirmed with received
-	steps     []step // Core's frames awaiting their receipt, oldest first
-	dup       bool   // a duplicate begin arrived: a reply beyond the steps answers it
-	over      bool   // a terminal receipt ended it
+	confirmed int64     // bytes the Runtime confirmed with received
+	digest    hash.Hash // SHA-256 of the bytes confirmed, in order; nil once a gap was confirmed
+	steps     []step    // Core's frames awaiting their receipt, oldest first
+	dup       bool      // a duplicate begin arrived: a reply beyond the steps answers it
+	over      bool      // a terminal receipt ended it
 }
 
 type step struct {
 	kind      string // begin, chunk, commit, or invalid (a frame proto refused)
 	offset    int64
-	n         int
-	quiesced  bool // sent after the Environment quiesced
-	oldTarget bool // the transfer was already over
+	data      []byte // a chunk's bytes (a copy)
+	quiesced  bool   // sent after the Environment quiesced
+	oldTarget bool   // the transfer was already over
 }
 
-func (c *conn) transferStep(family, id, kind string, offset int64, n int, b *begin) {
+func (c *conn) transferStep(family, id, kind string, offset int64, data []byte, b *begin) {
 	r, k := rulesOf[family], key{family, id}
 	t := c.bulk[k]
 	if kind == proto.StepBegin {
@@ -69,7 +75,7 @@ func (c *conn) transferStep(family, id, kind string, offset int64, n int, b *beg
 		t = &transfer{}
 		c.bulk[k] = t
 	}
-	s := step{kind: kind, offset: offset, n: n, oldTarget: t.over}
+	s := step{kind: kind, offset: offset, data: append([]byte(nil), data...), oldTarget: t.over}
 	switch {
 	case t.over:
 		c.alarm(r.replay, "a %s for a transfer whose receipt already ended it: a transfer is never replayed", kind)
@@ -108,7 +114,15 @@ func (c *conn) beginTransfer(family, id string, r transferRules, t *transfer, b 
 	if t != nil && t.over {
 		c.alarm(r.replay, "a begin with the ID of a transfer that already ended")
 	}
-	c.bulk[key{family, id}] = &transfer{begin: b, steps: []step{{kind: proto.StepBegin, quiesced: c.quiet}}}
+	c.bulk[key{family, id}] = &transfer{begin: b, digest: sha256.New(), steps: []step{{kind: proto.StepBegin, quiesced: c.quiet}}}
+}
+
+// digestOf is the SHA-256 of a transfer's body as confirmed, or "" if it is not known.
+func digestOf(t *transfer) string {
+	if t.digest == nil {
+		return ""
+	}
+	return hex.EncodeToString(t.digest.Sum(nil))
 }
 
 func pendingChunk(t *transfer) bool {
@@ -169,15 +183,22 @@ func (c *conn) transferReply(family, id, outcome string, offset, size int64) {
 		switch {
 		case s.offset != t.confirmed:
 			c.alarm(r.applied, "received for a chunk at offset %d after %d bytes: such a chunk closes the transfer", s.offset, t.confirmed)
-		case offset != s.offset+int64(s.n):
-			c.alarm(r.receipt, "received offset %d; the chunk at %d of %d bytes makes %d", offset, s.offset, s.n, s.offset+int64(s.n))
+		case offset != s.offset+int64(len(s.data)):
+			c.alarm(r.receipt, "received offset %d; the chunk at %d of %d bytes makes %d", offset, s.offset, len(s.data), s.offset+int64(len(s.data)))
 		}
-		t.confirmed = s.offset + int64(s.n)
+		if s.offset != t.confirmed {
+			t.digest = nil // an alarm already says the body is not the begin's
+		} else if t.digest != nil {
+			t.digest.Write(s.data)
+		}
+		t.confirmed = s.offset + int64(len(s.data))
 	case proto.OutcomeCompleted:
 		t.over = true
 		if b := t.begin; b != nil {
 			if b.body && t.confirmed != b.size {
 				c.alarm(r.applied, "completed with %d of the begin's %d bytes received: commit applies only the full size", t.confirmed, b.size)
+			} else if sum := digestOf(t); b.body && b.sha != "" && sum != "" && sum != b.sha {
+				c.alarm(r.applied, "completed a body whose SHA-256 is %s; the begin declared %s: commit applies only a matching body", sum, b.sha)
 			} else if size != b.size {
 				c.alarm(r.receipt, "completed size_bytes %d; the begin declared %d", size, b.size)
 			}
