@@ -98,6 +98,21 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 	})
 })
 
+var _ = Describe("a monitored relay between the scripted Runtime and the reference Core", Label("transparent", "core"), func() {
+	for _, sc := range catalog.Scenarios {
+		if !sc.Tests.Covers(scenarios.SideCore) || sc.HasFaults() {
+			continue
+		}
+		It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
+			mon := monitor.New(nil)
+			r := runner.PlayReferenceCoreWatched(ctx, sc, fmt.Sprint(GinkgoRandomSeed()), 0, mon)
+			Expect(r.Verdict).To(BeElementOf(scenarios.Pass, scenarios.NotApplicable), "%s", r)
+			// The monitor watched the reference Core: any alarm against it is a false one.
+			Expect(alarmsAgainst(mon, proto.Core)).To(BeEmpty(), "the monitor blamed the reference Core")
+		})
+	}
+})
+
 // alarmsAgainst are the monitor's alarms against one side, one per line.
 func alarmsAgainst(m *monitor.Monitor, side proto.Peer) []string {
 	var out []string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -32,6 +33,12 @@ func PlayReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string)
 // bounded by step (0: its 3 s default); the mutation matrix, which expects most plays to fail,
 // spends less waiting on frames a mutant withholds.
 func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration) *scenarios.Result {
+	return PlayReferenceCoreWatched(ctx, sc, seed, step, nil)
+}
+
+// PlayReferenceCoreWatched is PlayReferenceCoreWithin with a relay between the scripted Runtime and
+// Core whose every connection and frame tap sees (a monitor.Monitor), faults or not.
+func PlayReferenceCoreWatched(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration, tap fault.Tap) *scenarios.Result {
 	rc, err := startReferenceCore()
 	if err != nil {
 		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())
@@ -39,8 +46,8 @@ func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed s
 	defer rc.close()
 	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: step,
 		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, DeviceID: referenceCoreDevice}}
-	if sc.HasFaults() {
-		relay := &Relay{Seed: seed}
+	if sc.HasFaults() || tap != nil {
+		relay := &Relay{Seed: seed, Tap: tap}
 		defer relay.Close()
 		base, err := relay.Start(ctx, rc.url)
 		if err != nil {

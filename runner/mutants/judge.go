@@ -134,8 +134,14 @@ var Doc = filepath.Join("..", "..", "..", "docs", "mutants.md")
 
 // WriteSection rewrites one section of docs/mutants.md and keeps the other: section "" is the
 // Runtime matrix at the top, CoreSection the Core matrix after it.
-func WriteSection(section, text string) error {
-	old, err := os.ReadFile(Doc)
+func WriteSection(section, text string) error { return WriteDocSection(Doc, section, text) }
+
+// MonitorDoc is docs/monitor-mutants.md, in the same two sections as Doc.
+var MonitorDoc = filepath.Join("..", "..", "..", "docs", "monitor-mutants.md")
+
+// WriteDocSection rewrites one section of a two-section document (see WriteSection).
+func WriteDocSection(doc, section, text string) error {
+	old, err := os.ReadFile(doc)
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
@@ -152,5 +158,35 @@ func WriteSection(section, text string) error {
 	if core != "" {
 		out += "\n" + core
 	}
-	return os.WriteFile(Doc, []byte(out), 0o644)
+	return os.WriteFile(doc, []byte(out), 0o644)
+}
+
+// KillersOf reads one section of docs/mutants.md ("" the Runtime's, CoreSection the Core's): each
+// mutant's point and the scenarios that failed against it, the confirmed one and those beside it.
+func KillersOf(section string) (map[string][]string, error) {
+	raw, err := os.ReadFile(Doc)
+	if err != nil {
+		return nil, err
+	}
+	runtime, core, _ := strings.Cut(string(raw), CoreSection)
+	text := runtime
+	if section != "" {
+		text = core
+	}
+	out := map[string][]string{}
+	for _, line := range strings.Split(text, "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) < 6 || !strings.HasPrefix(cells[0], "| ") {
+			continue
+		}
+		point := strings.TrimPrefix(cells[0], "| ")
+		for _, cell := range cells[4:6] {
+			for _, s := range strings.Split(strings.TrimSuffix(cell, " |"), "<br>") {
+				if id, _, ok := strings.Cut(s, " ("); ok {
+					out[point] = append(out[point], strings.TrimSpace(id))
+				}
+			}
+		}
+	}
+	return out, nil
 }
