@@ -23,11 +23,12 @@ type transferRules struct {
 	duplicate  string // Runtime: a duplicate begin (same id) gets no reply
 	receipt    string // Runtime: a receipt's outcome fits its step; offsets and sizes are the transfer's
 	applied    string // Runtime: a chunk off the offset closes the transfer; commit applies only the full size
+	invalid    string // Runtime: a malformed or invalid frame is rejected (or, for a pending transfer, may go unanswered)
 }
 
 var rulesOf = map[string]transferRules{
-	familyPrepare: {replay: "RP-16", concurrent: "RP-17", sequence: "RP-14", duplicate: "RP-20", receipt: "RP-12", applied: "RP-22"},
-	familyWrite:   {replay: "WS-25", concurrent: "WS-25", sequence: "WS-16", duplicate: "WS-19", receipt: "WS-17", applied: "WS-21"},
+	familyPrepare: {replay: "RP-16", concurrent: "RP-17", sequence: "RP-14", duplicate: "RP-20", receipt: "RP-12", applied: "RP-22", invalid: "RP-19"},
+	familyWrite:   {replay: "WS-25", concurrent: "WS-25", sequence: "WS-16", duplicate: "WS-19", receipt: "WS-17", applied: "WS-21", invalid: "WS-18"},
 }
 
 // begin is what a transfer's begin declared.
@@ -56,11 +57,11 @@ type transfer struct {
 }
 
 type step struct {
-	kind      string // begin, chunk, commit, or invalid (a frame proto refused)
-	offset    int64
-	data      []byte // a chunk's bytes (a copy)
-	quiesced  bool   // sent after the Environment quiesced
-	oldTarget bool   // the transfer was already over
+	kind     string // begin, chunk, commit, or invalid (a frame proto refused)
+	offset   int64
+	data     []byte // a chunk's bytes (a copy)
+	quiesced bool   // sent after the Environment quiesced
+	pending  bool   // an invalid frame that arrived while its transfer was open
 }
 
 func (c *conn) transferStep(family, id, kind string, offset int64, data []byte, b *begin) {
@@ -75,7 +76,7 @@ func (c *conn) transferStep(family, id, kind string, offset int64, data []byte, 
 		t = &transfer{}
 		c.bulk[k] = t
 	}
-	s := step{kind: kind, offset: offset, data: append([]byte(nil), data...), oldTarget: t.over}
+	s := step{kind: kind, offset: offset, data: append([]byte(nil), data...)}
 	switch {
 	case t.over:
 		c.alarm(r.replay, "a %s for a transfer whose receipt already ended it: a transfer is never replayed", kind)
@@ -143,7 +144,7 @@ func (c *conn) invalidStep(family, id string) {
 		t = &transfer{}
 		c.bulk[k] = t
 	}
-	t.steps = append(t.steps, step{kind: "invalid"})
+	t.steps = append(t.steps, step{kind: "invalid", pending: t.begin != nil && !t.over})
 }
 
 // transferReply checks a receipt against the step it answers.
@@ -155,8 +156,8 @@ func (c *conn) transferReply(family, id, outcome string, offset, size int64) {
 		return
 	}
 	success := outcome == proto.OutcomeReady || outcome == proto.OutcomeReceived || outcome == proto.OutcomeCompleted
-	for len(t.steps) > 1 && t.steps[0].kind == "invalid" && success {
-		t.steps = t.steps[1:] // that malformed frame went unanswered, as it may
+	for len(t.steps) > 1 && t.steps[0].kind == "invalid" && t.steps[0].pending && success {
+		t.steps = t.steps[1:] // that malformed frame for a pending transfer went unanswered, as it may
 	}
 	if len(t.steps) == 0 {
 		if t.dup {
@@ -169,6 +170,10 @@ func (c *conn) transferReply(family, id, outcome string, offset, size int64) {
 	s := t.steps[0]
 	t.steps = t.steps[1:]
 	want := map[string]string{proto.OutcomeReady: proto.StepBegin, proto.OutcomeReceived: proto.StepChunk, proto.OutcomeCompleted: proto.StepCommit}[outcome]
+	if success && s.kind == "invalid" {
+		c.alarm(r.invalid, "%s answers a frame proto refuses: it is rejected invalid_request, never taken", outcome)
+		return
+	}
 	if success && s.kind != want {
 		c.alarm(r.receipt, "%s answers a %s; this receipt answers a %s", outcome, want, s.kind)
 		return
