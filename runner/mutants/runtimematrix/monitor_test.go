@@ -30,6 +30,9 @@ func watched(scs []*scenarios.Scenario) map[string][]monitor.Alarm {
 	var mons = map[string]*monitor.Monitor{}
 	o := besideOptions
 	o.Parallel = 4 // a measurement beside other work, not a gate
+	// A step bound long enough that a reply the mutant sends late is still on the wire when the
+	// relay closes (the matrix's half second lost a 1 MiB frame's answer under load).
+	o.Step = 2 * time.Second
 	o.Faults = &fault.Schedule{}
 	o.Tap = func(sc *scenarios.Scenario) fault.Tap {
 		m := monitor.New(nil)
