@@ -275,6 +275,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.suspensionHolds(c.Suspension)
 	case c.Subagents != nil:
 		return d.subagentsHold(c.Subagents, b)
+	case c.Journal != nil:
+		return d.journalHolds(c.Journal, b)
 	case c.Interaction != nil:
 		return d.answerRefused(c.Interaction, b)
 	case c.Start != nil:

@@ -58,6 +58,12 @@
 // check.device_status {online: true|false} is the one check the Runtime side answers itself: it
 // asks Core's device-status route (GET ?device_id=, with the device's Bearer credential) until the
 // answer names the device and says online as written.
+// check.journal {run, kind, type, note} reads the journal of the Turn of a Run (what Core serves at
+// GET /api/v1/turns/{id}/journal) until it holds an entry of that kind (received, sent,
+// transition, admission, note) whose frame type is type, when given, and whose note contains
+// note, when given (one of the two is required); it fails once the Turn has ended without one.
+// What Core did with a frame that changes no outcome (an invalid tool_call it only notes, RS-11)
+// shows nowhere else.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,

@@ -482,13 +482,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start", "admission", "device_status")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start", "admission", "device_status", "journal")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start, admission, device_status")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start, admission, device_status, journal")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -525,6 +525,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["subagents"]; v != nil {
 		c.Subagents = p.subagentsCheck(v)
+	}
+	if v := f["journal"]; v != nil {
+		c.Journal = p.journalCheck(v)
 	}
 	if v := f["interaction"]; v != nil {
 		c.Interaction = p.interactionCheck(v)

@@ -329,7 +329,9 @@ type Check struct {
 	// DeviceStatus: what Core's device-status route answers (device_status_check.go); the
 	// Runtime side asks it itself.
 	DeviceStatus *DeviceStatusCheck
-	Pos          Pos
+	// Journal: an entry of the journal of a Run's Turn (journal_check.go).
+	Journal *JournalCheck
+	Pos     Pos
 }
 
 func (c *Check) String() string {
@@ -377,6 +379,8 @@ func (c *Check) String() string {
 		return c.Admission.String()
 	case c.DeviceStatus != nil:
 		return c.DeviceStatus.String()
+	case c.Journal != nil:
+		return c.Journal.String()
 	}
 	return "?"
 }
