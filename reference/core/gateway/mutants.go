@@ -76,3 +76,21 @@ func lenientAck(env proto.Envelope) (*proto.Frame, error) {
 	}
 	return &proto.Frame{Envelope: env, Payload: &p}, nil
 }
+
+// lenientToolCall is the tool_call mutants' decoder (RS-11): a tool_call whose only fault lies in
+// the clause of the strict decoding the active mutant drops is taken as a valid tool call.
+func lenientToolCall(env proto.Envelope, perr error) (*proto.Frame, error) {
+	msg := perr.Error()
+	dropped := mutation.On(mutation.ToolCallUnknownMembersAccepted) && strings.HasSuffix(msg, ": unknown member") ||
+		mutation.On(mutation.ToolCallStageUnchecked) && strings.HasPrefix(msg, "tool_call.stage:") ||
+		mutation.On(mutation.ToolCallArgsNotObjectAccepted) && (strings.HasPrefix(msg, "tool_call.args:") || strings.HasPrefix(msg, "tool_call.result:")) ||
+		mutation.On(mutation.ToolObservationUnchecked) && strings.HasPrefix(msg, "tool_call.observation.")
+	if !dropped {
+		return nil, perr
+	}
+	var p proto.ToolCallPayload
+	if err := json.Unmarshal(env.Payload, &p); err != nil {
+		return nil, perr
+	}
+	return &proto.Frame{Envelope: env, Payload: &p}, nil
+}

@@ -433,6 +433,9 @@ func (s *Session) dispatch(data []byte) {
 			s.log.Debug("dropping a frame without a route", "type", env.Type, "id", env.ID)
 			return
 		}
+		if perr != nil && env.Type == proto.TypeToolCall {
+			frame, perr = lenientToolCall(env, perr)
+		}
 		ev := Event{Envelope: env, Frame: frame, Invalid: perr}
 		if perr != nil {
 			ev.Frame = nil

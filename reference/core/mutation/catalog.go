@@ -140,4 +140,8 @@ var Core = []Mutant{
 	{PJ14SocketClosureConfirms, "PJ-14", "a remote socket closure before released is taken as the confirmed cleanup of the read-only preparation"},
 	{PJ14CleanupFailureConfirms, "PJ-14", "a release that ends failed (cleanup_unconfirmed) or rejected is taken as confirmed: any terminal status settles the cleanup"},
 	{PJ14ReleaseBoundConfirms, "PJ-14", "no released within Core's bound is taken as a confirmed cleanup"},
+	{ToolCallUnknownMembersAccepted, "RS-11", "Core decodes tool_call leniently: a payload with a member the frame does not define is taken as a tool call"},
+	{ToolCallStageUnchecked, "RS-11", "Core takes a tool_call whose stage is neither before nor after as a tool call"},
+	{ToolCallArgsNotObjectAccepted, "RS-11", "Core takes a tool_call whose args or result is not a JSON object as a tool call"},
+	{ToolObservationUnchecked, "RS-11", "Core takes a tool_call whose observation lacks kind or status as a tool call"},
 }

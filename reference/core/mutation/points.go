@@ -203,3 +203,11 @@ const (
 	PJ14CleanupFailureConfirms Point = "pj14-cleanup-failure-confirms"
 	PJ14ReleaseBoundConfirms   Point = "pj14-release-bound-confirms"
 )
+
+// RS-11: tool_call decoding is strict.
+const (
+	ToolCallUnknownMembersAccepted Point = "rs11-tool-call-unknown-members-accepted"
+	ToolCallStageUnchecked         Point = "rs11-tool-call-stage-unchecked"
+	ToolCallArgsNotObjectAccepted  Point = "rs11-tool-call-args-not-object-accepted"
+	ToolObservationUnchecked       Point = "rs11-tool-observation-unchecked"
+)
