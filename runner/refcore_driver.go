@@ -45,7 +45,8 @@ import (
 // check.preparation reads the preparation result Core recorded last. A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
 // because the Turn ended before start) names the Turn the scenario started.
 // disconnect {by: core, code: 4001} retires the device; another code closes its connection with
-// it; no code means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
+// it; stopped: true shuts Core's gateway down (it closes every connection as it chooses); no code
+// means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
 // read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
 // advance moves the Core's virtual clock.
 type refCoreDriver struct {
@@ -233,6 +234,10 @@ func (d *refCoreDriver) awaitCapabilities(ctx context.Context) error {
 
 // Disconnect makes the reference Core close the Runtime's transport.
 func (d *refCoreDriver) Disconnect(_ context.Context, c *scenarios.CloseSpec) error {
+	if c.Stopped {
+		d.Core.CloseConnections() // Core shuts down: it closes on its own, as it chooses
+		return nil
+	}
 	switch c.Code {
 	case 0:
 		return nil // Core closes on its own; the scripted Runtime checks that it did

@@ -99,8 +99,10 @@
 // A `disconnect` with awaited: true is a close the peer named in `by` makes on its own, because of
 // the steps before it (a frame over its 4 MiB read limit): the other side causes nothing, waits
 // for the close and compares code and reason as written; a socket dropped without a close frame
-// fails it. stopped: true (by: runtime only) first has the launcher stop the Runtime (SIGTERM, its
-// context), which must then close as written (CN-20: 1000 "client closing"). dropped: true (no
+// fails it. stopped: true first has the launcher stop the peer: a Runtime (SIGTERM, its context)
+// must then close as written (CN-20: 1000 "client closing"); a Core shuts down and must close every
+// daemon connection cleanly, with 1000 or 1001 (CN-20: a clean close is not an error, so one that
+// is no error is clean), never with an error code nor by dropping the socket. dropped: true (no
 // code) is a drop the peer makes on its own without a close frame, as a write that ran out of its
 // per-frame write timeout (CN-42) does: the frames read before it are discarded, being whatever
 // part of the stalled output the kernel's buffers kept. A frame step written

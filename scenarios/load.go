@@ -411,9 +411,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 			if f["stopped"] != nil {
 				st.Close.Stopped = p.Bool(f["stopped"], "disconnect.stopped")
 				st.Close.Awaited = st.Close.Awaited || st.Close.Stopped
-				if st.Close.Stopped && st.Close.By != proto.Runtime {
-					p.Errorf(f["stopped"].Line, "disconnect.stopped: only a Runtime can be stopped by its launcher")
-				}
+
 			}
 			if f["dropped"] != nil {
 				st.Close.Dropped = p.Bool(f["dropped"], "disconnect.dropped")

@@ -276,8 +276,10 @@ type CloseSpec struct {
 	// limit, say); the other side waits for the close and compares code and reason as written
 	// instead of causing it.
 	Awaited bool
-	// Stopped: the closing peer (the Runtime) is stopped by whoever launched it (SIGTERM, its
-	// context) and must close as written on its way out (CN-20). Implies Awaited.
+	// Stopped: the closing peer is stopped by whoever launched it (SIGTERM, its context) and must
+	// close as written on its way out (CN-20). Implies Awaited. A Core (by: core) shuts down: a
+	// clean close, 1000 or 1001, is what it must send (the code written is the one a scripted Core
+	// sends), never an error code nor a dropped socket.
 	Stopped bool
 	// Dropped: the closing peer drops the socket on its own without a close frame (a write that ran
 	// out of its per-frame write timeout, CN-42). Implies Awaited; what the other side reads before

@@ -343,7 +343,7 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 		p.Conn = nil
 		return nil, nil
 	}
-	if d := r.cfg.Driver; d != nil && !c.Awaited {
+	if d := r.cfg.Driver; d != nil && (!c.Awaited || c.Stopped) {
 		if err := d.Disconnect(ctx, c); err != nil {
 			return &stepFailure{p.Failf(st, "the Core driver could not make Core close the transport: %v", err), err}, nil
 		}
@@ -356,6 +356,9 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 		switch {
 		case errors.As(err, &closed):
 			p.Conn = nil
+			if c.Stopped {
+				return fail(cleanShutdownClose(p, st, closed)), nil
+			}
 			if c.Code != 0 && closed.Code != c.Code {
 				return fail(p.Failf(st, "Core closed the transport with %d %q; expected %d", closed.Code, closed.Reason, c.Code)), nil
 			}
@@ -395,4 +398,16 @@ func endedCleanly(p *script.Player, st *scenarios.Step) bool {
 	}
 	ce := p.Conn.ClosedErr()
 	return ce != nil && ce.Code == proto.CloseNormal
+}
+
+// cleanShutdownClose judges the close of a Core that shuts down (disconnect stopped by core): it
+// is no error, so it must be a clean close (CN-20), whatever its reason.
+func cleanShutdownClose(p *script.Player, st *scenarios.Step, closed *script.ClosedError) *scenarios.Failure {
+	switch {
+	case closed.Code < 0:
+		return p.Failf(st, "Core shutting down dropped the socket without a close frame; expected a clean close, 1000 or 1001 (CN-20)")
+	case closed.Code != proto.CloseNormal && closed.Code != proto.CloseGoingAway:
+		return p.Failf(st, "Core shutting down closed with %d %q, an error close; expected a clean close, 1000 or 1001 (CN-20: clean closes are not errors)", closed.Code, closed.Reason)
+	}
+	return nil
 }

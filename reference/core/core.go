@@ -113,6 +113,10 @@ func (c *Core) Close() error {
 	return c.store.Close()
 }
 
+// CloseConnections closes every daemon connection as a Core that shuts down does, and refuses new
+// ones; the records stay readable until Close.
+func (c *Core) CloseConnections() { c.gw.Close() }
+
 // Quiesce waits until every Turn runner has handled what was already routed to it (tests on a
 // virtual clock call it before advancing the clock).
 func (c *Core) Quiesce(ctx context.Context) error { return c.engine.Quiesce(ctx) }

@@ -144,4 +144,6 @@ var Core = []Mutant{
 	{ToolCallStageUnchecked, "RS-11", "Core takes a tool_call whose stage is neither before nor after as a tool call"},
 	{ToolCallArgsNotObjectAccepted, "RS-11", "Core takes a tool_call whose args or result is not a JSON object as a tool call"},
 	{ToolObservationUnchecked, "RS-11", "Core takes a tool_call whose observation lacks kind or status as a tool call"},
+	{CN20ShutdownErrorClose, "CN-20", "a Core that shuts down closes each daemon connection with 1011 internal error, an error close, instead of a clean one"},
+	{CN20ShutdownDrops, "CN-20", "a Core that shuts down drops each daemon connection without a close frame instead of closing it cleanly"},
 }

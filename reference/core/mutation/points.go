@@ -211,3 +211,9 @@ const (
 	ToolCallArgsNotObjectAccepted  Point = "rs11-tool-call-args-not-object-accepted"
 	ToolObservationUnchecked       Point = "rs11-tool-observation-unchecked"
 )
+
+// CN-20: clean closes 1000/1001 are not errors.
+const (
+	CN20ShutdownErrorClose Point = "cn20-shutdown-error-close"
+	CN20ShutdownDrops      Point = "cn20-shutdown-drops"
+)
