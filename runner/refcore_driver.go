@@ -50,9 +50,11 @@ import (
 // read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
 // advance moves the Core's virtual clock.
 type refCoreDriver struct {
-	Core     *core.Core
-	Clock    *clock.Fake
-	DeviceID string
+	Core  *core.Core
+	Clock *clock.Fake
+	// Transport runs Core's per-frame write deadline (nil: the wall clock's).
+	Transport *clock.Fake
+	DeviceID  string
 
 	sc     *scenarios.Scenario
 	turnID string
@@ -89,6 +91,15 @@ func (d *refCoreDriver) Advance(dur time.Duration) {
 	defer cancel()
 	_ = d.Core.Quiesce(ctx)
 	d.Clock.Advance(dur)
+}
+
+// AdvanceTransport moves Core's transport clock (the scripted Runtime calls it with an advance
+// step while it has stopped reading) once a write deadline falls due in that span: a write blocked
+// on the stalled socket has armed one.
+func (d *refCoreDriver) AdvanceTransport(dur time.Duration) {
+	if d.Transport != nil {
+		d.Transport.AdvanceWhenDue(dur, time.Second)
+	}
 }
 
 // Trigger makes the reference Core send the frames of a core step.

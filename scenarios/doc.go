@@ -125,7 +125,10 @@
 // gets a small socket send buffer in a scenario with await_stall, so that write blocks on a frame of
 // a few hundred KiB. A daemon in another process may buffer all its output in its kernel, so an
 // await_stall scenario is not applicable against one (nor through the fault relay, which keeps
-// reading).
+// reading). await_stall: runtime is the same wait on the scripted Runtime's side, against a Core
+// (its socket gets a 16 KiB receive buffer; the in-process reference Core a small send buffer):
+// Core is then blocked in a write, and an advance moves Core's transport clock too, which runs
+// its per-frame write deadline (CN-42).
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so

@@ -433,9 +433,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	case StepStopReading, StepResumeReading:
 		st.From = p.peer(v, string(st.Kind))
 	case StepAwaitStall:
-		if st.From = p.peer(v, string(st.Kind)); st.From != proto.Core {
-			p.Errorf(v.Line, "await_stall: only the scripted Core can wait for a stall (core)")
-		}
+		st.From = p.peer(v, string(st.Kind))
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")
