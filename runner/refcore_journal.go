@@ -16,7 +16,14 @@ func (d *refCoreDriver) journalHolds(c *scenarios.JournalCheck, b *scenarios.Bin
 	if err != nil {
 		return false, "", err
 	}
-	t, err := d.Core.TurnByRun(run)
+	var t *store.Turn
+	if strings.Contains(run, "${") && d.turnID != "" {
+		// A Run ID Core chose but never sent (the Turn ended before start): the Turn this
+		// scenario started, as check.turn reads it.
+		t, err = d.Core.Turn(d.turnID)
+	} else {
+		t, err = d.Core.TurnByRun(run)
+	}
 	if err != nil {
 		return false, fmt.Sprintf("no Turn for run %s", run), nil
 	}

@@ -98,6 +98,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 	if err != nil {
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
 	}
+	// A socket still paused (a scenario that failed before resume_reading) would hold the close
+	// handshake, which reads, forever.
+	r.stalling.resume()
 	if p.Conn != nil {
 		if verdict == scenarios.Pass && cfg.Linger > 0 {
 			t := time.NewTimer(cfg.Linger)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/mutation"
@@ -93,4 +94,31 @@ func lenientToolCall(env proto.Envelope, perr error) (*proto.Frame, error) {
 		return nil, perr
 	}
 	return &proto.Frame{Envelope: env, Payload: &p}, nil
+}
+
+// writeTimeout is the per-frame write timeout (CN-42: 10 s), or the one a write-timeout mutant
+// puts in its place.
+func writeTimeout() time.Duration {
+	switch {
+	case mutation.On(mutation.CN42WriteTimeoutLonger):
+		return time.Minute
+	case mutation.On(mutation.CN42WriteTimeoutShorter):
+		return 5 * time.Second
+	}
+	return proto.WriteTimeout
+}
+
+// preparationBuffer is a preparation subscription's buffer (AD-53: 16 frames), or the unbounded
+// one of the mutant that never overflows.
+func preparationBuffer() int {
+	if mutation.On(mutation.AD53BufferUnbounded) {
+		return 1 << 16
+	}
+	return proto.PreparationSubscriptionFrames
+}
+
+// overflowDropped is the mutant whose full preparation subscription drops the frame and stays
+// open instead of closing with an overflow error.
+func (p *PreparationSubscription) overflowDropped() bool {
+	return mutation.On(mutation.AD53OverflowKeepsOpen) && len(p.s.ch) == cap(p.s.ch)
 }

@@ -146,4 +146,9 @@ var Core = []Mutant{
 	{ToolObservationUnchecked, "RS-11", "Core takes a tool_call whose observation lacks kind or status as a tool call"},
 	{CN20ShutdownErrorClose, "CN-20", "a Core that shuts down closes each daemon connection with 1011 internal error, an error close, instead of a clean one"},
 	{CN20ShutdownDrops, "CN-20", "a Core that shuts down drops each daemon connection without a close frame instead of closing it cleanly"},
+	{CN42WriteDeadlineIgnored, "CN-42", "Core writes a frame without a deadline: a write to a Runtime that stopped reading blocks for as long as the connection lives"},
+	{CN42WriteTimeoutLonger, "CN-42", "Core's per-frame write timeout is a minute instead of 10 s"},
+	{CN42WriteTimeoutShorter, "CN-42", "Core's per-frame write timeout is 5 s instead of 10 s: a write blocked for 9 s fails"},
+	{AD53BufferUnbounded, "AD-53", "a preparation subscription buffers without bound instead of 16 frames: a consumer that falls behind never overflows it"},
+	{AD53OverflowKeepsOpen, "AD-53", "a full preparation subscription drops the frame and stays open instead of closing with an overflow error"},
 }

@@ -217,3 +217,16 @@ const (
 	CN20ShutdownErrorClose Point = "cn20-shutdown-error-close"
 	CN20ShutdownDrops      Point = "cn20-shutdown-drops"
 )
+
+// CN-42: a per-frame write timeout of 10 s; a failed write closes the session.
+const (
+	CN42WriteDeadlineIgnored Point = "cn42-write-deadline-ignored"
+	CN42WriteTimeoutLonger   Point = "cn42-write-timeout-longer"
+	CN42WriteTimeoutShorter  Point = "cn42-write-timeout-shorter"
+)
+
+// AD-53: a preparation subscription's 16-frame buffer; overflow closes it with an error.
+const (
+	AD53BufferUnbounded   Point = "ad53-buffer-unbounded"
+	AD53OverflowKeepsOpen Point = "ad53-overflow-keeps-open"
+)
