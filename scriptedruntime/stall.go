@@ -26,7 +26,9 @@ func (r *run) stallReading(st *scenarios.Step) *scenarios.Failure {
 	}
 	switch st.Kind {
 	case scenarios.StepAwaitStall:
-		if err := p.Conn.AwaitStall(stallUnread, stallSteady, r.cfg.Timeout); err != nil {
+		// Core first builds and journals what it then writes (a frame of megabytes): bounded like
+		// a start-up, not like one frame's wait.
+		if err := p.Conn.AwaitStall(stallUnread, stallSteady, max(r.cfg.Timeout, stallBound)); err != nil {
 			return p.Failf(st, "Core's output did not pile up on the stalled socket: %v", err)
 		}
 	case scenarios.StepStopReading:
@@ -47,6 +49,9 @@ const stallUnread = 4 << 10
 // writes as blocked: long beside a write of what the buffers hold (microseconds), so that a Core
 // slowed by a loaded machine between two writes is not taken for a blocked one.
 const stallSteady = 200 * time.Millisecond
+
+// stallBound is the least await_stall waits for Core's output to pile up.
+const stallBound = 10 * time.Second
 
 // stalledReceiveBuffer is the receive buffer of the scripted Runtime's socket in a scenario where
 // it stops reading (the kernel doubles it and keeps a floor of its own).
