@@ -39,13 +39,13 @@ func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed s
 // PlayReferenceCoreWatched is PlayReferenceCoreWithin with a relay between the scripted Runtime and
 // Core whose every connection and frame tap sees (a monitor.Monitor), faults or not.
 func PlayReferenceCoreWatched(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration, tap fault.Tap) *scenarios.Result {
-	rc, err := startReferenceCore()
+	rc, err := startReferenceCore(runtimeStopsReading(sc))
 	if err != nil {
 		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())
 	}
 	defer rc.close()
 	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: step,
-		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, DeviceID: referenceCoreDevice}}
+		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, DeviceID: referenceCoreDevice}}
 	if sc.HasFaults() || tap != nil {
 		relay := &Relay{Seed: seed, Tap: tap}
 		defer relay.Close()
@@ -63,25 +63,34 @@ func PlayReferenceCoreWatched(ctx context.Context, sc *scenarios.Scenario, seed 
 type referenceCore struct {
 	core  *core.Core
 	clock *clock.Fake
-	url   string // the API base
-	dir   string
-	srv   *http.Server
-	done  chan struct{}
+	// transport runs Core's per-frame write deadline; the scripted Runtime moves it only while it
+	// has stopped reading (scriptedruntime.TransportClocked).
+	transport *clock.Fake
+	url       string // the API base
+	dir       string
+	srv       *http.Server
+	done      chan struct{}
 }
 
-func startReferenceCore() (*referenceCore, error) {
+// startReferenceCore starts it; smallSendBuffer bounds its sockets' send buffer (a scenario whose
+// Runtime stops reading: Core's writes must block).
+func startReferenceCore(smallSendBuffer bool) (*referenceCore, error) {
 	dir, err := os.MkdirTemp("", "wirecheck-core-")
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	var lc net.ListenConfig
+	if smallSendBuffer {
+		lc.Control = smallCoreSendBuffer
+	}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	rc := &referenceCore{clock: clock.NewFake(), dir: dir, done: make(chan struct{})}
+	rc := &referenceCore{clock: clock.NewFake(), transport: clock.NewFake(), dir: dir, done: make(chan struct{})}
 	base := "http://" + ln.Addr().String()
-	rc.core, err = core.Open(core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: rc.clock})
+	rc.core, err = core.Open(core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: rc.clock, TransportClock: rc.transport})
 	if err == nil {
 		err = rc.core.AddDevice(referenceCoreDevice, "synthetic-contract-credential")
 	}
@@ -104,7 +113,22 @@ func startReferenceCore() (*referenceCore, error) {
 }
 
 func (rc *referenceCore) close() {
+	// A write still blocked on a Runtime that stopped reading gives up: Close waits for the writer.
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				rc.transport.Advance(proto.WriteTimeout)
+			}
+		}
+	}()
 	_ = rc.core.Close()
+	close(stop)
 	_ = rc.srv.Close()
 	<-rc.done
 	_ = os.RemoveAll(rc.dir)
@@ -114,4 +138,14 @@ func (rc *referenceCore) close() {
 func harnessError(sc *scenarios.Scenario, played scenarios.Side, seed, why string) *scenarios.Result {
 	return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Spec: sc.Spec, Labels: sc.Labels, Played: played,
 		Verdict: scenarios.HarnessError, Seed: seed, Failure: &scenarios.Failure{Message: fmt.Sprintf("harness error: %s", why)}}
+}
+
+// runtimeStopsReading reports whether a scenario has the scripted Runtime stop reading its socket.
+func runtimeStopsReading(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Kind == scenarios.StepStopReading && st.From == proto.Runtime {
+			return true
+		}
+	}
+	return false
 }

@@ -45,13 +45,16 @@ import (
 // check.preparation reads the preparation result Core recorded last. A check whose run is still an unbound placeholder (Core chose the Run ID but never sent it,
 // because the Turn ended before start) names the Turn the scenario started.
 // disconnect {by: core, code: 4001} retires the device; another code closes its connection with
-// it; no code means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
+// it; stopped: true shuts Core's gateway down (it closes every connection as it chooses); no code
+// means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
 // read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
 // advance moves the Core's virtual clock.
 type refCoreDriver struct {
-	Core     *core.Core
-	Clock    *clock.Fake
-	DeviceID string
+	Core  *core.Core
+	Clock *clock.Fake
+	// Transport runs Core's per-frame write deadline (nil: the wall clock's).
+	Transport *clock.Fake
+	DeviceID  string
 
 	sc     *scenarios.Scenario
 	turnID string
@@ -88,6 +91,15 @@ func (d *refCoreDriver) Advance(dur time.Duration) {
 	defer cancel()
 	_ = d.Core.Quiesce(ctx)
 	d.Clock.Advance(dur)
+}
+
+// AdvanceTransport moves Core's transport clock (the scripted Runtime calls it with an advance
+// step while it has stopped reading) once a write deadline falls due in that span: a write blocked
+// on the stalled socket has armed one.
+func (d *refCoreDriver) AdvanceTransport(dur time.Duration) {
+	if d.Transport != nil {
+		d.Transport.AdvanceWhenDue(dur, time.Second)
+	}
 }
 
 // Trigger makes the reference Core send the frames of a core step.
@@ -233,6 +245,10 @@ func (d *refCoreDriver) awaitCapabilities(ctx context.Context) error {
 
 // Disconnect makes the reference Core close the Runtime's transport.
 func (d *refCoreDriver) Disconnect(_ context.Context, c *scenarios.CloseSpec) error {
+	if c.Stopped {
+		d.Core.CloseConnections() // Core shuts down: it closes on its own, as it chooses
+		return nil
+	}
 	switch c.Code {
 	case 0:
 		return nil // Core closes on its own; the scripted Runtime checks that it did
@@ -275,6 +291,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.suspensionHolds(c.Suspension)
 	case c.Subagents != nil:
 		return d.subagentsHold(c.Subagents, b)
+	case c.Journal != nil:
+		return d.journalHolds(c.Journal, b)
 	case c.Interaction != nil:
 		return d.answerRefused(c.Interaction, b)
 	case c.Start != nil:

@@ -58,6 +58,12 @@
 // check.device_status {online: true|false} is the one check the Runtime side answers itself: it
 // asks Core's device-status route (GET ?device_id=, with the device's Bearer credential) until the
 // answer names the device and says online as written.
+// check.journal {run, kind, type, note} reads the journal of the Turn of a Run (what Core serves at
+// GET /api/v1/turns/{id}/journal) until it holds an entry of that kind (received, sent,
+// transition, admission, note) whose frame type is type, when given, and whose note contains
+// note, when given (one of the two is required); it fails once the Turn has ended without one.
+// What Core did with a frame that changes no outcome (an invalid tool_call it only notes, RS-11)
+// shows nowhere else.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
 // (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,
@@ -93,8 +99,10 @@
 // A `disconnect` with awaited: true is a close the peer named in `by` makes on its own, because of
 // the steps before it (a frame over its 4 MiB read limit): the other side causes nothing, waits
 // for the close and compares code and reason as written; a socket dropped without a close frame
-// fails it. stopped: true (by: runtime only) first has the launcher stop the Runtime (SIGTERM, its
-// context), which must then close as written (CN-20: 1000 "client closing"). dropped: true (no
+// fails it. stopped: true first has the launcher stop the peer: a Runtime (SIGTERM, its context)
+// must then close as written (CN-20: 1000 "client closing"); a Core shuts down and must close every
+// daemon connection cleanly, with 1000 or 1001 (CN-20: a clean close is not an error, so one that
+// is no error is clean), never with an error code nor by dropping the socket. dropped: true (no
 // code) is a drop the peer makes on its own without a close frame, as a write that ran out of its
 // per-frame write timeout (CN-42) does: the frames read before it are discarded, being whatever
 // part of the stalled output the kernel's buffers kept. A frame step written
@@ -117,7 +125,10 @@
 // gets a small socket send buffer in a scenario with await_stall, so that write blocks on a frame of
 // a few hundred KiB. A daemon in another process may buffer all its output in its kernel, so an
 // await_stall scenario is not applicable against one (nor through the fault relay, which keeps
-// reading).
+// reading). await_stall: runtime is the same wait on the scripted Runtime's side, against a Core
+// (its socket gets a 16 KiB receive buffer; the in-process reference Core a small send buffer):
+// Core is then blocked in a write, and an advance moves Core's transport clock too, which runs
+// its per-frame write deadline (CN-42).
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so

@@ -411,9 +411,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 			if f["stopped"] != nil {
 				st.Close.Stopped = p.Bool(f["stopped"], "disconnect.stopped")
 				st.Close.Awaited = st.Close.Awaited || st.Close.Stopped
-				if st.Close.Stopped && st.Close.By != proto.Runtime {
-					p.Errorf(f["stopped"].Line, "disconnect.stopped: only a Runtime can be stopped by its launcher")
-				}
+
 			}
 			if f["dropped"] != nil {
 				st.Close.Dropped = p.Bool(f["dropped"], "disconnect.dropped")
@@ -435,9 +433,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	case StepStopReading, StepResumeReading:
 		st.From = p.peer(v, string(st.Kind))
 	case StepAwaitStall:
-		if st.From = p.peer(v, string(st.Kind)); st.From != proto.Core {
-			p.Errorf(v.Line, "await_stall: only the scripted Core can wait for a stall (core)")
-		}
+		st.From = p.peer(v, string(st.Kind))
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")
@@ -482,13 +478,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start", "admission", "device_status")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start", "admission", "device_status", "journal")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start, admission, device_status")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start, admission, device_status, journal")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -525,6 +521,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["subagents"]; v != nil {
 		c.Subagents = p.subagentsCheck(v)
+	}
+	if v := f["journal"]; v != nil {
+		c.Journal = p.journalCheck(v)
 	}
 	if v := f["interaction"]; v != nil {
 		c.Interaction = p.interactionCheck(v)

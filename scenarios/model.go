@@ -276,8 +276,10 @@ type CloseSpec struct {
 	// limit, say); the other side waits for the close and compares code and reason as written
 	// instead of causing it.
 	Awaited bool
-	// Stopped: the closing peer (the Runtime) is stopped by whoever launched it (SIGTERM, its
-	// context) and must close as written on its way out (CN-20). Implies Awaited.
+	// Stopped: the closing peer is stopped by whoever launched it (SIGTERM, its context) and must
+	// close as written on its way out (CN-20). Implies Awaited. A Core (by: core) shuts down: a
+	// clean close, 1000 or 1001, is what it must send (the code written is the one a scripted Core
+	// sends), never an error code nor a dropped socket.
 	Stopped bool
 	// Dropped: the closing peer drops the socket on its own without a close frame (a write that ran
 	// out of its per-frame write timeout, CN-42). Implies Awaited; what the other side reads before
@@ -329,7 +331,9 @@ type Check struct {
 	// DeviceStatus: what Core's device-status route answers (device_status_check.go); the
 	// Runtime side asks it itself.
 	DeviceStatus *DeviceStatusCheck
-	Pos          Pos
+	// Journal: an entry of the journal of a Run's Turn (journal_check.go).
+	Journal *JournalCheck
+	Pos     Pos
 }
 
 func (c *Check) String() string {
@@ -377,6 +381,8 @@ func (c *Check) String() string {
 		return c.Admission.String()
 	case c.DeviceStatus != nil:
 		return c.DeviceStatus.String()
+	case c.Journal != nil:
+		return c.Journal.String()
 	}
 	return "?"
 }

@@ -511,6 +511,9 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepStopReading, scenarios.StepResumeReading:
 		return r.reading(st), nil
 	case scenarios.StepAwaitStall:
+		if st.From != proto.Core {
+			return nil, nil // the scripted Runtime's to play
+		}
 		return r.awaitStall(st), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {

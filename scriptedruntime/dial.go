@@ -25,7 +25,7 @@ var client = func() transport.Client {
 
 // bootstrapAndDial connects as id, bootstrapping with a malformed request if h says so and leaving
 // out of the upgrade what h.UpgradeWithout names; a refusal comes back as a *refused.
-func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identity, h *scenarios.Handshake) (*websocket.Conn, error) {
+func bootstrapAndDial(ctx context.Context, client *transport.Client, serverURL string, id transport.Identity, h *scenarios.Handshake) (*websocket.Conn, error) {
 	var without []string
 	var boot *proto.BootstrapResponse
 	var err error
@@ -49,7 +49,7 @@ func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identi
 	if len(without) == 0 {
 		ws, err = client.Dial(ctx, boot.WSURL, id)
 	} else {
-		ws, err = dialWithout(ctx, boot.WSURL, id, without)
+		ws, err = dialWithout(ctx, client, boot.WSURL, id, without)
 	}
 	if err != nil {
 		return nil, explain(err)
@@ -59,7 +59,7 @@ func bootstrapAndDial(ctx context.Context, serverURL string, id transport.Identi
 
 // dialWithout is transport.Client.Dial with some of the upgrade's parameters left out: what no
 // real Runtime does, to reach the upgrade's missing_params rule after a valid bootstrap.
-func dialWithout(ctx context.Context, wsURL string, id transport.Identity, without []string) (*websocket.Conn, error) {
+func dialWithout(ctx context.Context, client *transport.Client, wsURL string, id transport.Identity, without []string) (*websocket.Conn, error) {
 	u, err := url.Parse(wsURL)
 	if err != nil {
 		return nil, fmt.Errorf("ws_url: %w", err)

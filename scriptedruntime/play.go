@@ -98,6 +98,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 	if err != nil {
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
 	}
+	// A socket still paused (a scenario that failed before resume_reading) would hold the close
+	// handshake, which reads, forever.
+	r.stalling.resume()
 	if p.Conn != nil {
 		if verdict == scenarios.Pass && cfg.Linger > 0 {
 			t := time.NewTimer(cfg.Linger)
@@ -117,6 +120,8 @@ type run struct {
 	cfg Config
 	p   *script.Player
 	id  transport.Identity
+	// stalling dialed the connection of a scenario whose Runtime stops reading (stall.go).
+	stalling *stallingClient
 }
 
 func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, error) {
@@ -210,11 +215,19 @@ func expected(sc *scenarios.Scenario) *scenarios.HTTPExpect {
 
 // connect bootstraps, dials and, in auto mode, heartbeats at once.
 func (r *run) connect(ctx context.Context) error {
-	ws, err := bootstrapAndDial(ctx, r.cfg.ServerURL, r.id, r.p.Scenario.Handshake)
+	cl := &client
+	if stopsReading(r.p.Scenario) {
+		r.stalling = newStallingClient()
+		cl = &r.stalling.Client
+	}
+	ws, err := bootstrapAndDial(ctx, cl, r.cfg.ServerURL, r.id, r.p.Scenario.Handshake)
 	if err != nil {
 		return err
 	}
 	r.p.Conn = script.NewConn(ws, r.p.Rec, script.From(proto.Core))
+	if r.stalling != nil {
+		r.p.Conn.SetUnread(r.stalling.unread())
+	}
 	r.p.Rec.Event("connected", "device "+r.id.DeviceID)
 	if r.p.Scenario.Heartbeat == scenarios.HeartbeatAuto {
 		return r.heartbeat(ctx)
@@ -280,6 +293,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		p.Rec.Event("advance", st.Advance.String())
 		if d != nil {
 			d.Advance(st.Advance)
+			r.advanceTransport(st)
 		}
 		p.Advanced()
 		return nil, nil
@@ -298,7 +312,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		}
 		return nil, nil
 	case scenarios.StepStopReading, scenarios.StepResumeReading, scenarios.StepAwaitStall:
-		return fail(stallReading(p, st)), nil
+		return fail(r.stallReading(st)), nil
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Core", st.Pos)
@@ -343,25 +357,42 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 		p.Conn = nil
 		return nil, nil
 	}
-	if d := r.cfg.Driver; d != nil && !c.Awaited {
+	if d := r.cfg.Driver; d != nil && (!c.Awaited || c.Stopped) {
 		if err := d.Disconnect(ctx, c); err != nil {
 			return &stepFailure{p.Failf(st, "the Core driver could not make Core close the transport: %v", err), err}, nil
 		}
 	}
 	// Core closes: drain what it sent before, then require the close (with the code, if named).
 	deadline := time.Now().Add(r.cfg.Timeout)
+	discarded := 0
+	defer func() {
+		if discarded > 0 {
+			p.Rec.Event("discard", fmt.Sprintf("%d frames read before the drop", discarded))
+		}
+	}()
 	for {
 		in, err := p.Conn.Next(time.Until(deadline))
 		var closed *script.ClosedError
 		switch {
 		case errors.As(err, &closed):
 			p.Conn = nil
+			if c.Dropped {
+				if closed.Code >= 0 {
+					return fail(p.Failf(st, "Core closed with %d %q; expected it to drop the socket without a close frame (CN-42: a write that ran out of the 10 s per-frame write timeout fails, and a failed write closes the session)", closed.Code, closed.Reason)), nil
+				}
+				return nil, nil
+			}
+			if c.Stopped {
+				return fail(cleanShutdownClose(p, st, closed)), nil
+			}
 			if c.Code != 0 && closed.Code != c.Code {
 				return fail(p.Failf(st, "Core closed the transport with %d %q; expected %d", closed.Code, closed.Reason, c.Code)), nil
 			}
 			return nil, nil
 		case err != nil:
 			return fail(p.Failf(st, "Core did not close the transport within %v", r.cfg.Timeout)), nil
+		case c.Dropped:
+			discarded++ // what piled up while the Runtime was not reading
 		default:
 			return fail(p.Failf(st, "Core sent %s instead of closing the transport", in.Raw)), nil
 		}
@@ -395,4 +426,16 @@ func endedCleanly(p *script.Player, st *scenarios.Step) bool {
 	}
 	ce := p.Conn.ClosedErr()
 	return ce != nil && ce.Code == proto.CloseNormal
+}
+
+// cleanShutdownClose judges the close of a Core that shuts down (disconnect stopped by core): it
+// is no error, so it must be a clean close (CN-20), whatever its reason.
+func cleanShutdownClose(p *script.Player, st *scenarios.Step, closed *script.ClosedError) *scenarios.Failure {
+	switch {
+	case closed.Code < 0:
+		return p.Failf(st, "Core shutting down dropped the socket without a close frame; expected a clean close, 1000 or 1001 (CN-20)")
+	case closed.Code != proto.CloseNormal && closed.Code != proto.CloseGoingAway:
+		return p.Failf(st, "Core shutting down closed with %d %q, an error close; expected a clean close, 1000 or 1001 (CN-20: clean closes are not errors)", closed.Code, closed.Reason)
+	}
+	return nil
 }

@@ -27,8 +27,12 @@ type Config struct {
 	// PublicURL is Core's public base URL; the bootstrap's ws_url derives from it.
 	PublicURL string
 	Clock     clock.Clock
-	Logger    *slog.Logger
-	Policy    *policy.Policy
+	// TransportClock runs the per-frame write deadline (CN-42); default the wall clock. A test on
+	// a virtual Clock gives it a clock of its own, moved only while its peer has stopped reading,
+	// so an advance of the protocol clock never cuts a write that has just completed.
+	TransportClock clock.Clock
+	Logger         *slog.Logger
+	Policy         *policy.Policy
 	// HeartbeatSeconds is what bootstrap tells daemons; default 15.
 	HeartbeatSeconds int
 	// OnEvent, if set, sees every frame received for a Turn once it is journalled.
@@ -68,7 +72,7 @@ func Open(cfg Config) (*Core, error) {
 		return nil, err
 	}
 	c := &Core{cfg: cfg, log: cfg.Logger, store: st, changed: make(chan struct{})}
-	c.gw, err = gateway.New(gateway.Config{PublicURL: cfg.PublicURL, Auth: authenticator{st}, Clock: cfg.Clock,
+	c.gw, err = gateway.New(gateway.Config{PublicURL: cfg.PublicURL, Auth: authenticator{st}, Clock: cfg.Clock, TransportClock: cfg.TransportClock,
 		Logger: cfg.Logger, HeartbeatSeconds: cfg.HeartbeatSeconds, OnChange: c.notify,
 		OnConnect: func(s *gateway.Session) { c.engine.PrepareConnection(prepConn{s}) }})
 	if err != nil {
@@ -112,6 +116,10 @@ func (c *Core) Close() error {
 	c.engine.Close()
 	return c.store.Close()
 }
+
+// CloseConnections closes every daemon connection as a Core that shuts down does, and refuses new
+// ones; the records stay readable until Close.
+func (c *Core) CloseConnections() { c.gw.Close() }
 
 // Quiesce waits until every Turn runner has handled what was already routed to it (tests on a
 // virtual clock call it before advancing the clock).

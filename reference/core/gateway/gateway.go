@@ -140,7 +140,15 @@ func (g *Gateway) Close() {
 	}
 	g.mu.Unlock()
 	for _, s := range all {
-		s.Close(websocket.StatusGoingAway, reasonGatewayClosing)
+		// Nothing went wrong: a clean close (CN-20), which the daemon does not take for an error.
+		switch {
+		case mutation.On(mutation.CN20ShutdownDrops):
+			s.shutdown(fmt.Errorf("%w: %s", ErrSessionClosed, reasonGatewayClosing), 0, "")
+		case mutation.On(mutation.CN20ShutdownErrorClose):
+			s.Close(websocket.StatusInternalError, reasonGatewayClosing)
+		default:
+			s.Close(websocket.StatusGoingAway, reasonGatewayClosing)
+		}
 	}
 	g.wg.Wait()
 }

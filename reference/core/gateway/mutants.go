@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/mutation"
@@ -75,4 +76,49 @@ func lenientAck(env proto.Envelope) (*proto.Frame, error) {
 		return nil, err
 	}
 	return &proto.Frame{Envelope: env, Payload: &p}, nil
+}
+
+// lenientToolCall is the tool_call mutants' decoder (RS-11): a tool_call whose only fault lies in
+// the clause of the strict decoding the active mutant drops is taken as a valid tool call.
+func lenientToolCall(env proto.Envelope, perr error) (*proto.Frame, error) {
+	msg := perr.Error()
+	dropped := mutation.On(mutation.ToolCallUnknownMembersAccepted) && strings.HasSuffix(msg, ": unknown member") ||
+		mutation.On(mutation.ToolCallStageUnchecked) && strings.HasPrefix(msg, "tool_call.stage:") ||
+		mutation.On(mutation.ToolCallArgsNotObjectAccepted) && (strings.HasPrefix(msg, "tool_call.args:") || strings.HasPrefix(msg, "tool_call.result:")) ||
+		mutation.On(mutation.ToolObservationUnchecked) && strings.HasPrefix(msg, "tool_call.observation.")
+	if !dropped {
+		return nil, perr
+	}
+	var p proto.ToolCallPayload
+	if err := json.Unmarshal(env.Payload, &p); err != nil {
+		return nil, perr
+	}
+	return &proto.Frame{Envelope: env, Payload: &p}, nil
+}
+
+// writeTimeout is the per-frame write timeout (CN-42: 10 s), or the one a write-timeout mutant
+// puts in its place.
+func writeTimeout() time.Duration {
+	switch {
+	case mutation.On(mutation.CN42WriteTimeoutLonger):
+		return time.Minute
+	case mutation.On(mutation.CN42WriteTimeoutShorter):
+		return 5 * time.Second
+	}
+	return proto.WriteTimeout
+}
+
+// preparationBuffer is a preparation subscription's buffer (AD-53: 16 frames), or the unbounded
+// one of the mutant that never overflows.
+func preparationBuffer() int {
+	if mutation.On(mutation.AD53BufferUnbounded) {
+		return 1 << 16
+	}
+	return proto.PreparationSubscriptionFrames
+}
+
+// overflowDropped is the mutant whose full preparation subscription drops the frame and stays
+// open instead of closing with an overflow error.
+func (p *PreparationSubscription) overflowDropped() bool {
+	return mutation.On(mutation.AD53OverflowKeepsOpen) && len(p.s.ch) == cap(p.s.ch)
 }

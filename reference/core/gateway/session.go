@@ -150,7 +150,7 @@ func (s *Session) SubscribePreparation(requestID string) (*PreparationSubscripti
 		return nil, ErrTooManySubscriptions
 	}
 	sub := &PreparationSubscription{RequestID: requestID}
-	sub.s = newStream(proto.PreparationSubscriptionFrames, func() { s.removePrep(requestID, sub) })
+	sub.s = newStream(preparationBuffer(), func() { s.removePrep(requestID, sub) })
 	s.preps[requestID] = sub
 	return sub, nil
 }
@@ -301,9 +301,12 @@ func (s *Session) writeLoop() {
 // clock (the wall clock unless a test injects another): a virtual `advance` of the protocol clock
 // must not cut a write that has just completed.
 func (s *Session) write(raw []byte) error {
+	if mutation.On(mutation.CN42WriteDeadlineIgnored) {
+		return s.ws.Write(s.ctx, websocket.MessageText, raw)
+	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	t := s.g.cfg.TransportClock.NewTimer(proto.WriteTimeout)
+	t := s.g.cfg.TransportClock.NewTimer(writeTimeout())
 	stop := make(chan struct{})
 	s.wg.Add(1)
 	go func() {
@@ -432,6 +435,9 @@ func (s *Session) dispatch(data []byte) {
 		if sub == nil {
 			s.log.Debug("dropping a frame without a route", "type", env.Type, "id", env.ID)
 			return
+		}
+		if perr != nil && env.Type == proto.TypeToolCall {
+			frame, perr = lenientToolCall(env, perr)
 		}
 		ev := Event{Envelope: env, Frame: frame, Invalid: perr}
 		if perr != nil {

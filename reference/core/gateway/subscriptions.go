@@ -146,6 +146,9 @@ func (p *PreparationSubscription) offer(ev Event) bool {
 	if !ok {
 		return false
 	}
+	if p.overflowDropped() {
+		return false
+	}
 	if st.State == proto.StateRejected && !mutation.On(mutation.RejectedRevisionChecked) {
 		p.s.deliver(ev, false)
 		return true

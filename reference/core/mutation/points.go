@@ -203,3 +203,30 @@ const (
 	PJ14CleanupFailureConfirms Point = "pj14-cleanup-failure-confirms"
 	PJ14ReleaseBoundConfirms   Point = "pj14-release-bound-confirms"
 )
+
+// RS-11: tool_call decoding is strict.
+const (
+	ToolCallUnknownMembersAccepted Point = "rs11-tool-call-unknown-members-accepted"
+	ToolCallStageUnchecked         Point = "rs11-tool-call-stage-unchecked"
+	ToolCallArgsNotObjectAccepted  Point = "rs11-tool-call-args-not-object-accepted"
+	ToolObservationUnchecked       Point = "rs11-tool-observation-unchecked"
+)
+
+// CN-20: clean closes 1000/1001 are not errors.
+const (
+	CN20ShutdownErrorClose Point = "cn20-shutdown-error-close"
+	CN20ShutdownDrops      Point = "cn20-shutdown-drops"
+)
+
+// CN-42: a per-frame write timeout of 10 s; a failed write closes the session.
+const (
+	CN42WriteDeadlineIgnored Point = "cn42-write-deadline-ignored"
+	CN42WriteTimeoutLonger   Point = "cn42-write-timeout-longer"
+	CN42WriteTimeoutShorter  Point = "cn42-write-timeout-shorter"
+)
+
+// AD-53: a preparation subscription's 16-frame buffer; overflow closes it with an error.
+const (
+	AD53BufferUnbounded   Point = "ad53-buffer-unbounded"
+	AD53OverflowKeepsOpen Point = "ad53-overflow-keeps-open"
+)

@@ -3,6 +3,7 @@ package turn
 import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/mutation"
+	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
 // Run events fold into the observation until done closes the stream or the stream is lost.
@@ -82,7 +83,9 @@ func undecodable(s *State, ev Event) ([]Effect, error) {
 		}
 		return []Effect{s.fail(proto.ReasonInvalidExecutorResult, "undecodable "+u.Type+": "+u.Err.Error())}, nil
 	}
-	return []Effect{note("ignoring an invalid " + u.Type + ": " + u.Err.Error())}, nil
+	// Any other frame changes no outcome: it is only noted, under its type (RS-11: a tool_call
+	// that does not decode strictly is never taken for a tool call).
+	return []Effect{Journal{Event: store.Event{Kind: store.EventNote, Type: u.Type, Note: "ignoring an invalid " + u.Type + ": " + u.Err.Error()}}}, nil
 }
 
 // runClosed without done: the outcome is unknown, and nothing is fabricated.
