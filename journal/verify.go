@@ -57,6 +57,7 @@ func Verify(name string, data []byte, pub ed25519.PublicKey) []Problem {
 	}
 	prev, expect := zeroHash, 0
 	var last *Record
+	cutSaid := false
 	for i, line := range lines {
 		sum := sha256.Sum256(line)
 		hash := hex.EncodeToString(sum[:])
@@ -64,6 +65,7 @@ func Verify(name string, data []byte, pub ed25519.PublicKey) []Problem {
 		if err != nil {
 			if cut && i == len(lines)-1 {
 				add(expect, Truncated, "truncated tail: line %d is cut off in the middle of a record (%v)", i+1, err)
+				cutSaid = true
 			} else {
 				add(expect, Malformed, "line %d: %v", i+1, err)
 			}
@@ -99,6 +101,9 @@ func Verify(name string, data []byte, pub ed25519.PublicKey) []Problem {
 			}
 		}
 		prev, expect, last = hash, rec.N+1, &rec
+	}
+	if cutSaid {
+		return probs
 	}
 	if last == nil || last.Kind != KindAnchor {
 		end := expect - 1
