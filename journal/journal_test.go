@@ -294,3 +294,26 @@ func BenchmarkWriter(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(res.Transcript)), "facts/op")
 }
+
+func TestRejudgeRevalidatesFramesAndFindsTheScenario(t *testing.T) {
+	recs, err := journal.Read(bytes.NewReader(write(t, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs[3].Frame.Verdict = "heartbeat.ts: is required" // as an older validator might have said
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := journal.Rejudge(recs, cat)
+	want := []journal.Difference{
+		{Record: 3, What: `runtime→core heartbeat: the validator said "heartbeat.ts: is required", now says "ok"`},
+		{Record: 11, What: "the scenario is no longer in the catalog"},
+	}
+	if diff := cmp.Diff(want, got.Differences); diff != "" {
+		t.Errorf("differences (-want +got):\n%s", diff)
+	}
+	if got.Frames != 3 || got.Recorded != "fail" {
+		t.Errorf("rejudged: %+v", got)
+	}
+}

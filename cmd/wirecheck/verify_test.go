@@ -48,6 +48,32 @@ func TestCertifyBundleVerifies(t *testing.T) {
 		t.Errorf("another key: exit %d\n%s", code, out)
 	}
 
+	// Rejudged from the journals alone, nothing differs; a Runtime frame that names another
+	// Executor than the one bound fails its step now.
+	if out, err := wirecheckCommand("rejudge", bundle).CombinedOutput(); err != nil || !strings.Contains(string(out), "0 verdicts differ") {
+		t.Fatalf("rejudge of the bundle as written: %v\n%s", err, out)
+	}
+	reused := filepath.Join(bundle, "journals", "admission__prepare__idle-executor-is-reused.jsonl")
+	orig, err := os.ReadFile(reused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := []byte(`\"id\":\"prepare2\",\"payload\":{\"executor_id\":\"executor-`)
+	if !bytes.Contains(orig, from) {
+		t.Fatalf("no prepare2 status in %s", orig)
+	}
+	if err := os.WriteFile(reused, bytes.Replace(orig, from, append(from, 'X'), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rout, err := wirecheckCommand("rejudge", bundle).CombinedOutput()
+	if exitCodeOf(err) != 1 || !strings.Contains(string(rout), "journals/admission__prepare__idle-executor-is-reused.jsonl: record ") ||
+		!strings.Contains(string(rout), "recorded pass; step ") || !strings.Contains(string(rout), "warning: journals/admission__prepare__idle-executor-is-reused.jsonl: record ") {
+		t.Errorf("rejudge of an edited frame: %v\n%s", err, rout)
+	}
+	if err := os.WriteFile(reused, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	// The header names the run; the frames carry the validator's verdict; nothing carries the
 	// credential.
 	data, err := os.ReadFile(journals[0])
