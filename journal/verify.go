@@ -57,7 +57,7 @@ func Verify(name string, data []byte, pub ed25519.PublicKey) []Problem {
 	}
 	prev, expect := zeroHash, 0
 	var last *Record
-	cutSaid := false
+	cutSaid, anchorSeen := false, false
 	for i, line := range lines {
 		sum := sha256.Sum256(line)
 		hash := hex.EncodeToString(sum[:])
@@ -101,8 +101,9 @@ func Verify(name string, data []byte, pub ed25519.PublicKey) []Problem {
 			}
 		}
 		prev, expect, last = hash, rec.N+1, &rec
+		anchorSeen = anchorSeen || rec.Kind == KindAnchor
 	}
-	if cutSaid {
+	if cutSaid || (anchorSeen && last != nil && last.Kind != KindAnchor) { // said above
 		return probs
 	}
 	if last == nil || last.Kind != KindAnchor {

@@ -105,7 +105,7 @@ Exit status:
 	fl.StringVar(&f.json, "json", "", "write the JSON report to this file")
 	fl.StringVar(&f.md, "markdown", "-", "write the Markdown summary to this file (- for standard output, empty for none)")
 	fl.StringVar(&f.html, "html", "", "write the self-contained HTML report to this file")
-	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, transcripts, manifest) into this new or empty directory")
+	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, a hash-chained journal per scenario, transcripts, manifest) into this new or empty directory")
 	fl.StringVar(&f.signKey, "sign-key", "", "sign every journal's anchor in the bundle with this ed25519 private key (PEM PKCS #8: `wirecheck keygen` or `openssl genpkey -algorithm ed25519`); `wirecheck verify --pubkey` checks it")
 	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
 	fl.StringArrayVar(&f.specDirs, "spec", nil, "a directory holding the files the scenarios cite (the protocol spec; docs/ for contract-harness.md), repeatable: the HTML report then quotes every cited section")
