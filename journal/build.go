@@ -40,9 +40,10 @@ func Facts(res *scenarios.Result) []Record {
 		switch e.Dir {
 		case scenarios.CoreToRuntime, scenarios.RuntimeToCore:
 			seq[string(e.Dir)]++
+			id, verdict := inspect(e.Frame)
 			r.Kind = KindFrame
 			r.Frame = &Frame{Dir: string(e.Dir), Conn: conn, Seq: seq[string(e.Dir)], Type: e.Type,
-				ID: envelopeID(e.Frame), Raw: e.Frame, Verdict: Validate(e.Frame)}
+				ID: id, Raw: e.Frame, Verdict: verdict}
 		default:
 			k, ok := eventKinds[e.Type]
 			if !ok {
@@ -64,19 +65,21 @@ func Facts(res *scenarios.Result) []Record {
 }
 
 // Validate is the proto validator's verdict on a frame: "ok" or its error.
-func Validate(raw string) string {
-	if _, err := proto.ParseFrame([]byte(raw)); err != nil {
-		return err.Error()
-	}
-	return "ok"
-}
+func Validate(raw string) string { _, v := inspect(raw); return v }
 
-func envelopeID(raw string) string {
+// inspect is a frame's envelope id and the validator's verdict, from one parse when it is valid
+// (frames reach 4 MiB: a journal reads each once).
+func inspect(raw string) (id, verdict string) {
+	f, err := proto.ParseFrame([]byte(raw))
+	if err == nil {
+		return f.ID, "ok"
+	}
 	var env struct {
-		ID string `json:"id"`
+		ID any `json:"id"`
 	}
 	_ = json.Unmarshal([]byte(raw), &env) // a frame that is not an envelope has no id
-	return env.ID
+	id, _ = env.ID.(string)
+	return id, err.Error()
 }
 
 func assertion(res *scenarios.Result) *Assertion {
@@ -106,22 +109,26 @@ func rawJSON(v any) json.RawMessage {
 }
 
 // Write writes the journal of res: the header h, its facts, and the anchor signed with key
-// (unsigned if key is nil).
-func Write(w io.Writer, h Header, res *scenarios.Result, key ed25519.PrivateKey) error {
+// (unsigned if key is nil). It returns the records as written (numbered and chained).
+func Write(w io.Writer, h Header, res *scenarios.Result, key ed25519.PrivateKey) ([]Record, error) {
 	h.Scenario, h.Title, h.Played = res.Scenario, res.Title, string(res.Played)
 	if h.Seed == "" {
 		h.Seed = res.Seed
 	}
 	jw, err := NewWriter(w, h)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, r := range Facts(res) {
-		if err := jw.Append(r); err != nil {
-			return err
+	facts := Facts(res)
+	for i := range facts {
+		if err := jw.Append(&facts[i]); err != nil {
+			return nil, err
 		}
 	}
-	return jw.Close(key)
+	if err := jw.Close(key); err != nil {
+		return nil, err
+	}
+	return append(append([]Record{jw.header}, facts...), jw.anchor), nil
 }
 
 // Read decodes every record of a journal, without checking the chain (Verify does).

@@ -49,7 +49,7 @@ func key(t testing.TB, seed byte) ed25519.PrivateKey {
 func write(t testing.TB, k ed25519.PrivateKey) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := journal.Write(&b, header, sample(), k); err != nil {
+	if _, err := journal.Write(&b, header, sample(), k); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -101,6 +101,22 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if p := journal.Verify("j.jsonl", write(t, nil), nil); len(p) > 0 {
 		t.Errorf("an untouched unsigned journal: %v", p)
+	}
+}
+
+// The records Write returns (what the reports render) are the records a reader decodes.
+func TestWriteReturnsTheRecordsAsRead(t *testing.T) {
+	var b bytes.Buffer
+	written, err := journal.Write(&b, header, sample(), key(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := journal.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(read, written); diff != "" {
+		t.Errorf("records (-read +written):\n%s", diff)
 	}
 }
 
@@ -290,7 +306,7 @@ func BenchmarkWriter(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf.Reset()
-		if err := journal.Write(&buf, header, res, k); err != nil {
+		if _, err := journal.Write(&buf, header, res, k); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,6 +21,8 @@ type Writer struct {
 	buf    bytes.Buffer
 	enc    *json.Encoder
 	closed bool
+	header Record // as written
+	anchor Record
 }
 
 // NewWriter starts a journal with its header (record 0).
@@ -29,11 +31,12 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
 	h.Format = Format
-	return jw, jw.append(Record{Kind: KindHeader, Header: &h})
+	jw.header = Record{Kind: KindHeader, Header: &h}
+	return jw, jw.append(&jw.header)
 }
 
-// Append writes the next fact; its N and Prev are set here.
-func (w *Writer) Append(r Record) error {
+// Append writes the next fact; its N and Prev are set here (in r too).
+func (w *Writer) Append(r *Record) error {
 	if w.closed {
 		return errors.New("journal: append after the anchor")
 	}
@@ -43,10 +46,10 @@ func (w *Writer) Append(r Record) error {
 	return w.append(r)
 }
 
-func (w *Writer) append(r Record) error {
+func (w *Writer) append(r *Record) error {
 	r.N, r.Prev = w.n, w.prev
 	w.buf.Reset()
-	if err := w.enc.Encode(&r); err != nil { // Encode ends the line with '\n'
+	if err := w.enc.Encode(r); err != nil { // Encode ends the line with '\n'
 		return fmt.Errorf("journal: record %d: %w", r.N, err)
 	}
 	line := w.buf.Bytes()
@@ -69,7 +72,8 @@ func (w *Writer) Close(key ed25519.PrivateKey) error {
 		a.KeyID = KeyID(key.Public().(ed25519.PublicKey))
 		a.Sig = base64.StdEncoding.EncodeToString(ed25519.Sign(key, AnchorMessage(a.Head, a.Records)))
 	}
-	err := w.append(Record{Kind: KindAnchor, Anchor: &a})
+	w.anchor = Record{Kind: KindAnchor, Anchor: &a}
+	err := w.append(&w.anchor)
 	w.closed = true
 	return err
 }

@@ -145,7 +145,8 @@ func WriteSignedBundle(dir string, run *Run, key ed25519.PrivateKey) error {
 }
 
 // caseJournal is the journal of one case of the prepared (redacted) run r, and the transcript
-// read back from it.
+// its records hold (the records as written: decoding the bytes again would only cost time, the
+// journal tests prove the round trip).
 func caseJournal(r *Run, res *scenarios.Result, key ed25519.PrivateKey) ([]byte, []scenarios.Exchange, error) {
 	h := journal.Header{Wire: r.WireVersion, Catalog: r.CatalogDigest, Seed: r.Seed, Clock: r.Clock, Tool: r.Tool,
 		Started: r.Started.UTC().Format(time.RFC3339Nano)}
@@ -153,12 +154,9 @@ func caseJournal(r *Run, res *scenarios.Result, key ed25519.PrivateKey) ([]byte,
 		h.Seed = res.Seed
 	}
 	var b bytes.Buffer
-	if err := journal.Write(&b, h, res, key); err != nil {
-		return nil, nil, fmt.Errorf("reports: journal of %s: %w", res.Scenario, err)
-	}
-	recs, err := journal.Read(bytes.NewReader(b.Bytes()))
+	recs, err := journal.Write(&b, h, res, key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reports: journal of %s reads back wrong: %w", res.Scenario, err)
+		return nil, nil, fmt.Errorf("reports: journal of %s: %w", res.Scenario, err)
 	}
 	return b.Bytes(), journal.Transcript(recs), nil
 }
