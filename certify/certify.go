@@ -50,7 +50,8 @@ type Config struct {
 	// whole selection's size and digest, and CatalogDigest, for `wirecheck merge`.
 	Shard Shard
 	// CatalogDigest identifies the catalog (see CatalogDigest); recorded in a shard's report so
-	// that shards of different catalogs are never merged.
+	// that shards of different catalogs are never merged, and in every journal's header (the
+	// embedded catalog's is computed when it is empty and Catalog is nil).
 	CatalogDigest string
 	// Progress, if set, sees each result as it completes; Started each scenario as it starts;
 	// Waiting each long wait of real time as it starts (all from several goroutines).
@@ -133,7 +134,7 @@ func Run(ctx context.Context, cfg Config) (*reports.Run, error) {
 func newRun(cfg Config, sel Selection, started time.Time, results []*scenarios.Result) *reports.Run {
 	run := &reports.Run{
 		Tool: toolVersion(), WireVersion: proto.Version, Target: cfg.Target.Describe(), Seed: sel.Options.Seed,
-		Started: started, Finished: time.Now(),
+		CatalogDigest: catalogDigest(cfg), Clock: clockMode(cfg.Target), Started: started, Finished: time.Now(),
 		Selection: reports.Selection{Run: cfg.Run, Skip: cfg.Skip, Labels: cfg.LabelFilter, KnownFailing: cfg.KnownFailingFiles},
 		SpecDirs:  cfg.SpecDirs, Shard: sel.Shard,
 	}
@@ -147,6 +148,25 @@ func newRun(cfg Config, sel Selection, started time.Time, results []*scenarios.R
 	}
 	run.Profile = reports.DetectProfile(run.Cases)
 	return run
+}
+
+// catalogDigest is cfg's CatalogDigest, or the embedded catalog's when cfg plays it.
+func catalogDigest(cfg Config) string {
+	if cfg.CatalogDigest != "" || cfg.Catalog != nil {
+		return cfg.CatalogDigest
+	}
+	d, _ := CatalogDigest(scenarios.EmbeddedFS()) // the embedded files always read
+	return d
+}
+
+// clockMode is "virtual" for the reference Runtime in process (advance steps move its clock),
+// "real" for a daemon in another process.
+func clockMode(t runner.Target) string {
+	switch t.(type) {
+	case runner.ReferenceRuntime, *runner.ReferenceRuntime:
+		return "virtual"
+	}
+	return "real"
 }
 
 func toolVersion() string {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/journal"
+	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // Files of an evidence bundle.
@@ -47,31 +52,34 @@ type ManifestFile struct {
 
 // WriteBundle writes the evidence bundle into dir, which must not exist or be empty (a bundle
 // never mixes two runs): the four reports (report.junit.xml, report.json, report.md,
-// report.html), report.schema.json, one transcripts/<id with "/" → "__">.jsonl per case (one
-// transcript entry per line, the JSON report's shape, in time order), one daemons/<same>.log per
-// case that launched a daemon (how each ended and the last lines of its stdout and stderr, bounded
-// and redacted like every report), and manifest.json with the SHA-256 of every other file.
-func WriteBundle(dir string, run *Run) error {
+// report.html), report.schema.json, one journals/<id with "/" → "__">.jsonl per case (the
+// hash-chained journal of the run, docs/journal.md, its anchor unsigned: see WriteSignedBundle),
+// one transcripts/<same>.jsonl per case (one transcript entry per line, the JSON report's shape,
+// in time order), one daemons/<same>.log per case that launched a daemon (how each ended and the
+// last lines of its stdout and stderr, bounded and redacted like every report), and manifest.json
+// with the SHA-256 of every other file.
+//
+// The journals are written first, from the redacted run; every report and transcript file then
+// renders each case's frames and events from its journal's records, never from a second copy.
+func WriteBundle(dir string, run *Run) error { return WriteSignedBundle(dir, run, nil) }
+
+// WriteSignedBundle is WriteBundle with every journal's anchor signed with key (nil: unsigned).
+func WriteSignedBundle(dir string, run *Run, key ed25519.PrivateKey) error {
 	if err := run.validate(); err != nil {
 		return err
 	}
 	if err := emptyDir(dir); err != nil {
 		return err
 	}
-	files := map[string][]byte{BundleSchema: JSONSchema()}
-	for name, write := range map[string]func(io.Writer, *Run) error{
-		BundleJUnit: WriteJUnit, BundleJSON: WriteJSON, BundleMarkdown: WriteMarkdown, BundleHTML: WriteHTML,
-	} {
-		var b bytes.Buffer
-		if err := write(&b, run); err != nil {
-			return err
-		}
-		files[name] = b.Bytes()
-	}
 	r, err := run.prepared()
 	if err != nil {
 		return err
 	}
+	// rendered is run with each case's transcript read back from its journal: what the reports
+	// are written from. prepared() sorts like sortedCases, so the two orders agree.
+	rendered := *run
+	rendered.Cases = sortedCases(run.Cases)
+	files := map[string][]byte{BundleSchema: JSONSchema()}
 	names := caseNames(r.Cases)
 	for i, c := range r.Cases {
 		name, suffix := BundleDir+"/"+caseFileName(names[i], "", ".jsonl"), ""
@@ -80,16 +88,33 @@ func WriteBundle(dir string, run *Run) error {
 			name = BundleDir + "/" + caseFileName(names[i], suffix, ".jsonl")
 		}
 		if len(c.Result.Daemons) > 0 {
-			// Named like the transcript, so the two files of a case go together.
+			// Named like the transcript, so the files of a case go together.
 			files[BundleDaemons+"/"+caseFileName(names[i], suffix, ".log")] = []byte(daemonLog(c.Result.Daemons))
 		}
+		data, transcript, err := caseJournal(r, c.Result, key)
+		if err != nil {
+			return err
+		}
+		files[journal.BundleDir+"/"+caseFileName(names[i], suffix, ".jsonl")] = data
+		res := *rendered.Cases[i].Result
+		res.Transcript = transcript
+		rendered.Cases[i].Result = &res
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
-		for _, e := range jsonTranscript(c.Result.Transcript) {
+		for _, e := range jsonTranscript(transcript) {
 			if err := enc.Encode(e); err != nil {
 				return fmt.Errorf("reports: transcript of %s: %w", c.Result.Scenario, err)
 			}
+		}
+		files[name] = b.Bytes()
+	}
+	for name, write := range map[string]func(io.Writer, *Run) error{
+		BundleJUnit: WriteJUnit, BundleJSON: WriteJSON, BundleMarkdown: WriteMarkdown, BundleHTML: WriteHTML,
+	} {
+		var b bytes.Buffer
+		if err := write(&b, &rendered); err != nil {
+			return err
 		}
 		files[name] = b.Bytes()
 	}
@@ -117,6 +142,23 @@ func WriteBundle(dir string, run *Run) error {
 		}
 	}
 	return nil
+}
+
+// caseJournal is the journal of one case of the prepared (redacted) run r, and the transcript
+// its records hold (the records as written: decoding the bytes again would only cost time, the
+// journal tests prove the round trip).
+func caseJournal(r *Run, res *scenarios.Result, key ed25519.PrivateKey) ([]byte, []scenarios.Exchange, error) {
+	h := journal.Header{Wire: r.WireVersion, Catalog: r.CatalogDigest, Seed: r.Seed, Clock: r.Clock, Tool: r.Tool,
+		Started: r.Started.UTC().Format(time.RFC3339Nano)}
+	if res.Seed != "" {
+		h.Seed = res.Seed
+	}
+	var b bytes.Buffer
+	recs, err := journal.Write(&b, h, res, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reports: journal of %s: %w", res.Scenario, err)
+	}
+	return b.Bytes(), journal.Transcript(recs), nil
 }
 
 // emptyDir accepts a directory that does not exist or has nothing in it.

@@ -27,7 +27,7 @@ var _ = Describe("the evidence bundle", Label("bundle"), func() {
 		Expect(reports.WriteBundle(dir, run)).To(Succeed())
 	})
 
-	It("holds the four reports, the schema, one transcript per case and a manifest of them all", func() {
+	It("holds the four reports, the schema, one journal and one transcript per case and a manifest of them all", func() {
 		var files []string
 		Expect(filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
@@ -38,8 +38,9 @@ var _ = Describe("the evidence bundle", Label("bundle"), func() {
 		})).To(Succeed())
 		Expect(files).To(ContainElements("manifest.json", "report.html", "report.json", "report.junit.xml", "report.md", "report.schema.json",
 			"transcripts/admission__prepare__wrong-revision.jsonl", "transcripts/broken__garbage.jsonl",
-			"transcripts/connection__credential__missing_scripted_core.jsonl", "transcripts/connection__credential__missing_scripted_runtime.jsonl"))
-		Expect(files).To(HaveLen(6 + len(run.Cases)))
+			"transcripts/connection__credential__missing_scripted_core.jsonl", "transcripts/connection__credential__missing_scripted_runtime.jsonl",
+			"journals/admission__prepare__wrong-revision.jsonl", "journals/broken__garbage.jsonl"))
+		Expect(files).To(HaveLen(6 + 2*len(run.Cases)))
 
 		var m reports.Manifest
 		data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))

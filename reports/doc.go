@@ -44,8 +44,10 @@
 //
 // WriteJUnit, WriteJSON, WriteMarkdown and WriteHTML each write one report to an io.Writer;
 // WriteBundle(dir, run) writes all four into an empty directory with report.schema.json, one
-// transcripts/<id with "/" → "__">.jsonl per case, one daemons/<same>.log per case that launched
-// a daemon and a manifest.json holding the SHA-256 of every file. Writers never change the Run,
+// journals/<id with "/" → "__">.jsonl per case (package journal: hash-chained, its anchor signed
+// by WriteSignedBundle's key), one transcripts/<same>.jsonl per case, one daemons/<same>.log per
+// case that launched a daemon and a manifest.json holding the SHA-256 of every file. In a bundle
+// the reports render each case's frames and events from its journal. Writers never change the Run,
 // and print only times it holds, so the same Run renders to the same bytes; cases are always in
 // id order, transcripts in time order. Each daemon's output is kept to its last OutputLines lines
 // and OutputBytes bytes.

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/journal"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -56,6 +57,31 @@ var _ = Describe("redaction", Label("redaction"), func() {
 			return err
 		})).To(Succeed())
 		Expect(run.Target).To(ContainSubstring(s), "the Run itself is left as it was")
+	})
+
+	It("keeps secrets out of the journals, in plain and escaped forms, and the journals still verify", func() {
+		const s = `pa"ss<word>&\x`
+		run := everywhere(s)
+		frame, _ := json.Marshal(map[string]string{"type": "heartbeat", "token": s})
+		res := run.Cases[len(run.Cases)-1].Result
+		res.Transcript = append(res.Transcript, scenarios.Exchange{Dir: scenarios.RuntimeToCore, Type: "heartbeat", Frame: string(frame)},
+			scenarios.Exchange{Dir: scenarios.Event, Type: "reject", Note: "401 bad credential " + s})
+		run.Redact = []string{s}
+		dir := filepath.Join(GinkgoT().TempDir(), "bundle")
+		Expect(reports.WriteBundle(dir, run)).To(Succeed())
+		entries, err := os.ReadDir(filepath.Join(dir, journal.BundleDir))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(HaveLen(len(run.Cases)))
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(dir, journal.BundleDir, e.Name()))
+			Expect(err).NotTo(HaveOccurred())
+			for _, form := range []string{"ss<word>", `ss\u003cword`, `ss\\u003cword`, `pa\"ss`, `pa\\\"ss`} {
+				Expect(strings.Contains(string(data), form)).To(BeFalse(), "%s shows %s", e.Name(), form)
+			}
+		}
+		journals, probs := journal.VerifyBundle(dir, nil)
+		Expect(journals).To(HaveLen(len(run.Cases)))
+		Expect(probs).To(BeEmpty())
 	})
 
 	It("catches a secret in its JSON-escaped forms, as frames carry it", func() {

@@ -16,10 +16,14 @@ type Run struct {
 	WireVersion string // proto.Version the suite speaks
 	// Target says what was certified, e.g. "command: ./mydaemon --core {core_url}",
 	// "image: localhost/x:1" or "reference runtime (in process)".
-	Target   string
-	Seed     string
-	Started  time.Time
-	Finished time.Time
+	Target string
+	Seed   string
+	// CatalogDigest identifies the catalog the run played (certify.CatalogDigest); Clock is
+	// "virtual" (the reference in process) or "real". Both go into every journal's header.
+	CatalogDigest string
+	Clock         string
+	Started       time.Time
+	Finished      time.Time
 	// Profile is what the daemon declared for kind `contract` in its first heartbeat; see
 	// ProfileFromHeartbeat and DetectProfile.
 	Profile   Profile

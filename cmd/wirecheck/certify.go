@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,7 @@ type certifyFlags struct {
 	seed                     string
 	junit, json, md, html    string
 	bundle                   string
+	signKey                  string
 	faults                   string
 	specDirs                 []string
 	quiet                    bool
@@ -103,7 +105,8 @@ Exit status:
 	fl.StringVar(&f.json, "json", "", "write the JSON report to this file")
 	fl.StringVar(&f.md, "markdown", "-", "write the Markdown summary to this file (- for standard output, empty for none)")
 	fl.StringVar(&f.html, "html", "", "write the self-contained HTML report to this file")
-	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, transcripts, manifest) into this new or empty directory")
+	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, a hash-chained journal per scenario, transcripts, manifest) into this new or empty directory")
+	fl.StringVar(&f.signKey, "sign-key", "", "sign every journal's anchor in the bundle with this ed25519 private key (PEM PKCS #8: `wirecheck keygen` or `openssl genpkey -algorithm ed25519`); `wirecheck verify --pubkey` checks it")
 	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
 	fl.StringArrayVar(&f.specDirs, "spec", nil, "a directory holding the files the scenarios cite (the protocol spec; docs/ for contract-harness.md), repeatable: the HTML report then quotes every cited section")
 	fl.StringVar(&f.shard, "shard", "", "K/N: play only the K-th of N shares of the selection (dealt round-robin over it sorted by id, after --run, --skip and --label-filter), for `wirecheck merge` to combine; give every shard the same --seed")
@@ -218,6 +221,14 @@ func (f *certifyFlags) check() error {
 	if err := checkOutputs(outputs, f.bundle); err != nil {
 		problems = append(problems, err)
 	}
+	if f.signKey != "" {
+		if f.bundle == "" {
+			problems = append(problems, errors.New("--sign-key signs the journals of the evidence bundle: give --bundle too"))
+		}
+		if _, err := readSignKey(f.signKey); err != nil {
+			problems = append(problems, err)
+		}
+	}
 	return errors.Join(problems...)
 }
 
@@ -234,9 +245,10 @@ func (f *certifyFlags) config() (certify.Config, error) {
 	}
 	if f.shard != "" {
 		cfg.Shard, _ = certify.ParseShard(f.shard) // checked before
-		if cfg.CatalogDigest, err = certify.CatalogDigest(f.sel.catalogFS()); err != nil {
-			return cfg, err
-		}
+	}
+	// Every journal's header names the catalog, sharded or not.
+	if cfg.CatalogDigest, err = certify.CatalogDigest(f.sel.catalogFS()); err != nil {
+		return cfg, err
 	}
 	if f.knownFailing != "" {
 		file, err := os.Open(f.knownFailing)
@@ -330,11 +342,23 @@ type inProcess struct{ runner.ReferenceRuntime }
 func (inProcess) Close() error { return nil }
 
 func (f *certifyFlags) write(stdout io.Writer, run *reports.Run) error {
-	return writeReports(stdout, run, reportPaths{junit: f.junit, json: f.json, html: f.html, md: f.md, bundle: f.bundle})
+	p := reportPaths{junit: f.junit, json: f.json, html: f.html, md: f.md, bundle: f.bundle}
+	if f.signKey != "" {
+		key, err := readSignKey(f.signKey) // read before the run too: it was good then
+		if err != nil {
+			return err
+		}
+		p.signKey = key
+	}
+	return writeReports(stdout, run, p)
 }
 
-// reportPaths are where the reports go ("" none, "-" standard output); bundle is a directory.
-type reportPaths struct{ junit, json, html, md, bundle string }
+// reportPaths are where the reports go ("" none, "-" standard output); bundle is a directory,
+// whose journals' anchors signKey signs (nil: unsigned).
+type reportPaths struct {
+	junit, json, html, md, bundle string
+	signKey                       ed25519.PrivateKey
+}
 
 // writeReports renders run into every report asked for.
 func writeReports(stdout io.Writer, run *reports.Run, p reportPaths) error {
@@ -365,7 +389,7 @@ func writeReports(stdout io.Writer, run *reports.Run, p reportPaths) error {
 		}
 	}
 	if p.bundle != "" {
-		return reports.WriteBundle(p.bundle, run)
+		return reports.WriteSignedBundle(p.bundle, run, p.signKey)
 	}
 	return nil
 }

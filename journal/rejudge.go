@@ -1,0 +1,191 @@
+package journal
+
+import (
+	"fmt"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// Difference is one verdict that the current validators or catalog give otherwise than the
+// recorded run did.
+type Difference struct {
+	Record int // the record it is about (the assertion's for the scenario's verdict)
+	What   string
+}
+
+// Rejudged is what rejudging one journal found.
+type Rejudged struct {
+	Scenario string
+	Played   string
+	Frames   int    // frames whose proto verdict was recomputed
+	Matched  int    // frames of the peer under test matched against the scenario's steps
+	Recorded string // the recorded verdict
+	// Now is the verdict the recorded frames get from the current catalog: "pass", "fail at
+	// step N", or "" when the scenario is not in the catalog.
+	Now         string
+	Differences []Difference
+}
+
+// Rejudge recomputes, from a journal's records alone, (1) the proto validator's verdict on every
+// recorded frame, and (2) the scenario's expected frames, from the current catalog, matched in
+// order against the recorded frames of the peer under test (placeholders bound from the frames
+// wirecheck sent, as the player binds them), and lists what differs from the recorded verdicts.
+// Timing (silence windows, deadlines) is not rejudged: a journal holds when frames arrived, not
+// what a timer would have decided.
+func Rejudge(recs []Record, cat *scenarios.Catalog) Rejudged {
+	var out Rejudged
+	if len(recs) == 0 || recs[0].Header == nil {
+		out.Differences = []Difference{{Record: 0, What: "no header: not a journal"}}
+		return out
+	}
+	h := recs[0].Header
+	out.Scenario, out.Played = h.Scenario, h.Played
+	var frames []Record
+	assertionAt, failStep, failedOnFrame := -1, 0, false
+	for _, r := range recs {
+		switch {
+		case r.Frame != nil:
+			out.Frames++
+			frames = append(frames, r)
+			if now := Validate(r.Frame.Raw); now != r.Frame.Verdict {
+				out.Differences = append(out.Differences, Difference{r.N, fmt.Sprintf("%s %s: the validator said %q, now says %q", r.Frame.Dir, r.Frame.Type, r.Frame.Verdict, now)})
+			}
+		case r.Assertion != nil:
+			assertionAt, out.Recorded = r.N, r.Assertion.Verdict
+			failStep, failedOnFrame = r.Assertion.Step, len(r.Assertion.Actual) > 0
+		}
+	}
+	sc, ok := cat.Get(h.Scenario)
+	if !ok {
+		out.Differences = append(out.Differences, Difference{assertionAt, "the scenario is no longer in the catalog"})
+		return out
+	}
+	self := proto.Core
+	if h.Played == string(scenarios.SideRuntime) {
+		self = proto.Runtime
+	}
+	m := matchSteps(sc, self, frames, failStep)
+	out.Matched = m.matched
+	out.Now = "pass"
+	if m.step > 0 {
+		out.Now = fmt.Sprintf("fail at step %d", m.step)
+	}
+	recorded := out.Recorded
+	switch {
+	case recorded == string(scenarios.Pass) && m.step > 0:
+		out.Differences = append(out.Differences, Difference{m.record, fmt.Sprintf("recorded pass; step %d now fails: %s", m.step, m.reason)})
+	case recorded == string(scenarios.Fail) && failedOnFrame && m.step == 0:
+		out.Differences = append(out.Differences, Difference{assertionAt, fmt.Sprintf("recorded a frame mismatch at step %d; the recorded frames now match every step", failStep)})
+	case m.step > 0 && (failStep == 0 || m.step < failStep):
+		out.Differences = append(out.Differences, Difference{m.record, fmt.Sprintf("recorded %s at step %d; step %d, before it, now fails: %s", recorded, failStep, m.step, m.reason)})
+	}
+	return out
+}
+
+// match is the first step the recorded frames do not match (step 0: none).
+type match struct {
+	matched, step, record int
+	reason                string
+}
+
+// matchSteps walks the scenario's frame steps in order, up to stop (0: all), consuming the
+// recorded frames: wirecheck's own to bind placeholders, the other peer's (heartbeats aside,
+// unless a step expects one) to match.
+func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop int) match {
+	b := scenarios.BindingsWith(sc.Vars)
+	var mine, theirs []Record
+	for _, r := range frames {
+		if scenarios.Direction(r.Frame.Dir) == from(self) {
+			mine = append(mine, r)
+		} else {
+			theirs = append(theirs, r)
+		}
+	}
+	var m match
+	for _, st := range sc.Steps {
+		if stop > 0 && st.Index > stop {
+			break
+		}
+		group := st.Frames()
+		if len(group) == 0 {
+			continue
+		}
+		if st.From == self {
+			for _, s := range group {
+				if len(mine) == 0 {
+					break
+				}
+				_, _ = scenarios.MatchFrame(s.Frame, s.From, []byte(mine[0].Frame.Raw), b) // binds what wirecheck generated
+				mine = mine[1:]
+			}
+			continue
+		}
+		var pending []*scenarios.Step
+		for _, s := range group {
+			switch ft := s.Frame; {
+			case ft.Lost || ft.Invalid == oversizeRule || ft.Corrupted == "oversize":
+				// never arrives
+			case ft.Copies > 1:
+				for range ft.Copies {
+					pending = append(pending, s)
+				}
+			default:
+				pending = append(pending, s)
+			}
+		}
+		for len(pending) > 0 {
+			wantHB := false
+			for _, s := range pending {
+				wantHB = wantHB || s.Frame.Type == proto.TypeHeartbeat
+			}
+			for len(theirs) > 0 && !wantHB && theirs[0].Frame.Type == proto.TypeHeartbeat {
+				theirs = theirs[1:]
+			}
+			if len(theirs) == 0 {
+				if stop > 0 {
+					return m // the run ended at its failure; what never came is not rejudged
+				}
+				return match{matched: m.matched, step: st.Index, reason: fmt.Sprintf("expected %s, and no frame was recorded", pending[0].Frame.Type)}
+			}
+			got := theirs[0]
+			theirs = theirs[1:]
+			hit := -1
+			var first *scenarios.FrameMismatch
+			for i, s := range pending {
+				var mm *scenarios.FrameMismatch
+				if s.Frame.Corrupted != "" {
+					if Validate(got.Frame.Raw) == "ok" {
+						mm = &scenarios.FrameMismatch{Reason: "a fault was to corrupt this frame, but it is valid"}
+					}
+				} else {
+					_, mm = scenarios.MatchFrame(s.Frame, s.From, []byte(got.Frame.Raw), b)
+				}
+				if mm == nil {
+					hit = i
+					break
+				}
+				if first == nil {
+					first = mm
+				}
+			}
+			if hit < 0 {
+				return match{matched: m.matched, step: st.Index, record: got.N, reason: fmt.Sprintf("%s %s (record %d): %s", st.From, got.Frame.Type, got.N, first.Reason)}
+			}
+			m.matched++
+			pending = append(pending[:hit:hit], pending[hit+1:]...)
+		}
+	}
+	return m
+}
+
+func from(p proto.Peer) scenarios.Direction {
+	if p == proto.Core {
+		return scenarios.CoreToRuntime
+	}
+	return scenarios.RuntimeToCore
+}
+
+// oversizeRule is proto's error for a frame over the transport limit: a frame that declares it
+// never arrives (the reader's read limit closes the transport).
+var oversizeRule = (&proto.RuleError{Type: "envelope", Rule: fmt.Sprintf("frame must be at most %d bytes", proto.MaxFrameBytes)}).Error()
