@@ -34,7 +34,7 @@ type Event struct {
 func (st *Store) Append(turnID string, ev Event) (uint64, error) {
 	ev.At = st.clk.Now().UTC()
 	var seq uint64
-	err := st.db.Update(func(tx *bolt.Tx) (err error) {
+	err := st.update(func(tx *bolt.Tx) (err error) {
 		seq, err = appendEvent(tx, turnID, ev)
 		return err
 	})

@@ -168,7 +168,7 @@ func (st *Store) CreateTurn(s *Session, t *Turn) error {
 	if t.Phase == "" {
 		t.Phase = PhaseQueued
 	}
-	return st.db.Update(func(tx *bolt.Tx) error {
+	return st.update(func(tx *bolt.Tx) error {
 		if s != nil {
 			if s.CreatedAt.IsZero() {
 				s.CreatedAt = now
@@ -216,7 +216,8 @@ func RedactConfiguration(c proto.PromptRequestPayload) proto.PromptRequestPayloa
 // UpdateTurn applies fn to a Turn without an outcome and commits it.
 func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
 	var out Turn
-	err := st.db.Update(func(tx *bolt.Tx) error {
+	err := st.update(func(tx *bolt.Tx) error {
+		out = Turn{} // a rerun (group.go) starts from the record, not from its last run
 		if tx.Bucket(bOutcomes).Get([]byte(id)) != nil {
 			return fmt.Errorf("turn %s: %w", id, ErrTerminal)
 		}
@@ -249,7 +250,8 @@ func (st *Store) Finish(id string, o *Outcome, events ...Event) (*Turn, error) {
 // FinishWith is Finish that also applies fn (when not nil) to the record in the same transaction.
 func (st *Store) FinishWith(id string, fn func(*Turn), o *Outcome, events ...Event) (*Turn, error) {
 	var out Turn
-	err := st.db.Update(func(tx *bolt.Tx) error {
+	err := st.update(func(tx *bolt.Tx) error {
+		out = Turn{} // a rerun (group.go) starts from the record, not from its last run
 		ob := tx.Bucket(bOutcomes)
 		if ob.Get([]byte(id)) != nil {
 			return fmt.Errorf("turn %s: %w", id, ErrTerminal)
