@@ -27,8 +27,8 @@ type Config struct {
 	Rate     float64
 	Turns    int
 	Duration time.Duration
-	// Events is the deltas each Turn emits (default 3); Hold is a delay in the middle of each
-	// Turn, which keeps Runs concurrent.
+	// Events is the deltas each Turn emits (default 3); Hold spreads them (and the usage and done
+	// after them) over that long, as a streaming model does, which keeps Runs concurrent.
 	Events int
 	Hold   time.Duration
 	// Storm is the percentage of Runtimes per minute dropped and reconnected.
@@ -88,11 +88,15 @@ const (
 
 func (c *Config) configuration(hold bool) json.RawMessage {
 	var events []string
+	gap := c.Hold / time.Duration(max(1, c.Events)) // a streamed Turn: its events spread over Hold
 	for i := range c.Events {
-		events = append(events, fmt.Sprintf(`{"delta":"token %d "}`, i))
-		if i == 0 && c.Hold > 0 {
-			events = append(events, fmt.Sprintf(`{"delay_ms":%d}`, c.Hold.Milliseconds()))
+		if i > 0 && gap > 0 {
+			events = append(events, fmt.Sprintf(`{"delay_ms":%d}`, gap.Milliseconds()))
 		}
+		events = append(events, fmt.Sprintf(`{"delta":"token %d "}`, i))
+	}
+	if gap > 0 {
+		events = append(events, fmt.Sprintf(`{"delay_ms":%d}`, gap.Milliseconds()))
 	}
 	events = append(events, `{"usage":`+turnUsage+`}`)
 	turn := fmt.Sprintf(`{"events":[%s],"content":%q,"usage":%s}`, strings.Join(events, ","), turnContent, turnUsage)
