@@ -193,7 +193,7 @@ func startCore(ctx context.Context, mode string, stderr io.Writer) (url string, 
 			return "", nil, nil, err
 		}
 		child := exec.Command(exe, "core", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "error")
-		child.Stderr = stderr
+		child.Stderr = struct{ io.Writer }{stderr} // Write only: a bytes.Buffer's ReadFrom would hold its tail across the child's life
 		stdout, err := child.StdoutPipe()
 		if err != nil {
 			_ = os.RemoveAll(dir)
