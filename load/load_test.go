@@ -100,6 +100,9 @@ func TestShortSoak(t *testing.T) {
 	if rep.Accepted < 300 {
 		t.Errorf("only %d Turns accepted in 20 s at 20/s", rep.Accepted)
 	}
+	if c := rep.Flat(); !c.OK {
+		t.Errorf("%s: %v", c.Name, c.Examples)
+	}
 }
 
 func TestRefusesNonLoopback(t *testing.T) {
