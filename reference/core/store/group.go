@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Group commit. Every write of a busy Core (a journal record per frame, a phase per transition)
@@ -47,7 +48,7 @@ func (w *groupWriter) update(fn func(*bolt.Tx) error) error {
 	select {
 	case w.calls <- c:
 	case <-w.stop:
-		return bolt.ErrDatabaseNotOpen
+		return berrors.ErrDatabaseNotOpen
 	}
 	return <-c.done
 }
