@@ -65,3 +65,18 @@ func TestGroupCommitIsolatesAFailedWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestClosedStoreRefusesWrites: a write after Close fails instead of hanging, and a second Close
+// is harmless.
+func TestClosedStoreRefusesWrites(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "core.db"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append("turn", store.Event{Kind: store.EventNote}); err == nil {
+		t.Error("Append after Close succeeded")
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
