@@ -38,8 +38,8 @@ type Config struct {
 	Cancel, LostReceipts float64
 	Seed                 int64
 	Register             Registrar
-	// CoreMemory, if set, reads the Core's resident memory (bytes) for the report.
-	CoreMemory func() (uint64, error)
+	// CoreMemory, if set, reads the Core's resident memory for the report.
+	CoreMemory func() (ProcessMemory, error)
 	// Drain bounds the wait for the last Turns' outcomes (default 60 s; a withheld receipt takes
 	// the Core 15 s).
 	Drain time.Duration

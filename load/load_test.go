@@ -108,7 +108,10 @@ func TestShortSoak(t *testing.T) {
 func TestRefusesNonLoopback(t *testing.T) {
 	for _, u := range []string{"http://10.0.0.1:8080", "http://example.com", "http://[2001:db8::1]:80", "ftp://127.0.0.1"} {
 		_, err := load.Run(context.Background(), load.Config{CoreURL: u, Runtimes: 1, Duration: time.Second,
-			Register: func(context.Context, int) (load.Device, error) { t.Fatal("registered against " + u); return load.Device{}, nil }})
+			Register: func(context.Context, int) (load.Device, error) {
+				t.Fatal("registered against " + u)
+				return load.Device{}, nil
+			}})
 		if err == nil {
 			t.Errorf("%s was not refused", u)
 		}

@@ -157,7 +157,7 @@ func applySoak(cmd *cobra.Command, cfg *load.Config) {
 
 // startCore starts the reference Core on loopback with a temporary bbolt file: as a child process
 // (this executable's core command; its resident memory is measurable) or in this process.
-func startCore(ctx context.Context, mode string, stderr io.Writer) (url string, memory func() (uint64, error), closeCore func(), err error) {
+func startCore(ctx context.Context, mode string, stderr io.Writer) (url string, memory func() (load.ProcessMemory, error), closeCore func(), err error) {
 	dir, err := os.MkdirTemp("", "wirecheck-load-")
 	if err != nil {
 		return "", nil, nil, err
@@ -215,7 +215,7 @@ func startCore(ctx context.Context, mode string, stderr io.Writer) (url string, 
 		}
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
 		pid := child.Process.Pid
-		return addr, func() (uint64, error) { return load.ProcessRSS(pid) }, stopChild, nil
+		return addr, func() (load.ProcessMemory, error) { return load.ReadProcessMemory(pid) }, stopChild, nil
 	}
 	_ = os.RemoveAll(dir)
 	return "", nil, nil, usageError(fmt.Errorf("--core %q: child or inproc", mode))
