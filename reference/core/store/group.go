@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"slices"
 	"sync"
 
@@ -11,10 +12,11 @@ import (
 // Group commit. Every write of a busy Core (a journal record per frame, a phase per transition)
 // was its own fsynced bbolt transaction, ~0.5 ms each on this class of machine, one at a time:
 // about 2,000 writes a second for the whole Core, whatever the number of Runs (docs/performance.md,
-// "wirecheck load"). One writer goroutine now commits every write waiting when it is free in one
-// transaction and one fsync. An idle Core commits a lone write at once (no batching delay, unlike
-// bolt.DB.Batch, whose timer would add up to its MaxBatchDelay to every frame); a write returns
-// only once its transaction is durable, as before.
+// "Many Runtimes on one Core"). Now the writes that queue while a transaction commits are committed
+// together in the next one, with one fsync, by the first of their callers (the leader; no writer
+// goroutine, so a lone write is committed on its caller's goroutine at once, as before, and no
+// batching timer: bolt.DB.Batch would add up to its MaxBatchDelay to an idle Core's every frame).
+// A write returns only once its transaction is durable.
 //
 // A write that fails rolls back the transaction it shared: it is then run alone, so that it
 // returns its own error, and the others are run again without it (bolt.DB.Batch's contract). A
@@ -23,63 +25,72 @@ import (
 
 const maxGroup = 256 // writes in one transaction at most
 
+// errLead tells a queued caller that it leads the next group.
+var errLead = errors.New("lead the next group")
+
 type writeCall struct {
 	fn   func(*bolt.Tx) error
-	done chan error
+	done chan error // errLead, then (or only) the write's result
 }
 
 type groupWriter struct {
-	db    *bolt.DB
-	calls chan writeCall // unbuffered: a call is handed over or not sent at all
-	stop  chan struct{}
-	ended chan struct{}
-	once  sync.Once
+	db      *bolt.DB
+	mu      sync.Mutex
+	idle    *sync.Cond // signalled when no group is being committed
+	pending []writeCall
+	leading bool // a caller is committing a group; the pending ones wait for it
+	closed  bool
 }
 
 func newGroupWriter(db *bolt.DB) *groupWriter {
-	w := &groupWriter{db: db, calls: make(chan writeCall), stop: make(chan struct{}), ended: make(chan struct{})}
-	go w.run()
+	w := &groupWriter{db: db}
+	w.idle = sync.NewCond(&w.mu)
 	return w
 }
 
 // update commits fn durably, in a transaction it may share with other writes.
 func (w *groupWriter) update(fn func(*bolt.Tx) error) error {
 	c := writeCall{fn: fn, done: make(chan error, 1)}
-	select {
-	case w.calls <- c:
-	case <-w.stop:
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
 		return berrors.ErrDatabaseNotOpen
 	}
+	w.pending = append(w.pending, c)
+	if w.leading {
+		w.mu.Unlock()
+		if err := <-c.done; err != errLead {
+			return err // committed by another caller's group
+		}
+		w.mu.Lock()
+	}
+	w.leading = true
+	n := min(len(w.pending), maxGroup)
+	group := slices.Clone(w.pending[:n])
+	w.pending = slices.Delete(w.pending, 0, n)
+	w.mu.Unlock()
+
+	w.commit(group)
+
+	w.mu.Lock()
+	if len(w.pending) > 0 {
+		w.pending[0].done <- errLead // the first of those that queued meanwhile commits them
+	} else {
+		w.leading = false
+		w.idle.Broadcast()
+	}
+	w.mu.Unlock()
 	return <-c.done
 }
 
-// close stops the writer once it has answered every call handed to it; closing twice is harmless,
-// as closing a bolt.DB twice is.
+// close refuses every later write and waits until the ones already queued are committed;
+// closing twice is harmless, as closing a bolt.DB twice is.
 func (w *groupWriter) close() {
-	w.once.Do(func() { close(w.stop) })
-	<-w.ended
-}
-
-func (w *groupWriter) run() {
-	defer close(w.ended)
-	for {
-		var group []writeCall
-		select {
-		case c := <-w.calls:
-			group = append(group, c)
-		case <-w.stop:
-			return
-		}
-	more:
-		for len(group) < maxGroup {
-			select {
-			case c := <-w.calls:
-				group = append(group, c)
-			default:
-				break more
-			}
-		}
-		w.commit(group)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	for w.leading {
+		w.idle.Wait()
 	}
 }
 

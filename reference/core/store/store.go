@@ -88,7 +88,7 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// update commits fn durably through the group writer (group.go).
+// update commits fn durably, possibly in one transaction with other writes (group.go).
 func (s *Store) update(fn func(*bolt.Tx) error) error { return s.w.update(fn) }
 
 // Path is the file the store lives in.
