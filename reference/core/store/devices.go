@@ -66,7 +66,7 @@ func (s *Store) AddDevice(d Device, credential string) error {
 	}
 	d.CredentialSHA256 = digest(credential)
 	d.CreatedAt = s.clk.Now().UTC()
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bDevices)
 		if b.Get([]byte(d.ID)) != nil {
 			return fmt.Errorf("device %s: %w", d.ID, ErrExists)
@@ -111,7 +111,7 @@ func (s *Store) Authenticate(deviceID, credential string) (*Device, error) {
 
 // RetireDevice marks a device retired: its credential no longer connects.
 func (s *Store) RetireDevice(id string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bDevices)
 		var d Device
 		if err := get(b, id, &d); err != nil {

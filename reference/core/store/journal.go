@@ -1,9 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -30,12 +33,17 @@ type Event struct {
 }
 
 // Append adds an event to a Turn's journal and commits it. It returns the event's sequence
-// number (from 1).
+// number (from 1). The event is encoded before the commit, off the group writer (group.go), which
+// only numbers it.
 func (st *Store) Append(turnID string, ev Event) (uint64, error) {
 	ev.At = st.clk.Now().UTC()
+	raw, err := encodeEvent(ev)
+	if err != nil {
+		return 0, fmt.Errorf("journal of turn %s: %w", turnID, err)
+	}
 	var seq uint64
-	err := st.db.Update(func(tx *bolt.Tx) (err error) {
-		seq, err = appendEvent(tx, turnID, ev)
+	err = st.update(func(tx *bolt.Tx) (err error) {
+		seq, err = putEvent(tx, turnID, raw)
 		return err
 	})
 	if err != nil {
@@ -44,7 +52,24 @@ func (st *Store) Append(turnID string, ev Event) (uint64, error) {
 	return seq, nil
 }
 
-func appendEvent(tx *bolt.Tx, turnID string, ev Event) (uint64, error) {
+// seqPrefix is how an event encoded with Seq 0 begins: Seq is its first member.
+var seqPrefix = []byte(`{"seq":0`)
+
+// encodeEvent encodes ev with Seq 0, for putEvent to number.
+func encodeEvent(ev Event) ([]byte, error) {
+	ev.Seq = 0
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(raw, seqPrefix) {
+		return nil, errors.New("an encoded event does not begin with its seq")
+	}
+	return raw, nil
+}
+
+// putEvent numbers an event encoded by encodeEvent with the journal's next sequence and stores it.
+func putEvent(tx *bolt.Tx, turnID string, raw []byte) (uint64, error) {
 	jb, err := tx.Bucket(bJournal).CreateBucketIfNotExists([]byte(turnID))
 	if err != nil {
 		return 0, err
@@ -53,12 +78,19 @@ func appendEvent(tx *bolt.Tx, turnID string, ev Event) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ev.Seq = seq
-	raw, err := json.Marshal(ev)
+	val := make([]byte, 0, len(raw)+20)
+	val = append(val, `{"seq":`...)
+	val = strconv.AppendUint(val, seq, 10)
+	val = append(val, raw[len(seqPrefix):]...)
+	return seq, jb.Put(seqKey(seq), val)
+}
+
+func appendEvent(tx *bolt.Tx, turnID string, ev Event) (uint64, error) {
+	raw, err := encodeEvent(ev)
 	if err != nil {
 		return 0, err
 	}
-	return seq, jb.Put(seqKey(seq), raw)
+	return putEvent(tx, turnID, raw)
 }
 
 // Journal returns a Turn's events in order.

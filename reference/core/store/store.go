@@ -38,6 +38,7 @@ var (
 type Store struct {
 	db  *bolt.DB
 	clk clock.Clock
+	w   *groupWriter
 }
 
 // Options tune Open.
@@ -78,11 +79,17 @@ func Open(path string, opt Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("initialising the Core store %s: %w", path, err)
 	}
-	return &Store{db: db, clk: opt.Clock}, nil
+	return &Store{db: db, clk: opt.Clock, w: newGroupWriter(db)}, nil
 }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.w.close()
+	return s.db.Close()
+}
+
+// update commits fn durably, possibly in one transaction with other writes (group.go).
+func (s *Store) update(fn func(*bolt.Tx) error) error { return s.w.update(fn) }
 
 // Path is the file the store lives in.
 func (s *Store) Path() string { return s.db.Path() }

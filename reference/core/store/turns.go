@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -168,7 +169,7 @@ func (st *Store) CreateTurn(s *Session, t *Turn) error {
 	if t.Phase == "" {
 		t.Phase = PhaseQueued
 	}
-	return st.db.Update(func(tx *bolt.Tx) error {
+	return st.update(func(tx *bolt.Tx) error {
 		if s != nil {
 			if s.CreatedAt.IsZero() {
 				s.CreatedAt = now
@@ -213,10 +214,74 @@ func RedactConfiguration(c proto.PromptRequestPayload) proto.PromptRequestPayloa
 	return c
 }
 
-// UpdateTurn applies fn to a Turn without an outcome and commits it.
+// UpdateTurn applies fn to a Turn without an outcome and commits it. fn may run more than once
+// and must depend only on the record it is given.
+//
+// The record is read, changed and encoded outside the group writer (group.go), which then only
+// checks that the stored record is still the one read (a Turn has one runner, so it nearly always
+// is) and writes it: the JSON work of a busy Core's most frequent write runs in parallel instead
+// of in the writer's serial section. A record changed meanwhile is read again.
 func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
+	for range 3 {
+		var old []byte
+		err := st.db.View(func(tx *bolt.Tx) error {
+			if tx.Bucket(bOutcomes).Get([]byte(id)) != nil {
+				return fmt.Errorf("turn %s: %w", id, ErrTerminal)
+			}
+			raw := tx.Bucket(bTurns).Get([]byte(id))
+			if raw == nil {
+				return fmt.Errorf("turn %s: %w", id, ErrNotFound)
+			}
+			old = bytes.Clone(raw)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		var out Turn
+		if err := json.Unmarshal(old, &out); err != nil {
+			return nil, fmt.Errorf("turn %s: %w", id, err)
+		}
+		if err := fn(&out); err != nil {
+			return nil, err
+		}
+		out.UpdatedAt = st.clk.Now().UTC()
+		out.Outcome = nil
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		stale := false
+		err = st.update(func(tx *bolt.Tx) error {
+			stale = false
+			if tx.Bucket(bOutcomes).Get([]byte(id)) != nil {
+				return fmt.Errorf("turn %s: %w", id, ErrTerminal)
+			}
+			tb := tx.Bucket(bTurns)
+			if !bytes.Equal(tb.Get([]byte(id)), old) {
+				stale = true
+				return nil
+			}
+			if err := tb.Put([]byte(id), raw); err != nil {
+				return err
+			}
+			return tx.Bucket(bInflight).Put([]byte(id), []byte(out.Phase))
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !stale {
+			return &out, nil
+		}
+	}
+	return st.updateTurnInWriter(id, fn)
+}
+
+// updateTurnInWriter is UpdateTurn done wholly in the writer: for a record that kept changing.
+func (st *Store) updateTurnInWriter(id string, fn func(*Turn) error) (*Turn, error) {
 	var out Turn
-	err := st.db.Update(func(tx *bolt.Tx) error {
+	err := st.update(func(tx *bolt.Tx) error {
+		out = Turn{} // a rerun (group.go) starts from the record, not from its last run
 		if tx.Bucket(bOutcomes).Get([]byte(id)) != nil {
 			return fmt.Errorf("turn %s: %w", id, ErrTerminal)
 		}
@@ -249,7 +314,8 @@ func (st *Store) Finish(id string, o *Outcome, events ...Event) (*Turn, error) {
 // FinishWith is Finish that also applies fn (when not nil) to the record in the same transaction.
 func (st *Store) FinishWith(id string, fn func(*Turn), o *Outcome, events ...Event) (*Turn, error) {
 	var out Turn
-	err := st.db.Update(func(tx *bolt.Tx) error {
+	err := st.update(func(tx *bolt.Tx) error {
+		out = Turn{} // a rerun (group.go) starts from the record, not from its last run
 		ob := tx.Bucket(bOutcomes)
 		if ob.Get([]byte(id)) != nil {
 			return fmt.Errorf("turn %s: %w", id, ErrTerminal)
