@@ -24,6 +24,9 @@ by SHA-256, the header first and the anchor last. With --pubkey, every anchor mu
 that ed25519 key. Each problem is one line naming the file and the record: an edited record, a
 dropped record, a truncated tail, a tampered anchor, a wrong key.
 
+Given a file instead of a directory, it checks that one journal the same way (the journal of
+wirecheck monitor --journal).
+
 Exit status: 0 the bundle verifies; 1 it does not; 3 usage error.`,
 		Example: `  wirecheck keygen --out signing.pem
   wirecheck certify --runtime-cmd './mydaemon --core {core_url}' --bundle evidence --sign-key signing.pem
@@ -45,10 +48,20 @@ Exit status: 0 the bundle verifies; 1 it does not; 3 usage error.`,
 					return usageError(fmt.Errorf("--pubkey %s: %w", pubkey, err))
 				}
 			}
-			if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
-				return usageError(fmt.Errorf("%s: not a bundle directory", args[0]))
+			st, err := os.Stat(args[0])
+			if err != nil {
+				return usageError(fmt.Errorf("%s: not a bundle directory or a journal file", args[0]))
 			}
-			journals, probs := journal.VerifyBundle(args[0], pub)
+			journals, probs := []string{args[0]}, []journal.Problem(nil)
+			if st.IsDir() {
+				journals, probs = journal.VerifyBundle(args[0], pub)
+			} else {
+				data, err := os.ReadFile(args[0])
+				if err != nil {
+					return usageError(err)
+				}
+				probs = journal.Verify(args[0], data, pub) // one journal: wirecheck monitor --journal
+			}
 			out := cmd.OutOrStdout()
 			for _, p := range probs {
 				fmt.Fprintln(out, p.Error())

@@ -24,9 +24,14 @@ var _ = Describe("wirecheck monitor between the reference Core and the reference
 		cred := c.register("device-monitor")
 
 		dir := GinkgoT().TempDir()
-		alarms, capture := filepath.Join(dir, "alarms.json"), filepath.Join(dir, "capture.jsonl")
-		mon := exec.Command(binary, "monitor", "--upstream", c.base+proto.APIPrefix, "--json", alarms, "--capture", capture)
-		stdout, err := mon.StdoutPipe()
+		alarms, capture, journal, key := filepath.Join(dir, "alarms.json"), filepath.Join(dir, "capture.jsonl"),
+			filepath.Join(dir, "monitor.jsonl"), filepath.Join(dir, "signing.pem")
+		keygen, err := exec.Command(binary, "keygen", "--out", key).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", keygen)
+		mon := exec.Command(binary, "monitor", "--upstream", c.base+proto.APIPrefix, "--json", alarms, "--capture", capture,
+			"--journal", journal, "--sign-key", key)
+		stdout, err2 := mon.StdoutPipe()
+		err = err2
 		Expect(err).NotTo(HaveOccurred())
 		monErr := &syncBuffer{}
 		mon.Stderr = monErr
