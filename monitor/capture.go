@@ -54,7 +54,7 @@ func ReadCapture(r io.Reader) ([]Captured, error) {
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			return nil, fmt.Errorf("capture line %d: %w", line, err)
 		}
-		if c.From != proto.Core && c.From != proto.Runtime {
+		if c.Advance == "" && c.From != proto.Core && c.From != proto.Runtime {
 			return nil, fmt.Errorf("capture line %d: from must be core or runtime, not %q", line, c.From)
 		}
 		out = append(out, c)

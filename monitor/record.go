@@ -17,7 +17,10 @@ import (
 type Captured struct {
 	Conn  int             `json:"conn"`
 	From  proto.Peer      `json:"from"`
-	Frame json.RawMessage `json:"frame"`
+	Frame json.RawMessage `json:"frame,omitempty"`
+	// Advance, instead of a frame, is a move of the player's clock (a journal's clock record, in
+	// the scenario language's duration: 1s, 5m); Record makes it an advance step.
+	Advance string `json:"advance,omitempty"`
 }
 
 // Record turns the frames of one watched connection into a scenario that plays the conversation
@@ -28,14 +31,31 @@ type Captured struct {
 // original did without repeating its values. The rules it names are those stating the shapes of
 // the frames the Runtime must send.
 func Record(id, title string, frames []Captured) ([]byte, error) {
-	r := recording{names: map[string]string{}, used: map[string]bool{}}
+	return RecordWith(id, title, frames, RecordOptions{})
+}
+
+// RecordOptions change what Record makes a placeholder.
+type RecordOptions struct {
+	// Literal keeps the values this side chose as they were (Core, for a replay that sends the
+	// recorded frames themselves); the other side's choices stay placeholders.
+	Literal proto.Peer
+}
+
+// RecordWith is Record with options.
+func RecordWith(id, title string, frames []Captured, opts RecordOptions) ([]byte, error) {
+	r := recording{names: map[string]string{}, used: map[string]bool{}, literal: map[string]bool{}}
 	type decoded struct {
 		from    proto.Peer
 		typ, id string
 		payload any
+		advance string
 	}
 	var conv []decoded
 	for i, f := range frames {
+		if f.Advance != "" {
+			conv = append(conv, decoded{advance: f.Advance})
+			continue
+		}
 		var env struct {
 			Type    string          `json:"type"`
 			ID      string          `json:"id"`
@@ -56,16 +76,23 @@ func Record(id, title string, frames []Captured) ([]byte, error) {
 			}
 		}
 		// Name every chosen value first, in order of appearance, so that a string holding one
-		// (agents-api-<session>) is rewritten wherever it comes.
+		// (agents-api-<session>) is rewritten wherever it comes. A value the literal side chose
+		// first is never named.
+		r.keep = opts.Literal != "" && d.from == opts.Literal
 		if d.id != "" {
 			r.placeholder(idName(d.typ), d.id)
 		}
 		r.collect("", d.payload)
+		r.keep = false
 		conv = append(conv, d)
 	}
 	var steps []any
 	rules := map[string]bool{}
 	for _, d := range conv {
+		if d.advance != "" {
+			steps = append(steps, yamlMap{{"advance", d.advance}})
+			continue
+		}
 		frame := yamlMap{{"type", d.typ}}
 		if d.id != "" {
 			frame = append(frame, yamlEntry{"id", r.placeholder(idName(d.typ), d.id)})
@@ -130,13 +157,21 @@ func idName(typ string) string {
 
 // recording maps each chosen value to its placeholder.
 type recording struct {
-	names map[string]string // value → placeholder name
-	used  map[string]bool
+	names   map[string]string // value → placeholder name
+	used    map[string]bool
+	literal map[string]bool // values the literal side chose: kept as they are
+	keep    bool            // the frame being collected is the literal side's
 }
 
 func (r *recording) placeholder(name, value string) string {
 	if n, ok := r.names[value]; ok {
 		return "${" + n + "}"
+	}
+	if r.keep {
+		r.literal[value] = true
+	}
+	if r.literal[value] {
+		return value
 	}
 	n := name
 	for i := 2; r.used[n]; i++ {

@@ -24,6 +24,7 @@ import (
 // certifyFlags are the flags of `wirecheck certify`.
 type certifyFlags struct {
 	sel                      selection
+	resume                   string
 	runtimeCmd, runtimeImage string
 	reference                bool
 	engine                   string
@@ -110,6 +111,7 @@ Exit status:
 	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
 	fl.StringArrayVar(&f.specDirs, "spec", nil, "a directory holding the files the scenarios cite (the protocol spec; docs/ for contract-harness.md), repeatable: the HTML report then quotes every cited section")
 	fl.StringVar(&f.shard, "shard", "", "K/N: play only the K-th of N shares of the selection (dealt round-robin over it sorted by id, after --run, --skip and --label-filter), for `wirecheck merge` to combine; give every shard the same --seed")
+	fl.StringVar(&f.resume, "resume", "", "continue the interrupted certification whose evidence bundle is this directory: its seed, selection and target, only the scenarios it did not finish, reported as one run (write to a new --bundle)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress (by default: a status line on a terminal, one line per scenario when CI is set or stderr is not a terminal)")
 	root.AddCommand(cmd)
 }
@@ -135,6 +137,12 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 		// send buffer for await_stall), which it does not do through a wrapper.
 		cfg.Target = ref.ReferenceRuntime
 	}
+	var resumed *resumption
+	if f.resume != "" {
+		if resumed, err = resume(f.resume, &cfg, f); err != nil {
+			return usageError(err)
+		}
+	}
 	if err := certify.Check(ctx, cfg); err != nil {
 		return usageError(err)
 	}
@@ -144,6 +152,10 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 	}
 
 	errOut := cmd.ErrOrStderr()
+	if resumed != nil {
+		fmt.Fprintf(errOut, "resuming %s (seed %s): %d of %d scenarios have their verdicts; playing the other %d\n",
+			f.resume, cfg.Seed, len(resumed.finished), len(resumed.order), len(sel.Scenarios))
+	}
 	fmt.Fprintf(errOut, "wirecheck certify: %s\n", sel.Describe(target))
 	if f.faults != "" {
 		fmt.Fprintf(errOut, "faults: %s applied to every scenario through a relay (seeded from %s)\n", f.faults, cfg.Seed)
@@ -166,6 +178,9 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 	stopProgress()
 	if err != nil {
 		return usageError(err)
+	}
+	if resumed != nil {
+		run = resumed.combine(run)
 	}
 	if err := f.write(cmd.OutOrStdout(), run); err != nil {
 		return &exitError{code: reports.ExitHarnessError, err: fmt.Errorf("writing the reports: %w", err)}

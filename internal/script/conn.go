@@ -162,11 +162,14 @@ func (c *Conn) Write(ctx context.Context, data []byte) error {
 	defer c.wmu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, proto.WriteTimeout)
 	defer cancel()
+	// Recorded before it is written: the peer's answer, which the reader records as it arrives,
+	// can come back before Write returns, and the transcript (the journal) keeps cause before effect.
+	c.rec.Frame(c.inDir.Reverse(), data)
 	if err := c.ws.Write(ctx, websocket.MessageText, data); err != nil {
+		c.rec.Event("write failed", "the frame above was not written: "+err.Error())
 		return err
 	}
 	c.setMark(time.Now())
-	c.rec.Frame(c.inDir.Reverse(), data)
 	return nil
 }
 
