@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -185,11 +186,7 @@ func (r *recording) placeholder(name, value string) string {
 func (r *recording) collect(key string, v any) {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		for _, k := range keys {
 			r.collect(k, v[k])
 		}
@@ -210,11 +207,7 @@ func (r *recording) collect(key string, v any) {
 func (r *recording) template(key string, v any) any {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		m := yamlMap{}
 		for _, k := range keys {
 			m = append(m, yamlEntry{k, r.template(k, v[k])})

@@ -57,7 +57,7 @@ type rejection struct {
 func newServer(deviceID, credential, requiredVersion string, answer scenarios.BootstrapAnswer, rec *script.Recorder, stalls bool) (*server, error) {
 	var lc net.ListenConfig
 	if stalls {
-		lc.Control = smallReceiveBuffer
+		lc.Control = script.SmallReceiveBuffer
 	}
 	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
@@ -234,7 +234,7 @@ func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	s.rec.Event("connected", "device "+dev.ID)
 	conn := script.NewConn(ws, s.rec, script.From(proto.Runtime))
 	if nc, ok := r.Context().Value(netConnKey{}).(net.Conn); ok {
-		conn.SetUnread(unreadCounter(nc))
+		conn.SetUnread(script.UnreadCounter(nc))
 	}
 	select {
 	case s.conns <- conn:

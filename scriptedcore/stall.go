@@ -199,10 +199,6 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 	return nil
 }
 
-// stalledReceiveBuffer is the receive buffer of the scripted Core's sockets in a scenario where
-// Core stops reading (the kernel doubles it and keeps a floor of its own).
-const stalledReceiveBuffer = 16 << 10
-
 // stopsReading reports whether a scenario has the scripted Core stop reading its socket.
 func stopsReading(sc *scenarios.Scenario) bool {
 	for _, st := range sc.Steps {

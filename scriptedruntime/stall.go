@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/transport"
@@ -53,10 +54,6 @@ const stallSteady = 200 * time.Millisecond
 // stallBound is the least await_stall waits for Core's output to pile up.
 const stallBound = 10 * time.Second
 
-// stalledReceiveBuffer is the receive buffer of the scripted Runtime's socket in a scenario where
-// it stops reading (the kernel doubles it and keeps a floor of its own).
-const stalledReceiveBuffer = 16 << 10
-
 // stopsReading reports whether a scenario has the scripted Runtime stop reading its socket.
 func stopsReading(sc *scenarios.Scenario) bool {
 	for _, st := range sc.Steps {
@@ -80,7 +77,7 @@ type stallingClient struct {
 
 func newStallingClient() *stallingClient {
 	c := &stallingClient{}
-	d := &net.Dialer{Control: smallReceiveBuffer}
+	d := &net.Dialer{Control: script.SmallReceiveBuffer}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableKeepAlives = true
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -101,7 +98,7 @@ func newStallingClient() *stallingClient {
 // unread counts what the last dialed connection holds unread; nil if none or not countable.
 func (c *stallingClient) unread() func() (int, error) {
 	if pc := c.conn(); pc != nil {
-		return unreadCounter(pc.Conn)
+		return script.UnreadCounter(pc.Conn)
 	}
 	return nil
 }

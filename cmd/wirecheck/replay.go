@@ -56,15 +56,9 @@ Exit status: 0 every replayable journal replays the same; 1 one diverges; 3 usag
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var pub ed25519.PublicKey
-			if pubkey != "" {
-				data, err := os.ReadFile(pubkey)
-				if err != nil {
-					return usageError(fmt.Errorf("--pubkey: %w", err))
-				}
-				if pub, err = journal.ParsePublicKey(data); err != nil {
-					return usageError(fmt.Errorf("--pubkey %s: %w", pubkey, err))
-				}
+			pub, err := readPublicKey(pubkey)
+			if err != nil {
+				return usageError(err)
 			}
 			cat, err := scenarios.Embedded()
 			if err != nil {

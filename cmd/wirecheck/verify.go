@@ -38,15 +38,9 @@ Exit status: 0 the bundle verifies; 1 it does not; 3 usage error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var pub ed25519.PublicKey
-			if pubkey != "" {
-				data, err := os.ReadFile(pubkey)
-				if err != nil {
-					return usageError(fmt.Errorf("--pubkey: %w", err))
-				}
-				if pub, err = journal.ParsePublicKey(data); err != nil {
-					return usageError(fmt.Errorf("--pubkey %s: %w", pubkey, err))
-				}
+			pub, err := readPublicKey(pubkey)
+			if err != nil {
+				return usageError(err)
 			}
 			st, err := os.Stat(args[0])
 			if err != nil {
@@ -120,6 +114,22 @@ public key to FILE.pub (PEM PKIX "PUBLIC KEY"). OpenSSL makes the same formats:
 	}
 	keygen.Flags().StringVar(&out, "out", "", "the private key's file; the public key goes to FILE.pub")
 	root.AddCommand(keygen)
+}
+
+// readPublicKey reads a --pubkey (nil when path is empty: anchors are not checked against a key).
+func readPublicKey(path string) (ed25519.PublicKey, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--pubkey: %w", err)
+	}
+	pub, err := journal.ParsePublicKey(data)
+	if err != nil {
+		return nil, fmt.Errorf("--pubkey %s: %w", path, err)
+	}
+	return pub, nil
 }
 
 // readSignKey reads certify's --sign-key.

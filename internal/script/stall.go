@@ -107,3 +107,7 @@ func (c *Conn) AwaitStall(min int, steady, within time.Duration) error {
 		}
 	}
 }
+
+// StalledReceiveBuffer is the receive buffer of a scripted peer's socket in a scenario where it
+// stops reading (the kernel doubles it and keeps a floor of its own).
+const StalledReceiveBuffer = 16 << 10

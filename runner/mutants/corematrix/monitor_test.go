@@ -85,30 +85,11 @@ func TestMonitorCatchesCoreMutants(t *testing.T) {
 	for id, as := range baseline {
 		fmt.Fprintf(&b, "- left out, the unmutated reference Core raised an alarm: %s: %s\n", id, as[0])
 	}
-	b.WriteString("| mutant | rule | caught | first alarm (scenario: alarm) |\n| --- | --- | --- | --- |\n")
-	caught := 0
+	var ms []mutants.Mutant
 	for _, m := range coremutation.Core {
-		played := scs
-		if ids := killers[string(m.Point)]; len(ids) > 0 {
-			played = slices.DeleteFunc(slices.Clone(scs), func(sc *scenarios.Scenario) bool { return !slices.Contains(ids, sc.ID) })
-		}
-		restore := coremutation.Activate(m.Point)
-		alarms := watchedCore(played)
-		restore()
-		ids := make([]string, 0, len(alarms))
-		for id := range alarms {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		if len(ids) == 0 {
-			fmt.Fprintf(&b, "| %s | %s | no | |\n", m.Point, m.Rule)
-			continue
-		}
-		caught++
-		a := alarms[ids[0]][0]
-		fmt.Fprintf(&b, "| %s | %s | yes (%d scenarios) | %s: %s %s |\n", m.Point, m.Rule, len(ids), ids[0], a.Rule,
-			strings.ReplaceAll(a.Detail, "|", "\\|"))
+		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Activate: func() func() { return coremutation.Activate(m.Point) }})
 	}
+	caught := mutants.MonitorRows(&b, ms, scs, killers, watchedCore)
 	fmt.Fprintf(&b, "\n%d of %d Core mutants caught.\n", caught, len(coremutation.Core))
 	t.Log(b.String())
 	if err := mutants.WriteDocSection(mutants.MonitorDoc, mutants.CoreSection, b.String()); err != nil {

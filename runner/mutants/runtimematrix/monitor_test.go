@@ -81,36 +81,16 @@ func TestMonitorCatchesMutants(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("## Runtime mutants\n\n| mutant | rule | caught | first alarm (scenario: alarm) |\n| --- | --- | --- | --- |\n")
+	b.WriteString("## Runtime mutants\n\n")
 	killers, err := mutants.KillersOf("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	caught := 0
+	var ms []mutants.Mutant
 	for _, m := range mutation.Runtime {
-		// The scenarios whose verdicts the mutant changed are where its bug shows on the wire; a
-		// mutant the matrix does not list yet plays the whole catalog.
-		played := scs
-		if ids := killers[string(m.Point)]; len(ids) > 0 {
-			played = slices.DeleteFunc(slices.Clone(scs), func(sc *scenarios.Scenario) bool { return !slices.Contains(ids, sc.ID) })
-		}
-		restore := mutation.Activate(m.Point)
-		alarms := watched(played)
-		restore()
-		ids := make([]string, 0, len(alarms))
-		for id := range alarms {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		if len(ids) == 0 {
-			fmt.Fprintf(&b, "| %s | %s | no | |\n", m.Point, m.Rule)
-			continue
-		}
-		caught++
-		a := alarms[ids[0]][0]
-		fmt.Fprintf(&b, "| %s | %s | yes (%d scenarios) | %s: %s %s |\n", m.Point, m.Rule, len(ids), ids[0], a.Rule,
-			strings.ReplaceAll(a.Detail, "|", "\\|"))
+		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Activate: func() func() { return mutation.Activate(m.Point) }})
 	}
+	caught := mutants.MonitorRows(&b, ms, scs, killers, watched)
 	fmt.Fprintf(&b, "\n%d of %d Runtime mutants caught.\n", caught, len(mutation.Runtime))
 	t.Log(b.String())
 	if err := mutants.WriteDocSection(mutants.MonitorDoc, "", b.String()); err != nil {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package scriptedruntime
+package script
 
 import (
 	"net"
@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// unreadCounter counts the bytes a TCP connection's receive queue holds unread (SIOCINQ); nil
+// UnreadCounter counts the bytes a TCP connection's receive queue holds unread (SIOCINQ); nil
 // where the connection offers no file descriptor.
-func unreadCounter(c net.Conn) func() (int, error) {
+func UnreadCounter(c net.Conn) func() (int, error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
