@@ -300,20 +300,9 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 	case c.Admission != nil:
 		return d.admissionHolds(c.Admission)
 	case c.Turn != nil:
-		run, err := resolveString(c.Turn.Run, b)
-		if err != nil {
-			return false, "", err
-		}
-		var t *store.Turn
-		if strings.Contains(run, "${") && d.turnID != "" {
-			// A Run ID Core chose but never sent (the Turn ended before start) is not bound:
-			// the check then names the Turn this scenario started.
-			t, err = d.Core.Turn(d.turnID)
-		} else {
-			t, err = d.Core.TurnByRun(run)
-		}
-		if err != nil {
-			return false, fmt.Sprintf("no Turn for run %s", run), nil
+		t, missing, err := d.turnOf(c.Turn.Run, b)
+		if t == nil {
+			return false, missing, err
 		}
 		if t.Outcome == nil {
 			return false, "the Turn is in phase " + t.Phase, nil

@@ -12,20 +12,9 @@ import (
 // the Run: it waits while the Turn runs (the entry may still come) and fails once the Turn has
 // ended without it.
 func (d *refCoreDriver) journalHolds(c *scenarios.JournalCheck, b *scenarios.Bindings) (bool, string, error) {
-	run, err := resolveString(c.Run, b)
-	if err != nil {
-		return false, "", err
-	}
-	var t *store.Turn
-	if strings.Contains(run, "${") && d.turnID != "" {
-		// A Run ID Core chose but never sent (the Turn ended before start): the Turn this
-		// scenario started, as check.turn reads it.
-		t, err = d.Core.Turn(d.turnID)
-	} else {
-		t, err = d.Core.TurnByRun(run)
-	}
-	if err != nil {
-		return false, fmt.Sprintf("no Turn for run %s", run), nil
+	t, missing, err := d.turnOf(c.Run, b)
+	if t == nil {
+		return false, missing, err
 	}
 	evs, err := d.Core.Journal(t.ID)
 	if err != nil {
@@ -67,4 +56,24 @@ func journalSummary(evs []store.Event, kind string) string {
 		return "none of kind " + kind
 	}
 	return "[" + strings.Join(parts, "; ") + "]"
+}
+
+// turnOf is the Turn of a check's run: the Turn that Run ID names, or, when the Run ID is one
+// Core chose but never sent (the Turn ended before start), the Turn this scenario started. A Turn
+// not found is a reason the check does not hold yet, not an error.
+func (d *refCoreDriver) turnOf(runTmpl scenarios.Value, b *scenarios.Bindings) (*store.Turn, string, error) {
+	run, err := resolveString(runTmpl, b)
+	if err != nil {
+		return nil, "", err
+	}
+	var t *store.Turn
+	if strings.Contains(run, "${") && d.turnID != "" {
+		t, err = d.Core.Turn(d.turnID)
+	} else {
+		t, err = d.Core.TurnByRun(run)
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("no Turn for run %s", run), nil
+	}
+	return t, "", nil
 }
