@@ -116,6 +116,7 @@ func (r *runner) onInput(req inputRequest) {
 	case err != nil:
 		r.log.Error("the Turn refused an input", "error", err)
 	}
+	r.settle() // the caller hears what is durable
 	in, _ := r.state.InputByKey(req.ev.Key)
 	req.reply <- result[store.Input]{val: in, err: err}
 }

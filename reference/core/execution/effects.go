@@ -11,8 +11,21 @@ import (
 )
 
 // apply carries out one effect. It returns the answer to a query, or the failure that ends the
-// step (stepped next, with the phase the durable record is in).
+// step (stepped next, with the phase the durable record is in). A commit or a journal event joins
+// the batch of writes (writes.go); any other effect but the outcome, which takes the batch into its
+// own transaction, is carried out only once the batch is durable.
 func (r *runner) apply(eff turn.Effect) (answer, failure turn.Event) {
+	switch eff.(type) {
+	case turn.Commit, turn.Journal:
+	case turn.Finish:
+		if failure := r.await(); failure != nil {
+			return nil, failure
+		}
+	default:
+		if failure := r.flush(); failure != nil {
+			return nil, failure
+		}
+	}
 	switch e := eff.(type) {
 	case turn.CheckDevice:
 		return r.checkDevice(), nil
@@ -23,9 +36,9 @@ func (r *runner) apply(eff turn.Effect) (answer, failure turn.Event) {
 	case turn.Close:
 		r.closeStream(e.Stream)
 	case turn.Commit:
-		return nil, r.commit(e)
+		r.commit(e)
 	case turn.Journal:
-		return nil, r.journal(e.Event)
+		r.hold(e.Event)
 	case turn.Send:
 		failure := r.send(e)
 		if _, ok := failure.(turn.SendFailed); ok && e.Reported {
@@ -77,40 +90,21 @@ func (r *runner) subscribe(e turn.Subscribe) turn.Event {
 	return nil
 }
 
-// commit writes the record; a phase move is journalled, and every change announced, before
-// anything that depends on it.
-func (r *runner) commit(c turn.Commit) turn.Event {
-	t, err := r.e.cfg.Store.UpdateTurn(r.rec.ID, func(t *store.Turn) error { c.Record.ApplyTo(t); return nil })
-	if err != nil {
-		r.log.Error("committing the Turn failed", "error", err)
-		return turn.PersistFailed{Err: err, Committed: r.rec.Phase}
-	}
-	r.rec = t
+// commit adds a record change to the batch; a phase move is journalled with it.
+func (r *runner) commit(c turn.Commit) {
+	r.holding()
+	r.w.apply = append(r.w.apply, c.Record.ApplyTo)
+	r.w.changed = true
 	if c.Moves() {
-		if failure := r.journal(c.Transition()); failure != nil {
-			return failure
-		}
+		r.hold(c.Transition())
 	}
-	r.e.cfg.OnChange(r.rec.ID) // an input's state is a change too
-	return nil
-}
-
-// journal appends an event; Core failing to keep what it observed fails the Turn.
-func (r *runner) journal(ev store.Event) turn.Event {
-	if _, err := r.e.cfg.Store.Append(r.rec.ID, ev); err != nil {
-		r.log.Error("journal append failed", "error", err)
-		return turn.PersistFailed{Err: err, Committed: r.rec.Phase}
-	}
-	return nil
 }
 
 // send queues a frame within Core's per-send timeout and journals it, or that it failed.
 func (r *runner) send(s turn.Send) turn.Event {
 	env := s.Envelope
 	if err := r.queue(env); err != nil {
-		if failure := r.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()}); failure != nil {
-			return failure
-		}
+		r.hold(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		if s.BestEffort {
 			return nil
 		}
@@ -120,7 +114,8 @@ func (r *runner) send(s turn.Send) turn.Event {
 	if env.Type == proto.TypeExecutionPrepare {
 		payload = redactPrepare(payload)
 	}
-	return r.journal(store.Event{Kind: store.EventSent, Type: env.Type, ID: env.ID, Payload: payload})
+	r.hold(store.Event{Kind: store.EventSent, Type: env.Type, ID: env.ID, Payload: payload})
+	return nil
 }
 
 // queue hands the frame to the connection, bounded by Core's send timeout on the injected clock.
@@ -158,20 +153,27 @@ func redactPrepare(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-// finish records the outcome once and stops the runner; if the store refuses it, the committed
-// phase stays for the next Reconcile.
+// finish records the outcome once, in one transaction with the batch of writes, and stops the
+// runner; if the store refuses it, the committed phase stays for the next Reconcile.
 func (r *runner) finish(f turn.Finish) {
 	r.finished = true
-	var apply func(*store.Turn)
+	w := r.w
+	r.w = writes{}
 	if f.Record != nil {
-		apply = f.Record.ApplyTo
+		w.apply = append(w.apply, f.Record.ApplyTo)
 	}
-	t, err := r.e.cfg.Store.FinishWith(r.rec.ID, apply, f.Outcome, f.Transition())
+	apply := func(t *store.Turn) {
+		for _, a := range w.apply {
+			a(t)
+		}
+	}
+	t, err := r.e.cfg.Store.FinishWith(r.rec.ID, apply, f.Outcome, append(w.events, f.Transition())...)
 	if err != nil {
 		r.log.Error("recording the outcome failed", "error", err)
 		return
 	}
 	r.rec = t
+	r.announce(w)
 	r.log.Info("turn finished", "status", f.Outcome.Status, "reason", f.Outcome.Reason)
 	r.e.cfg.OnChange(r.rec.ID)
 }

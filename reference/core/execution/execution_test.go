@@ -1,10 +1,14 @@
 package execution_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,16 +46,46 @@ type env struct {
 	conns *fakeConns
 	e     *execution.Engine
 	path  string
+	// refuse makes the store refuse its next write (store.Options.WriteFault).
+	refuse atomic.Bool
+	// shown is what the engine's OnEvent showed: "type" for a frame already in the journal,
+	// "type (not durable)" otherwise.
+	mu    sync.Mutex
+	shown []string
 }
+
+func (v *env) showed() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.shown)
+}
+
+var errDisk = errors.New("the disk refused the write")
 
 func newEnv() *env {
 	v := &env{clk: clock.NewFake(), path: filepath.Join(GinkgoT().TempDir(), "core.db")}
 	var err error
-	v.st, err = store.Open(v.path, store.Options{Clock: v.clk})
+	v.st, err = store.Open(v.path, store.Options{Clock: v.clk, WriteFault: func() error {
+		if v.refuse.CompareAndSwap(true, false) {
+			return errDisk
+		}
+		return nil
+	}})
 	Expect(err).NotTo(HaveOccurred())
 	v.conn = newFakeConn(hb("preparation", "environment_none"))
 	v.conns = &fakeConns{conn: v.conn}
-	v.e = execution.New(execution.Config{Store: v.st, Conns: v.conns, Clock: v.clk})
+	v.e = execution.New(execution.Config{Store: v.st, Conns: v.conns, Clock: v.clk, OnEvent: func(turnID string, ev store.Event) {
+		what := ev.Type + " (not durable)"
+		j, _ := v.st.Journal(turnID)
+		for _, got := range j {
+			if got.Kind == ev.Kind && got.Type == ev.Type && got.At.Equal(ev.At) {
+				what = ev.Type
+			}
+		}
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.shown = append(v.shown, what)
+	}})
 	DeferCleanup(func() {
 		v.e.Close()
 		_ = v.st.Close()
@@ -81,6 +115,17 @@ func (v *env) outcome(id string) *store.Outcome {
 		return o
 	}).ShouldNot(BeNil())
 	return o
+}
+
+// journalLines is a Turn's journal, one "kind type note" line per event.
+func journalLines(st *store.Store, turnID string) []string {
+	j, err := st.Journal(turnID)
+	Expect(err).NotTo(HaveOccurred())
+	var lines []string
+	for _, ev := range j {
+		lines = append(lines, strings.Join(strings.Fields(ev.Kind+" "+ev.Type+" "+ev.Note), " "))
+	}
+	return lines
 }
 
 func status(handle string, rev uint64, state, run string) *proto.PreparationStatusPayload {
@@ -159,6 +204,8 @@ var _ = Describe("a Turn", Label("execution"), func() {
 		o := v.outcome(t.ID)
 		Expect(o.Status).To(Equal(proto.TurnCompleted))
 		Expect(o.Content).To(Equal("hello"))
+		Expect(v.showed()).To(ConsistOf("preparation_status", "preparation_status", "preparation_status",
+			"delta", "usage", "delta", "usage", "done"), "observers see every frame received, once, once it is durable")
 		Expect(*o.Usage.OutputTokens).To(Equal(int32(2)), "usage snapshots replace, never add")
 		Expect(o.Metadata).To(HaveKeyWithValue("agent_session_id", "n"))
 
@@ -209,14 +256,31 @@ var _ = Describe("a Turn", Label("execution"), func() {
 		t := v.start()
 		o := v.outcome(t.ID)
 		Expect(o).To(And(HaveField("Reason", proto.ReasonDeliveryUnknown), HaveField("EffectUnknown", true)))
-		j, err := v.st.Journal(t.ID)
-		Expect(err).NotTo(HaveOccurred())
-		var lines []string
-		for _, ev := range j {
-			lines = append(lines, strings.Join(strings.Fields(ev.Kind+" "+ev.Type+" "+ev.Note), " "))
-		}
+		lines := journalLines(v.st, t.ID)
 		Expect(lines).To(Equal([]string{"transition →queued", "admission ALLOW (allowed)", "transition queued→preparing",
 			"note execution_prepare send failed: send failed", "transition preparing→done failed delivery_unknown"}))
+	})
+
+	It("fails the Turn from the committed phase when the store refuses a batch of writes, keeping none of the batch", func() {
+		t := v.start()
+		prep := v.next()
+		p := v.conn.stream(v.conn.preps, prep.ID)
+		p.push(proto.TypePreparationStatus, prep.ID, status("h", 1, proto.StateReady, ""))
+		Expect(v.next().Type).To(Equal(proto.TypeExecutionStart))
+		Eventually(func() []string { return journalLines(v.st, t.ID) }).Should(ContainElement("sent execution_start"))
+		Expect(v.e.Quiesce(context.Background())).To(Succeed())
+
+		// started, its phase move and the delta after it are one batch: the store refuses it.
+		v.refuse.Store(true)
+		r := v.conn.stream(v.conn.runs, t.RunID)
+		p.push(proto.TypePreparationStatus, prep.ID, status("h", 2, proto.StateStarted, t.RunID))
+		r.push(proto.TypeDelta, t.RunID, &proto.DeltaPayload{Delta: "hel", Sequence: 1})
+		o := v.outcome(t.ID)
+		Expect(o).To(And(HaveField("Reason", proto.ReasonEventPersistenceFailed), HaveField("EffectUnknown", true)))
+		Expect(o.Error).To(ContainSubstring(errDisk.Error()))
+		lines := journalLines(v.st, t.ID)
+		Expect(lines).NotTo(ContainElement("transition starting→running"), "the refused batch left nothing")
+		Expect(lines[len(lines)-1]).To(Equal("transition starting→done failed event_persistence_failed"), "the outcome is recorded from the committed phase")
 	})
 
 	It("records device_disconnected when the Run cannot be subscribed", func() {

@@ -7,25 +7,16 @@ import (
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
-// Every frame received for the Turn is journalled (committed) before the machine sees it, and
-// in-process observers see it only then.
-func (r *runner) received(ev gateway.Event) bool {
-	rec := store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload}
-	if failure := r.journal(rec); failure != nil {
-		r.step(failure)
-		return false
-	}
-	if r.e.cfg.OnEvent != nil {
-		r.e.cfg.OnEvent(r.rec.ID, rec)
-	}
-	return true
+// Every frame received for the Turn is journalled before the machine sees it, in the batch of
+// writes its step's effects join (writes.go); in-process observers see it once it is durable.
+func (r *runner) received(ev gateway.Event) {
+	r.hold(store.Event{Kind: store.EventReceived, Type: ev.Envelope.Type, ID: ev.Envelope.ID, Payload: ev.Envelope.Payload})
+	r.w.received = append(r.w.received, r.w.events[len(r.w.events)-1])
 }
 
 // onStatus handles a preparation status that passed the subscription's revision rules.
 func (r *runner) onStatus(ev gateway.Event) {
-	if !r.received(ev) {
-		return
-	}
+	r.received(ev)
 	st, ok := ev.Frame.Payload.(*proto.PreparationStatusPayload)
 	if !ok {
 		r.log.Error("a preparation subscription delivered another frame", "type", ev.Envelope.Type)
@@ -35,9 +26,7 @@ func (r *runner) onStatus(ev gateway.Event) {
 }
 
 func (r *runner) onRunEvent(ev gateway.Event) {
-	if !r.received(ev) {
-		return
-	}
+	r.received(ev)
 	if ev.Envelope.Type == proto.TypePermissionCancel {
 		// routed to the Run by the request's route; its id is the request_id
 		r.step(turn.PermissionCancel{RequestID: ev.Envelope.ID})
@@ -51,9 +40,7 @@ func (r *runner) onRunEvent(ev gateway.Event) {
 }
 
 func (r *runner) onReceipt(ev gateway.Event) {
-	if !r.received(ev) {
-		return
-	}
+	r.received(ev)
 	ack, ok := ev.Frame.Payload.(*proto.InteractionDecisionAckPayload)
 	if !ok {
 		r.log.Error("a receipt waiter delivered another frame", "type", ev.Envelope.Type)
@@ -92,9 +79,7 @@ func (r *runner) runClosed() {
 }
 
 func (r *runner) onDecisionAck(ev gateway.Event) {
-	if !r.received(ev) {
-		return
-	}
+	r.received(ev)
 	ack, ok := ev.Frame.Payload.(*proto.InteractionDecisionAckPayload)
 	if !ok {
 		r.log.Error("a decision waiter delivered another frame", "type", ev.Envelope.Type)

@@ -74,6 +74,7 @@ func (r *runner) onAnswer(req answerRequest) {
 	case err != nil:
 		r.log.Error("the Turn refused an answer", "error", err)
 	}
+	r.settle() // the caller hears what is durable
 	in, _ = r.state.Interaction(req.ev.ID)
 	req.reply <- result[store.Interaction]{val: in, err: err}
 }

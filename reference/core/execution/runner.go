@@ -19,6 +19,7 @@ type runner struct {
 	e   *Engine
 	log *slog.Logger
 	rec *store.Turn // the durable record as last committed
+	w   writes      // the writes of the steps since the last commit (writes.go)
 	// deviceID is rec.DeviceID, which never changes: other goroutines read it (wakeDevice).
 	deviceID string
 	state    turn.State
@@ -41,8 +42,10 @@ type runner struct {
 	ack    Stream
 	dec    Stream    // the ack of the decision sent last
 	taken  [4]uint64 // per stream field (prep, run, ack, dec): events and closes taken from it
-	timers [turn.TimerCount]clock.Timer
-	due    [turn.TimerCount]time.Time // when each armed timer fires, on the engine's clock
+	// inflight is the batch of writes being committed in the background (writes.go).
+	inflight *committing
+	timers   [turn.TimerCount]clock.Timer
+	due      [turn.TimerCount]time.Time // when each armed timer fires, on the engine's clock
 }
 
 func newRunner(e *Engine, t *store.Turn, spec *turn.Spec) *runner {
@@ -70,11 +73,25 @@ func (r *runner) loop() {
 	defer r.closeAll()
 	r.step(turn.Claim{})
 	for !r.finished {
+		// The batch of writes is committed while the runner waits, unless a frame is already
+		// waiting: it joins the batch (writes.go).
+		if r.full() && !r.settle() {
+			break
+		}
+		if !r.takeAtOnce() {
+			r.commitBehind()
+		}
 		r.park(true)
 		select {
+		case res := <-r.inflightDone():
+			r.park(false)
+			if failure := r.landed(res); failure != nil {
+				r.step(failure)
+			}
 		case <-r.e.ctx.Done():
 			r.park(false)
-			return // Core is stopping: the committed phase stays for the next Reconcile
+			r.flush() // best effort; Core is stopping: the committed phase stays for the next Reconcile
+			return
 		case <-r.cancelReq:
 			r.park(false)
 			r.step(turn.CancelRequested{})
@@ -280,7 +297,7 @@ func (r *runner) idle() bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.parked {
+	if !r.parked || r.inflight != nil {
 		return false
 	}
 	for i, s := range []Stream{r.prep, r.run, r.ack, r.dec} {

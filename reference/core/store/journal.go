@@ -85,6 +85,36 @@ func putEvent(tx *bolt.Tx, turnID string, raw []byte) (uint64, error) {
 	return seq, jb.Put(seqKey(seq), val)
 }
 
+// encodeEvents encodes events for putEvents, stamping those without a time with the store's now.
+func (st *Store) encodeEvents(events []Event) ([][]byte, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	now := st.clk.Now().UTC()
+	raws := make([][]byte, len(events))
+	for i, ev := range events {
+		if ev.At.IsZero() {
+			ev.At = now
+		}
+		raw, err := encodeEvent(ev)
+		if err != nil {
+			return nil, err
+		}
+		raws[i] = raw
+	}
+	return raws, nil
+}
+
+// putEvents stores events encoded by encodeEvents, in order.
+func putEvents(tx *bolt.Tx, turnID string, raws [][]byte) error {
+	for _, raw := range raws {
+		if _, err := putEvent(tx, turnID, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func appendEvent(tx *bolt.Tx, turnID string, ev Event) (uint64, error) {
 	raw, err := encodeEvent(ev)
 	if err != nil {

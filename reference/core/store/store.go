@@ -36,9 +36,10 @@ var (
 
 // Store is the open bbolt file. It is safe for concurrent use.
 type Store struct {
-	db  *bolt.DB
-	clk clock.Clock
-	w   *groupWriter
+	db    *bolt.DB
+	clk   clock.Clock
+	w     *groupWriter
+	fault func() error
 }
 
 // Options tune Open.
@@ -49,6 +50,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// NoSync skips fsync on commit. Only benchmarks that measure everything but the disk set it.
 	NoSync bool
+	// WriteFault, when set, is asked before every write; an error it returns is the write's, and
+	// nothing is written: how a test makes the disk refuse a commit.
+	WriteFault func() error
 }
 
 // Open opens (or creates) the file at path. It does not reconcile: see Reconcile.
@@ -79,7 +83,7 @@ func Open(path string, opt Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("initialising the Core store %s: %w", path, err)
 	}
-	return &Store{db: db, clk: opt.Clock, w: newGroupWriter(db)}, nil
+	return &Store{db: db, clk: opt.Clock, w: newGroupWriter(db), fault: opt.WriteFault}, nil
 }
 
 // Close closes the file.
@@ -89,7 +93,14 @@ func (s *Store) Close() error {
 }
 
 // update commits fn durably, possibly in one transaction with other writes (group.go).
-func (s *Store) update(fn func(*bolt.Tx) error) error { return s.w.update(fn) }
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	if s.fault != nil {
+		if err := s.fault(); err != nil {
+			return err
+		}
+	}
+	return s.w.update(fn)
+}
 
 // Path is the file the store lives in.
 func (s *Store) Path() string { return s.db.Path() }

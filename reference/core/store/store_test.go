@@ -2,10 +2,14 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
@@ -134,5 +138,64 @@ func TestReconcileSeesOnlyInFlightTurnsAndSurvivesReopen(t *testing.T) {
 	again, _ := s.Reconcile(func(store.InFlight) *store.Outcome { t.Fatal("nothing is in flight any more"); return nil })
 	if len(again) != 0 {
 		t.Fatal("reconcile twice")
+	}
+}
+
+// A runner's batch: the record change and the journal events land in one transaction, the events
+// in order and keeping the time Core observed them; a refused batch leaves nothing.
+func TestCommitWritesARecordChangeAndItsEventsTogether(t *testing.T) {
+	clk := clock.NewFake()
+	refuse := false
+	s, err := store.Open(filepath.Join(t.TempDir(), "core.db"), store.Options{Clock: clk, WriteFault: func() error {
+		if refuse {
+			return errors.New("refused")
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sess := &store.Session{ID: "s", DeviceID: "d", EnvironmentType: store.EnvironmentNone}
+	if err := s.CreateTurn(sess, &store.Turn{ID: "t", SessionID: "s", DeviceID: "d", RunID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	seen := clk.Now().UTC()
+	clk.Advance(time.Second)
+	toRunning := func(t *store.Turn) error { t.Phase = store.PhaseRunning; return nil }
+	rec, err := s.Commit("t", toRunning,
+		store.Event{Kind: store.EventReceived, Type: "preparation_status", At: seen},
+		store.Event{Kind: store.EventTransition, Type: "starting→running"})
+	if err != nil || rec.Phase != store.PhaseRunning {
+		t.Fatalf("commit: %+v %v", rec, err)
+	}
+	refuse = true
+	if _, err := s.Commit("t", func(t *store.Turn) error { t.Phase = store.PhaseCancelling; return nil },
+		store.Event{Kind: store.EventReceived, Type: "delta"}); err == nil {
+		t.Fatal("a refused batch must fail")
+	}
+	refuse = false
+	if _, err := s.Commit("t", nil, store.Event{Kind: store.EventReceived, Type: "done"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Turn("t")
+	if err != nil || got.Phase != store.PhaseRunning {
+		t.Fatalf("the refused batch changed the record: %+v %v", got, err)
+	}
+	j, err := s.Journal("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, ev := range j[len(j)-3:] {
+		lines = append(lines, fmt.Sprintf("%d %s %s %s", ev.Seq, ev.Kind, ev.Type, ev.At.Sub(seen)))
+	}
+	want := []string{
+		fmt.Sprintf("%d received preparation_status 0s", len(j)-2),
+		fmt.Sprintf("%d transition starting→running 1s", len(j)-1),
+		fmt.Sprintf("%d received done 1s", len(j)),
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Fatalf("journal (-want +got):\n%s", diff)
 	}
 }

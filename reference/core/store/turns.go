@@ -216,12 +216,32 @@ func RedactConfiguration(c proto.PromptRequestPayload) proto.PromptRequestPayloa
 
 // UpdateTurn applies fn to a Turn without an outcome and commits it. fn may run more than once
 // and must depend only on the record it is given.
+func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
+	return st.Commit(id, fn)
+}
+
+// Commit applies fn (when not nil) to a Turn without an outcome and appends events to its
+// journal, in order, in one transaction: a runner's writes of several steps cost one fsync
+// (execution's runner batches them). An event keeps its At when set (the time Core observed it,
+// not the time it became durable). It returns the record as committed (nil when fn is nil). fn
+// may run more than once and must depend only on the record it is given.
 //
 // The record is read, changed and encoded outside the group writer (group.go), which then only
 // checks that the stored record is still the one read (a Turn has one runner, so it nearly always
 // is) and writes it: the JSON work of a busy Core's most frequent write runs in parallel instead
 // of in the writer's serial section. A record changed meanwhile is read again.
-func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
+func (st *Store) Commit(id string, fn func(*Turn) error, events ...Event) (*Turn, error) {
+	raws, err := st.encodeEvents(events)
+	if err != nil {
+		return nil, fmt.Errorf("journal of turn %s: %w", id, err)
+	}
+	if fn == nil {
+		err := st.update(func(tx *bolt.Tx) error { return putEvents(tx, id, raws) })
+		if err != nil {
+			return nil, fmt.Errorf("journal of turn %s: %w", id, err)
+		}
+		return nil, nil
+	}
 	for range 3 {
 		var old []byte
 		err := st.db.View(func(tx *bolt.Tx) error {
@@ -265,7 +285,10 @@ func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
 			if err := tb.Put([]byte(id), raw); err != nil {
 				return err
 			}
-			return tx.Bucket(bInflight).Put([]byte(id), []byte(out.Phase))
+			if err := tx.Bucket(bInflight).Put([]byte(id), []byte(out.Phase)); err != nil {
+				return err
+			}
+			return putEvents(tx, id, raws)
 		})
 		if err != nil {
 			return nil, err
@@ -274,11 +297,11 @@ func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
 			return &out, nil
 		}
 	}
-	return st.updateTurnInWriter(id, fn)
+	return st.updateTurnInWriter(id, fn, raws)
 }
 
 // updateTurnInWriter is UpdateTurn done wholly in the writer: for a record that kept changing.
-func (st *Store) updateTurnInWriter(id string, fn func(*Turn) error) (*Turn, error) {
+func (st *Store) updateTurnInWriter(id string, fn func(*Turn) error, events [][]byte) (*Turn, error) {
 	var out Turn
 	err := st.update(func(tx *bolt.Tx) error {
 		out = Turn{} // a rerun (group.go) starts from the record, not from its last run
@@ -297,7 +320,10 @@ func (st *Store) updateTurnInWriter(id string, fn func(*Turn) error) (*Turn, err
 		if err := put(tb, id, out); err != nil {
 			return err
 		}
-		return tx.Bucket(bInflight).Put([]byte(id), []byte(out.Phase))
+		if err := tx.Bucket(bInflight).Put([]byte(id), []byte(out.Phase)); err != nil {
+			return err
+		}
+		return putEvents(tx, id, events)
 	})
 	if err != nil {
 		return nil, err
@@ -337,7 +363,9 @@ func (st *Store) FinishWith(id string, fn func(*Turn), o *Outcome, events ...Eve
 			return err
 		}
 		for _, ev := range events {
-			ev.At = now
+			if ev.At.IsZero() {
+				ev.At = now
+			}
 			if _, err := appendEvent(tx, id, ev); err != nil {
 				return err
 			}

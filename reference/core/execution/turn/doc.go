@@ -18,6 +18,10 @@
 //   - Carry out the effects of a step in order; adopt the returned state only once all of them
 //     succeeded. A commit is durable before the frame it leads to is sent.
 //   - Journal every received frame before stepping its event (if that fails, step PersistFailed).
+//   - Commits and journal events may be held and committed later, several steps' together, in
+//     order, in one transaction, provided nothing else is carried out before they are durable:
+//     if the store refuses them, restore the state from before the first step they belong to and
+//     step PersistFailed, as if that step had failed alone.
 //   - When an effect fails, carry out none after it, keep the state from before the step and
 //     step the failure (SendFailed, SubscribeFailed, PersistFailed) with the phase the durable
 //     record is in. A best-effort Send failing is not a failure of the step; a reported Send
