@@ -36,7 +36,7 @@ func Facts(res *scenarios.Result) []Record {
 	conn := 0
 	seq := map[string]int{}
 	for _, e := range res.Transcript {
-		r := Record{Mono: int64(e.At), Step: e.Step}
+		r := Record{Mono: int64(e.At), Wall: wall(res, e.At), Step: e.Step}
 		switch e.Dir {
 		case scenarios.CoreToRuntime, scenarios.RuntimeToCore:
 			seq[string(e.Dir)]++
@@ -58,11 +58,22 @@ func Facts(res *scenarios.Result) []Record {
 		out = append(out, r)
 	}
 	for i, d := range res.Daemons {
-		out = append(out, Record{Kind: KindExit, Mono: int64(res.Duration),
+		out = append(out, Record{Kind: KindExit, Mono: int64(res.Duration), Wall: wall(res, res.Duration),
 			Exit: &Exit{Daemon: i + 1, Exit: d.Exit, Code: d.Code, Killed: d.Killed, LeftBehind: d.LeftBehind}})
 	}
-	return append(out, Record{Kind: KindAssertion, Mono: int64(res.Duration), Assertion: assertion(res)})
+	return append(out, Record{Kind: KindAssertion, Mono: int64(res.Duration), Wall: wall(res, res.Duration), Assertion: assertion(res)})
 }
+
+// wall is the wall clock at an offset into the scenario (empty for a result without its start).
+func wall(res *scenarios.Result, at time.Duration) string {
+	if res.Started.IsZero() {
+		return ""
+	}
+	return WallTime(res.Started.Add(at))
+}
+
+// WallTime is how a record writes a wall clock.
+func WallTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Validate is the proto validator's verdict on a frame: "ok" or its error.
 func Validate(raw string) string { _, v := inspect(raw); return v }

@@ -19,7 +19,7 @@ import (
 func sample() *scenarios.Result {
 	return &scenarios.Result{
 		Scenario: "admission/prepare/passes", Title: "a prepare passes", Played: scenarios.SideCore,
-		Verdict: scenarios.Fail, Seed: "s33d", Duration: 40 * time.Millisecond,
+		Verdict: scenarios.Fail, Seed: "s33d", Duration: 40 * time.Millisecond, Started: time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC),
 		Transcript: []scenarios.Exchange{
 			{At: 1 * time.Millisecond, Dir: scenarios.Event, Type: "started", Note: "the Runtime connected 3ms after it was launched"},
 			{At: 2 * time.Millisecond, Dir: scenarios.Event, Type: "connected", Note: "device dev-1"},
@@ -72,6 +72,10 @@ func TestRoundTrip(t *testing.T) {
 	want := []journal.Kind{"header", "process", "connection", "frame", "frame", "clock", "fault", "connection", "connection", "frame", "exit", "assertion", "anchor"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	// Each fact's wall clock is the scenario's start plus its monotonic offset.
+	if w, a := recs[1].Wall, recs[len(recs)-2].Wall; w != "2026-12-02T11:00:00.001Z" || a != "2026-12-02T11:00:00.04Z" {
+		t.Errorf("wall clocks: first fact %q, assertion %q", w, a)
 	}
 	h := recs[0].Header
 	if h.Format != journal.Format || h.Scenario != res.Scenario || h.Played != "core" || h.Clock != "virtual" || h.Catalog != header.Catalog {

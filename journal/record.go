@@ -44,6 +44,9 @@ type Record struct {
 	Kind Kind   `json:"kind"`
 	// Mono is the monotonic time since the scenario started, in nanoseconds (facts only).
 	Mono int64 `json:"mono_ns,omitempty"`
+	// Wall is the wall clock of the fact, RFC 3339 UTC with nanoseconds (facts only; absent in
+	// journals written before it was added).
+	Wall string `json:"wall,omitempty"`
 	Step int   `json:"step,omitempty"` // the scenario step the fact belongs to (0: none)
 
 	Header    *Header    `json:"header,omitempty"`

@@ -100,6 +100,7 @@ type jsonCase struct {
 	OK           bool           `json:"ok"`
 	Seed         string         `json:"seed"`
 	DurationMS   float64        `json:"duration_ms"`
+	Started      string         `json:"started,omitempty"` // RFC 3339 wall clock of the case's start
 	Failure      *jsonFailure   `json:"failure,omitempty"`
 	Daemons      []jsonDaemon   `json:"daemons"`
 	Transcript   []jsonExchange `json:"transcript"`
@@ -193,6 +194,9 @@ func (r *Run) jsonDoc() *jsonReport {
 			Spec: nonNil(res.Spec), Labels: nonNil(res.Labels), Played: string(res.Played),
 			Verdict: string(res.Verdict), KnownFailing: c.KnownFailing, Outcome: c.Outcome(), OK: c.OK(),
 			Seed: res.Seed, DurationMS: ms(res.Duration), Transcript: jsonTranscript(res.Transcript), Daemons: []jsonDaemon{},
+		}
+		if !res.Started.IsZero() {
+			jc.Started = res.Started.UTC().Format(time.RFC3339Nano)
 		}
 		for _, d := range res.Daemons {
 			jc.Daemons = append(jc.Daemons, jsonDaemon{Exit: d.Exit, Code: d.Code, Killed: d.Killed, LeftBehind: d.LeftBehind, Output: nonNil(d.Output)})

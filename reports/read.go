@@ -69,6 +69,12 @@ func resultOf(jc jsonCase) *scenarios.Result {
 		Scenario: jc.ID, Title: jc.Title, Spec: nilIfEmpty(jc.Spec), Labels: nilIfEmpty(jc.Labels),
 		Played: scenarios.Side(jc.Played), Verdict: scenarios.Verdict(jc.Verdict), Seed: jc.Seed, Duration: fromMS(jc.DurationMS),
 	}
+	if jc.Started != "" {
+		started, err := time.Parse(time.RFC3339Nano, jc.Started)
+		if err == nil {
+			res.Started = started
+		}
+	}
 	for _, e := range jc.Transcript {
 		res.Transcript = append(res.Transcript, scenarios.Exchange{At: fromMS(e.AtMS), Dir: scenarios.Direction(e.Dir), Step: e.Step,
 			Type: e.Type, Frame: e.Frame, Note: e.Note})

@@ -35,6 +35,9 @@ type Result struct {
 	Transcript []Exchange
 	Seed       string
 	Duration   time.Duration
+	// Started is the wall clock when the scenario started: Transcript's At, and Duration, count
+	// from it.
+	Started time.Time
 	// Profile is what the Runtime declared for the scenarios' kind in its latest valid heartbeat
 	// (nil if it never sent one): the capability profile a certification reports.
 	Profile *proto.SupportedAgentKind

@@ -230,7 +230,8 @@ func newJournalTap(w io.Writer) (*journalTap, error) {
 }
 
 func (j *journalTap) append(r journal.Record) {
-	r.Mono = time.Since(j.start).Nanoseconds()
+	now := time.Now()
+	r.Mono, r.Wall = now.Sub(j.start).Nanoseconds(), journal.WallTime(now)
 	if j.err == nil {
 		j.err = j.w.Append(&r)
 	}

@@ -368,7 +368,8 @@ func shuffle(n int, seed string) []int {
 func (p *Player) Result(played scenarios.Side, verdict scenarios.Verdict, f *scenarios.Failure) *scenarios.Result {
 	sc := p.Scenario
 	return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Spec: sc.Spec, Labels: sc.Labels, Played: played,
-		Verdict: verdict, Failure: f, Transcript: p.Rec.Transcript(), Seed: p.Seed, Duration: p.Rec.Elapsed()}
+		Verdict: verdict, Failure: f, Transcript: p.Rec.Transcript(), Seed: p.Seed, Duration: p.Rec.Elapsed(),
+		Started: p.Rec.Start()}
 }
 
 // HarnessFailure turns a harness problem (a broken scenario, a machine error) into a failure

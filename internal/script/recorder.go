@@ -59,3 +59,6 @@ func (r *Recorder) Transcript() []scenarios.Exchange {
 
 // Elapsed is the time since the run started.
 func (r *Recorder) Elapsed() time.Duration { return time.Since(r.start) }
+
+// Start is the wall clock when the transcript started.
+func (r *Recorder) Start() time.Time { return r.start }
