@@ -47,7 +47,7 @@ type Record struct {
 	// Wall is the wall clock of the fact, RFC 3339 UTC with nanoseconds (facts only; absent in
 	// journals written before it was added).
 	Wall string `json:"wall,omitempty"`
-	Step int   `json:"step,omitempty"` // the scenario step the fact belongs to (0: none)
+	Step int    `json:"step,omitempty"` // the scenario step the fact belongs to (0: none)
 
 	Header    *Header    `json:"header,omitempty"`
 	Frame     *Frame     `json:"frame,omitempty"`
