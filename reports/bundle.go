@@ -91,7 +91,7 @@ func WriteSignedBundle(dir string, run *Run, key ed25519.PrivateKey) error {
 			// Named like the transcript, so the files of a case go together.
 			files[BundleDaemons+"/"+caseFileName(names[i], suffix, ".log")] = []byte(daemonLog(c.Result.Daemons))
 		}
-		data, transcript, err := caseJournal(r, c.Result, key)
+		data, transcript, err := caseJournal(r, c, key)
 		if err != nil {
 			return err
 		}
@@ -146,8 +146,16 @@ func WriteSignedBundle(dir string, run *Run, key ed25519.PrivateKey) error {
 
 // caseJournal is the journal of one case of the prepared (redacted) run r, and the transcript
 // its records hold (the records as written: decoding the bytes again would only cost time, the
-// journal tests prove the round trip).
-func caseJournal(r *Run, res *scenarios.Result, key ed25519.PrivateKey) ([]byte, []scenarios.Exchange, error) {
+// journal tests prove the round trip). A journal the case already has is kept as it is.
+func caseJournal(r *Run, c Case, key ed25519.PrivateKey) ([]byte, []scenarios.Exchange, error) {
+	res := c.Result
+	if c.Journal != nil {
+		recs, err := journal.Read(bytes.NewReader(c.Journal))
+		if err != nil {
+			return nil, nil, fmt.Errorf("reports: journal of %s: %w", res.Scenario, err)
+		}
+		return c.Journal, journal.Transcript(recs), nil
+	}
 	h := journal.Header{Wire: r.WireVersion, Catalog: r.CatalogDigest, Seed: r.Seed, Clock: r.Clock, Tool: r.Tool,
 		Started: r.Started.UTC().Format(time.RFC3339Nano)}
 	if res.Seed != "" {

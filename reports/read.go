@@ -8,11 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/journal"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -121,6 +125,7 @@ func ReadBundle(dir string) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
 	listed := false
+	journals := map[string][]byte{}
 	for _, f := range m.Files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
 		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
@@ -136,6 +141,9 @@ func ReadBundle(dir string) (*Run, error) {
 				path, got, len(content), f.SHA256, f.Bytes, BundleManifest)
 		}
 		listed = listed || f.Path == BundleJSON
+		if strings.HasPrefix(f.Path, journal.BundleDir+"/") {
+			journals[f.Path] = content
+		}
 	}
 	if !listed {
 		return nil, fmt.Errorf("%s: does not list %s", manifestPath, BundleJSON)
@@ -152,7 +160,42 @@ func ReadBundle(dir string) (*Run, error) {
 	if m.ProfileLine != run.ProfileLine() {
 		return nil, fmt.Errorf("%s: profile_line %q is not the %q of %s", manifestPath, m.ProfileLine, run.ProfileLine(), BundleJSON)
 	}
+	if err := attachJournals(dir, run, journals); err != nil {
+		return nil, err
+	}
 	return run, nil
+}
+
+// attachJournals gives each case the journal the bundle holds for it, found by the scenario and
+// side its header names. A journal no case claims, or two for one case, is refused by name.
+func attachJournals(dir string, run *Run, journals map[string][]byte) error {
+	type key struct {
+		scenario string
+		played   scenarios.Side
+	}
+	cases := map[key]int{}
+	for i, c := range run.Cases {
+		if c.Result != nil {
+			cases[key{c.Result.Scenario, c.Result.Played}] = i
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(journals)) {
+		data := journals[path]
+		first, _, _ := bytes.Cut(data, []byte("\n"))
+		rec, err := journal.DecodeRecord(first)
+		if err != nil || rec.Header == nil {
+			return fmt.Errorf("%s: not a journal: its first line is not a header (%v)", filepath.Join(dir, path), err)
+		}
+		i, ok := cases[key{rec.Header.Scenario, scenarios.Side(rec.Header.Played)}]
+		if !ok {
+			return fmt.Errorf("%s: a journal of %s (played %s), which %s does not hold", filepath.Join(dir, path), rec.Header.Scenario, rec.Header.Played, BundleJSON)
+		}
+		if run.Cases[i].Journal != nil {
+			return fmt.Errorf("%s: a second journal of %s (played %s)", filepath.Join(dir, path), rec.Header.Scenario, rec.Header.Played)
+		}
+		run.Cases[i].Journal = data
+	}
+	return nil
 }
 
 func unwrapPathErr(err error) error {

@@ -62,6 +62,10 @@ type Case struct {
 	// KnownFailing: the scenario is listed in --known-failing, so a fail is expected and an
 	// unexpected pass is itself a failure of the run (the list is stale: remove the entry).
 	KnownFailing bool
+	// Journal is the case's journal as a bundle already holds it (ReadBundle): a bundle written
+	// from this run keeps it byte for byte, its signature with it, instead of writing it anew
+	// (merge, certify --resume).
+	Journal []byte
 }
 
 // Outcome is how a case counts toward certification: its verdict, read with KnownFailing.

@@ -67,10 +67,14 @@ func runWirecheck(args ...string) (int, string) {
 // one, and the profile line. Then merge refuses what does not make one certification.
 func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
 	dir := t.TempDir()
+	key := filepath.Join(dir, "signing.pem")
+	if code, stderr := runWirecheck("keygen", "--out", key); code != 0 {
+		t.Fatalf("keygen: exit %d\n%s", code, stderr)
+	}
 	common := []string{"certify", "--reference", "--seed", "shardtest", "--parallel", "4", "--quiet", "--markdown", ""}
 	jobs := map[string][]string{"single": nil}
 	for k := 1; k <= 3; k++ {
-		jobs[fmt.Sprintf("shard-%d", k)] = []string{"--shard", fmt.Sprintf("%d/3", k)}
+		jobs[fmt.Sprintf("shard-%d", k)] = []string{"--shard", fmt.Sprintf("%d/3", k), "--sign-key", key}
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -129,6 +133,23 @@ func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
 	}
 	if _, err := reports.ReadBundle(out); err != nil {
 		t.Errorf("the merged bundle does not check against its manifest: %v", err)
+	}
+	// The shards' journals travel byte for byte, their signatures with them.
+	if code, stderr := runWirecheck("verify", out, "--pubkey", key+".pub"); code != 0 {
+		t.Errorf("the merged bundle does not verify with the shards' key: exit %d\n%s", code, stderr)
+	}
+	mergedJournals, _ := filepath.Glob(filepath.Join(out, "journals", "*.jsonl"))
+	if len(mergedJournals) != len(single.Cases) {
+		t.Errorf("the merged bundle holds %d journals for %d scenarios", len(mergedJournals), len(single.Cases))
+	}
+	for _, m := range mergedJournals {
+		shardCopies, _ := filepath.Glob(filepath.Join(dir, "shard-*", "journals", filepath.Base(m)))
+		got, _ := os.ReadFile(m)
+		if len(shardCopies) != 1 {
+			t.Errorf("%s: in %d shards", filepath.Base(m), len(shardCopies))
+		} else if want, _ := os.ReadFile(shardCopies[0]); !bytes.Equal(got, want) {
+			t.Errorf("%s: not the shard's journal byte for byte", filepath.Base(m))
+		}
 	}
 	junit, err := os.ReadFile(filepath.Join(dir, "merged.junit.xml"))
 	if err != nil || !bytes.Contains(junit, []byte(fmt.Sprintf(`tests="%d"`, len(single.Cases)))) {
