@@ -192,7 +192,7 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	t := &store.Turn{ID: NewID(), SessionID: sessionID, DeviceID: req.DeviceID, AgentKind: cfg.AgentKind,
 		EnvironmentType: req.Environment, RunID: NewID(), Phase: store.PhaseQueued, Input: req.Input}
 	sess := &store.Session{ID: sessionID, DeviceID: req.DeviceID, EnvironmentType: req.Environment, Configuration: cfg}
-	if err := e.cfg.Store.CreateTurn(sess, t); err != nil {
+	if err := e.cfg.Store.CreateTurn(sess, t, store.Event{Kind: store.EventTransition, Type: "→" + store.PhaseQueued}); err != nil {
 		return nil, err
 	}
 	r := newRunner(e, t, &turn.Spec{SessionID: sessionID, RunID: t.RunID, Configuration: cfg,
@@ -206,7 +206,6 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	e.runners[t.ID] = r
 	e.wg.Add(1)
 	e.mu.Unlock()
-	_, _ = e.cfg.Store.Append(t.ID, store.Event{Kind: store.EventTransition, Type: "→" + store.PhaseQueued})
 	e.cfg.OnChange(t.ID)
 	go func() {
 		defer e.wg.Done()

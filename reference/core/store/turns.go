@@ -162,12 +162,17 @@ type Outcome struct {
 	RecordedAt    time.Time                            `json:"recorded_at"`
 }
 
-// CreateTurn records a new Session (if s is not nil) and a queued Turn in one transaction.
-func (st *Store) CreateTurn(s *Session, t *Turn) error {
+// CreateTurn records a new Session (if s is not nil) and a queued Turn, and appends events to the
+// Turn's journal, in one transaction.
+func (st *Store) CreateTurn(s *Session, t *Turn, events ...Event) error {
 	now := st.clk.Now().UTC()
 	t.CreatedAt, t.UpdatedAt = now, now
 	if t.Phase == "" {
 		t.Phase = PhaseQueued
+	}
+	raws, err := st.encodeEvents(events)
+	if err != nil {
+		return fmt.Errorf("journal of turn %s: %w", t.ID, err)
 	}
 	return st.update(func(tx *bolt.Tx) error {
 		if s != nil {
@@ -195,7 +200,10 @@ func (st *Store) CreateTurn(s *Session, t *Turn) error {
 		if err := tx.Bucket(bRuns).Put([]byte(t.RunID), []byte(t.ID)); err != nil {
 			return err
 		}
-		return tx.Bucket(bInflight).Put([]byte(t.ID), []byte(t.Phase))
+		if err := tx.Bucket(bInflight).Put([]byte(t.ID), []byte(t.Phase)); err != nil {
+			return err
+		}
+		return putEvents(tx, t.ID, raws)
 	})
 }
 
