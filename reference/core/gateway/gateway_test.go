@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 	. "github.com/onsi/ginkgo/v2"
@@ -183,7 +184,8 @@ var _ = Describe("connections", Label("gateway", "connection"), func() {
 		big := append([]byte(`{"type":"heartbeat","payload":{"ts":1,"active_requests":0,"daemon_version":"`), bytes.Repeat([]byte("x"), proto.MaxFrameBytes)...)
 		big = append(big, []byte(`"}}`)...)
 		_ = ws.Write(ctx, websocket.MessageText, big)
-		Eventually(s.Done()).Should(BeClosed())
+		// 4 MiB through loopback and the read limit: seconds on a starved machine, not one.
+		Eventually(s.Done()).WithTimeout(30 * time.Second).Should(BeClosed())
 	})
 
 	It("queues frames in order and refuses once the connection is closed", func(ctx SpecContext) {
