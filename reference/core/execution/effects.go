@@ -106,8 +106,10 @@ func (r *runner) journal(ev store.Event) turn.Event {
 
 // send queues a frame within Core's per-send timeout and journals it, or that it failed.
 func (r *runner) send(s turn.Send) turn.Event {
-	env := s.Envelope
-	if err := r.queue(env); err != nil {
+	env := r.stamped(s.Envelope)
+	err := r.queue(env)
+	r.traceSent(env, err)
+	if err != nil {
 		if failure := r.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()}); failure != nil {
 			return failure
 		}

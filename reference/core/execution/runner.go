@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,9 @@ type runner struct {
 	// deviceID is rec.DeviceID, which never changes: other goroutines read it (wakeDevice).
 	deviceID string
 	state    turn.State
+	// span and traceparent are the Turn's trace (tracing.go).
+	span        trace.Span
+	traceparent string
 
 	cancelReq chan struct{}
 	inputReq  chan inputRequest
@@ -67,6 +71,7 @@ func timerC(t clock.Timer) <-chan time.Time {
 
 func (r *runner) loop() {
 	defer close(r.stopped)
+	defer r.traceTurn()()
 	defer r.closeAll()
 	r.step(turn.Claim{})
 	for !r.finished {
