@@ -364,3 +364,31 @@ func TestTracingOffChangesNoFrame(t *testing.T) {
 		}
 	}
 }
+
+// The reference Core's side of the catalog with tracing on, four at a time: stamping the Turn's
+// trace on Core's frames changes no verdict (the gate plays it with tracing off).
+func TestReferenceCoreCatalogPassesWithTracingOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the Core side of the catalog")
+	}
+	recordSpans(t)
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := runner.ReferenceCorePairing()
+	var jobs []runner.Job
+	for _, sc := range cat.Select(nil, nil) {
+		if p.Covers(sc) && p.Skip(sc) == "" {
+			jobs = append(jobs, runner.Job{Key: sc.ID, Play: func(ctx context.Context) *scenarios.Result { return p.Play(ctx, sc, "core-traced") }})
+		}
+	}
+	for _, r := range runner.StartBatch(context.Background(), jobs, 4, nil).Results() {
+		if r == nil || r.Verdict != scenarios.Pass {
+			t.Errorf("with tracing on: %v", r)
+		}
+	}
+	if len(jobs) == 0 {
+		t.Fatal("no Core scenarios")
+	}
+}
