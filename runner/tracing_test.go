@@ -1,10 +1,12 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -13,7 +15,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/internal/script"
+	"github.com/wirecheck/wirecheck/journal"
+	"github.com/wirecheck/wirecheck/monitor"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
@@ -390,5 +395,66 @@ func TestReferenceCoreCatalogPassesWithTracingOn(t *testing.T) {
 	}
 	if len(jobs) == 0 {
 		t.Fatal("no Core scenarios")
+	}
+}
+
+// Traced traffic is judged as untraced traffic is: through a relay that does nothing, a monitor
+// raises no alarm against the reference Runtime, and every scenario's journal rejudges to its
+// recorded verdict with no difference (the scenarios fault/transparent_test.go monitors).
+func TestTracedTrafficMonitorsAndRejudgesClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the Runtime side of the catalog")
+	}
+	recordSpans(t)
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scs []*scenarios.Scenario
+	for _, sc := range runner.Select(cat, runner.Options{}) {
+		stalls := slices.ContainsFunc(sc.Steps, func(st *scenarios.Step) bool { return st.Kind == scenarios.StepAwaitStall })
+		if !sc.HasFaults() && !stalls && (sc.BootstrapAnswer == nil || sc.BootstrapAnswer.StalledUpgrades == 0) {
+			scs = append(scs, sc)
+		}
+	}
+	var mu sync.Mutex
+	mons := map[string]*monitor.Monitor{}
+	o := runner.Options{Parallel: 4, Seed: "traced", Faults: &fault.Schedule{}, Tap: func(sc *scenarios.Scenario) fault.Tap {
+		m := monitor.New(nil)
+		mu.Lock()
+		mons[sc.ID] = m
+		mu.Unlock()
+		return m
+	}}
+	stamped := 0
+	for _, r := range runner.RunRuntime(context.Background(), scs, runner.ReferenceRuntime{}, o) {
+		if r.Verdict != scenarios.Pass {
+			t.Errorf("with tracing on, through the relay: %s", r)
+			continue
+		}
+		for _, e := range r.Transcript {
+			if e.Dir == scenarios.CoreToRuntime && strings.Contains(e.Frame, `"trace":"00-`) {
+				stamped++
+			}
+		}
+		for _, a := range mons[r.Scenario].Alarms() {
+			if a.From == proto.Runtime {
+				t.Errorf("%s: the monitor blamed the reference Runtime: %s", r.Scenario, a)
+			}
+		}
+		var b bytes.Buffer
+		if _, err := journal.Write(&b, journal.Header{Wire: proto.Version, Clock: "virtual"}, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := journal.Read(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := journal.Rejudge(recs, cat); len(got.Differences) > 0 || got.Now != "pass" {
+			t.Errorf("%s: rejudged %q with differences %v", r.Scenario, got.Now, got.Differences)
+		}
+	}
+	if stamped == 0 {
+		t.Fatal("no frame carried a trace: tracing was not on")
 	}
 }
