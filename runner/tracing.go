@@ -29,17 +29,29 @@ const (
 	AttrFailureMessage = "wirecheck.failure.message"
 )
 
-// startRun opens the span of a run of scenarios against t; its scenarios' spans are its children.
 func startRun(ctx context.Context, scs []*scenarios.Scenario, t Target, o Options) (context.Context, trace.Span) {
-	return tracing.Tracer().Start(ctx, SpanRun, trace.WithAttributes(attribute.String(AttrTarget, t.Describe()),
-		attribute.String(AttrSeed, o.Seed), attribute.Int(AttrScenarios, len(scs))))
+	return StartRunSpan(ctx, t.Describe(), o.Seed, len(scs))
 }
 
-// endRun ends a run's span: in error if any scenario failed or the harness did.
-func endRun(span trace.Span, results []*scenarios.Result) {
+func endRun(span trace.Span, results []*scenarios.Result) { EndRunSpan(span, results) }
+
+// StartRunSpan opens the span of a run of n plays against target; the plays' scenario spans are
+// its children (RunRuntime opens one; `wirecheck run` opens one over its pairings).
+func StartRunSpan(ctx context.Context, target, seed string, n int) (context.Context, trace.Span) {
+	return tracing.Tracer().Start(ctx, SpanRun, trace.WithAttributes(attribute.String(AttrTarget, target),
+		attribute.String(AttrSeed, seed), attribute.Int(AttrScenarios, n)))
+}
+
+// EndRunSpan ends a run's span with a count per verdict: in error if any play failed, the harness
+// did, or never ran (nil).
+func EndRunSpan(span trace.Span, results []*scenarios.Result) {
 	counts := map[scenarios.Verdict]int{}
 	for _, r := range results {
-		counts[r.Verdict]++
+		v := scenarios.HarnessError // interrupted before it ran
+		if r != nil {
+			v = r.Verdict
+		}
+		counts[v]++
 	}
 	for v, n := range counts {
 		span.SetAttributes(attribute.Int(AttrVerdict+"."+string(v), n))
@@ -53,16 +65,24 @@ func endRun(span trace.Span, results []*scenarios.Result) {
 }
 
 // startScenario opens the span of one scenario played by the scripted Core against t.
+// Attributes are set only on a recording span: off, a play pays for no attribute.
 func startScenario(ctx context.Context, sc *scenarios.Scenario, t Target) (context.Context, trace.Span) {
-	return tracing.Tracer().Start(ctx, SpanScenario, trace.WithAttributes(attribute.String(AttrScenarioID, sc.ID),
-		attribute.StringSlice(AttrRules, sc.Rules), attribute.String(AttrSide, string(scenarios.SideRuntime)),
-		attribute.String(AttrPairing, "scripted Core vs "+t.Describe())))
+	ctx, span := tracing.Tracer().Start(ctx, SpanScenario)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String(AttrScenarioID, sc.ID), attribute.StringSlice(AttrRules, sc.Rules),
+			attribute.String(AttrSide, string(scenarios.SideRuntime)), attribute.String(AttrPairing, "scripted Core vs "+t.Describe()))
+	}
+	return ctx, span
 }
 
 // endScenario ends a scenario's span with its verdict as status: a failure is an error naming the
 // scenario's rules and the failure's message; a pass is Ok; not applicable (and inconclusive)
 // leave it unset, the verdict attribute saying which.
 func endScenario(span trace.Span, sc *scenarios.Scenario, r *scenarios.Result) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	span.SetAttributes(attribute.String(AttrVerdict, string(r.Verdict)), attribute.String(AttrSeed, r.Seed))
 	switch r.Verdict {
 	case scenarios.Pass:

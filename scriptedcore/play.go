@@ -484,9 +484,13 @@ const (
 
 // tracedStep plays a step inside its own span, a child of the scenario's: the frames the step
 // sends carry that span's traceparent (so a daemon's spans join under it), and what the
-// transcript records meanwhile becomes its span events. A step that fails ends in error.
+// transcript records meanwhile becomes its span events. A step that fails ends in error. Without
+// a recording scenario span (tracing off) it is just the step.
 func (r *run) tracedStep(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
 	scenarioSpan := trace.SpanFromContext(ctx)
+	if !scenarioSpan.IsRecording() {
+		return r.step(ctx, st) // tracing off: a step pays for no span
+	}
 	ctx, span := tracing.Tracer().Start(ctx, SpanStep, trace.WithAttributes(attribute.Int(AttrStepIndex, st.Index),
 		attribute.String(AttrStepKind, string(st.Kind)), attribute.String(AttrStepPos, st.Pos.String())))
 	r.p.Rec.Trace(span)

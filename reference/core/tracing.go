@@ -6,7 +6,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wirecheck/wirecheck/reference/core/execution"
 	"github.com/wirecheck/wirecheck/reference/core/store"
@@ -23,10 +22,13 @@ const (
 // startTurn admits and queues a Turn inside an admission span: a denial or an offline device ends
 // it in error.
 func (c *Core) startTurn(req execution.StartRequest) (*store.Turn, error) {
-	_, span := tracing.Tracer().Start(context.Background(), SpanAdmission, trace.WithAttributes(
-		attribute.String(execution.AttrDeviceID, req.DeviceID), attribute.String("wirecheck.agent_kind", req.Configuration.AgentKind)))
+	_, span := tracing.Tracer().Start(context.Background(), SpanAdmission)
 	defer span.End()
 	t, err := c.engine.Start(req)
+	if !span.IsRecording() {
+		return t, err // tracing off: nothing to describe
+	}
+	span.SetAttributes(attribute.String(execution.AttrDeviceID, req.DeviceID), attribute.String("wirecheck.agent_kind", req.Configuration.AgentKind))
 	var denied *execution.DeniedError
 	switch {
 	case errors.As(err, &denied):

@@ -27,12 +27,17 @@ func traceAdmission(env proto.Envelope) (end func()) {
 	switch env.Type {
 	case proto.TypeExecutionPrepare, proto.TypeExecutionStart, proto.TypeExecutionRelease, proto.TypePromptRequest:
 	default:
-		return func() {}
+		return nothing
 	}
-	_, span := tracing.Tracer().Start(tracing.FromTrace(context.Background(), env.Trace), SpanAdmission,
-		trace.WithAttributes(attribute.String(AttrType, env.Type), attribute.String(AttrRequestID, env.ID)))
+	_, span := tracing.Tracer().Start(tracing.FromTrace(context.Background(), env.Trace), SpanAdmission)
+	if !span.IsRecording() {
+		return nothing // tracing off: a non-recording span needs no end
+	}
+	span.SetAttributes(attribute.String(AttrType, env.Type), attribute.String(AttrRequestID, env.ID))
 	return func() { span.End() }
 }
+
+func nothing() {}
 
 // runTrace is the trace a Run's outbound frames carry: the trace of the request that started it
 // (facts §2.1), copied as it came. One longer than a reply may echo (WS-15) is dropped here too,
@@ -46,8 +51,10 @@ func runTrace(requestTrace string) string {
 
 // startRunSpan opens the span of a Run, from its starting request's trace to its done.
 func startRunSpan(runID, requestTrace string) trace.Span {
-	_, span := tracing.Tracer().Start(tracing.FromTrace(context.Background(), requestTrace), SpanRun,
-		trace.WithAttributes(attribute.String(AttrRunID, runID)))
+	_, span := tracing.Tracer().Start(tracing.FromTrace(context.Background(), requestTrace), SpanRun)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String(AttrRunID, runID))
+	}
 	return span
 }
 

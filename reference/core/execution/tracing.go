@@ -30,10 +30,13 @@ const (
 // for the frames the Turn sends (stamped), so a Runtime's spans join the Turn's trace. The
 // returned func ends it with the phase the Turn ended in.
 func (r *runner) traceTurn() (end func()) {
-	_, span := tracing.Tracer().Start(context.Background(), SpanTurn, trace.WithAttributes(
-		attribute.String(AttrTurnID, r.rec.ID), attribute.String(AttrRunID, r.rec.RunID), attribute.String(AttrDeviceID, r.deviceID)))
+	ctx, span := tracing.Tracer().Start(context.Background(), SpanTurn)
 	r.span = span
-	r.traceparent = tracing.Traceparent(trace.ContextWithSpan(context.Background(), span))
+	r.traceparent = tracing.Traceparent(ctx) // "" when tracing is off
+	if !span.IsRecording() {
+		return func() {} // nothing to describe, and a non-recording span needs no end
+	}
+	span.SetAttributes(attribute.String(AttrTurnID, r.rec.ID), attribute.String(AttrRunID, r.rec.RunID), attribute.String(AttrDeviceID, r.deviceID))
 	return func() {
 		span.SetAttributes(attribute.String(AttrPhase, r.rec.Phase))
 		if o := r.rec.Outcome; o != nil {
