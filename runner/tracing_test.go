@@ -58,7 +58,7 @@ func attr(kvs []attribute.KeyValue, key string) (attribute.Value, bool) {
 	return attribute.Value{}, false
 }
 
-func attrString(kvs []attribute.KeyValue, key string) string { v, _ := attr(kvs, key); return v.Emit() }
+func attrString(kvs []attribute.KeyValue, key string) string { v, _ := attr(kvs, key); return v.String() }
 
 func catalogScenarios(t *testing.T, ids ...string) []*scenarios.Scenario {
 	t.Helper()
@@ -126,7 +126,7 @@ func TestTracingSpansRunScenarioStepFrames(t *testing.T) {
 			t.Errorf("span %s is in trace %s, not the run's", s.Name(), s.SpanContext().TraceID())
 		}
 		for _, kv := range allAttributes(s) {
-			if strings.Contains(kv.Value.Emit(), traceCredential) {
+			if strings.Contains(kv.Value.String(), traceCredential) {
 				t.Errorf("span %s carries the credential in %s", s.Name(), kv.Key)
 			}
 		}
