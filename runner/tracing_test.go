@@ -58,7 +58,10 @@ func attr(kvs []attribute.KeyValue, key string) (attribute.Value, bool) {
 	return attribute.Value{}, false
 }
 
-func attrString(kvs []attribute.KeyValue, key string) string { v, _ := attr(kvs, key); return v.String() }
+func attrString(kvs []attribute.KeyValue, key string) string {
+	v, _ := attr(kvs, key)
+	return v.String()
+}
 
 func catalogScenarios(t *testing.T, ids ...string) []*scenarios.Scenario {
 	t.Helper()
