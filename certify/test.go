@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -28,7 +30,10 @@ func Test(t *testing.T, cfg Config) {
 		results = make([]*scenarios.Result, len(sel.Scenarios))
 	)
 	started := time.Now()
+	// One trace for the whole test, as for `wirecheck certify` (docs/tracing.md).
+	_, span := runner.StartRunSpan(t.Context(), cfg.Target.Describe(), sel.Options.Seed, len(sel.Scenarios))
 	t.Cleanup(func() {
+		runner.EndRunSpan(span, results)
 		run := newRun(cfg, sel, started, results)
 		if t.Failed() || run.ExitCode() == reports.ExitCertified {
 			t.Log(run.ProfileLine())
@@ -39,7 +44,7 @@ func Test(t *testing.T, cfg Config) {
 	for i, sc := range sel.Scenarios {
 		t.Run(sc.ID, func(t *testing.T) {
 			t.Parallel()
-			r := runner.PlayRuntime(t.Context(), sc, i, cfg.Target, sel.Options)
+			r := runner.PlayRuntime(trace.ContextWithSpan(t.Context(), span), sc, i, cfg.Target, sel.Options)
 			mu.Lock()
 			results[i] = r
 			mu.Unlock()

@@ -85,6 +85,7 @@ func NewSeed() string {
 // and everything finished is kept.
 func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Options) []*scenarios.Result {
 	o.defaults(t)
+	ctx, span := startRun(ctx, scs, t, o)
 	jobs := make([]Job, len(scs))
 	for i, sc := range scs {
 		jobs[i] = Job{Key: sc.ID, Play: func(ctx context.Context) *scenarios.Result { return PlayRuntime(ctx, sc, i, t, o) }}
@@ -99,6 +100,7 @@ func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Opti
 			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "the run was interrupted before this scenario ran")
 		}
 	}
+	endRun(span, results)
 	return results
 }
 
@@ -119,8 +121,16 @@ func (o *Options) defaults(t Target) {
 
 // PlayRuntime plays one scenario, the i-th of a run (its device ID), against a fresh Runtime from
 // t, with a fault relay between them when the scenario arms faults or o.Faults is set. What each
-// launched daemon left behind (its exit, the tail of its output) is kept in the result.
+// launched daemon left behind (its exit, the tail of its output) is kept in the result. It runs
+// in a scenario span whose status is the verdict.
 func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o Options) *scenarios.Result {
+	ctx, span := startScenario(ctx, sc, t)
+	r := playRuntime(ctx, sc, i, t, o)
+	endScenario(span, sc, r)
+	return r
+}
+
+func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o Options) *scenarios.Result {
 	if ref, ok := t.(ReferenceRuntime); ok {
 		// Only the reference itself: a Target that wraps it keeps what it wraps.
 		t = ref.ForScenario(sc)

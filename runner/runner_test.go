@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
 	"go.uber.org/goleak"
 
 	"github.com/wirecheck/wirecheck/runner"
@@ -16,8 +17,11 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The whole runtime-side catalog against the in-process reference Runtime, four at a time: every
-// scenario passes, in the order selected, each with its own device.
+// scenario passes, in the order selected, each with its own device. Tracing is on, so this is also
+// the proof that stamping traces and recording spans change no verdict (the gate plays the
+// catalog with tracing off); every scenario's span carries its verdict.
 func TestReferenceRuntimeCertifiesInParallel(t *testing.T) {
+	spans := recordSpans(t)
 	cat, err := scenarios.Embedded()
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +49,15 @@ func TestReferenceRuntimeCertifiesInParallel(t *testing.T) {
 	sort.Strings(seen)
 	if len(seen) != len(scs) {
 		t.Fatalf("progress saw %d results", len(seen))
+	}
+	ok := 0
+	for _, s := range named(spans.Ended(), runner.SpanScenario) {
+		if s.Status().Code == codes.Ok {
+			ok++
+		}
+	}
+	if ok != len(scs) {
+		t.Errorf("%d scenario spans end Ok for %d passing scenarios", ok, len(scs))
 	}
 }
 

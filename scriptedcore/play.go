@@ -10,10 +10,15 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/tracing"
 	"github.com/wirecheck/wirecheck/transport"
 )
 
@@ -171,7 +176,9 @@ func (v *view) observeHeartbeat(raw []byte) error {
 func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch) *scenarios.Result {
 	cfg.defaults()
 	rec := script.NewRecorder()
-	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate}
+	rec.Trace(trace.SpanFromContext(ctx)) // the scenario's span (runner.PlayRuntime), if any
+	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate,
+		StampTrace: true}
 	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
 		p.Drops = w
 	}
@@ -256,7 +263,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	}
 	for _, st := range sc.Steps {
 		p.Rec.SetStep(st.Index)
-		f, err := r.step(ctx, st)
+		f, err := r.tracedStep(ctx, st)
 		if err != nil {
 			return "", nil, err
 		}
@@ -465,6 +472,40 @@ func (r *run) moveBackoffClock() (stop func()) {
 		}
 	}()
 	return func() { close(quit); <-ended }
+}
+
+// Step span and attribute names (docs/tracing.md).
+const (
+	SpanStep      = "wirecheck.step"
+	AttrStepIndex = "wirecheck.step.index"
+	AttrStepKind  = "wirecheck.step.kind"
+	AttrStepPos   = "wirecheck.step.pos"
+)
+
+// tracedStep plays a step inside its own span, a child of the scenario's: the frames the step
+// sends carry that span's traceparent (so a daemon's spans join under it), and what the
+// transcript records meanwhile becomes its span events. A step that fails ends in error. Without
+// a recording scenario span (tracing off) it is just the step.
+func (r *run) tracedStep(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
+	scenarioSpan := trace.SpanFromContext(ctx)
+	if !scenarioSpan.IsRecording() {
+		return r.step(ctx, st) // tracing off: a step pays for no span
+	}
+	ctx, span := tracing.Tracer().Start(ctx, SpanStep, trace.WithAttributes(attribute.Int(AttrStepIndex, st.Index),
+		attribute.String(AttrStepKind, string(st.Kind)), attribute.String(AttrStepPos, st.Pos.String())))
+	r.p.Rec.Trace(span)
+	defer func() {
+		r.p.Rec.Trace(scenarioSpan)
+		span.End()
+	}()
+	f, err := r.step(ctx, st)
+	switch {
+	case err != nil:
+		span.SetStatus(codes.Error, err.Error())
+	case f != nil:
+		span.SetStatus(codes.Error, f.Message)
+	}
+	return f, err
 }
 
 func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {

@@ -80,6 +80,7 @@ pass.`,
 			var mu sync.Mutex
 			bad := 0
 			start := time.Now()
+			ctx, span := runner.StartRunSpan(ctx, "the gate's pairings", seed, len(jobs))
 			results := runner.StartBatch(ctx, jobs, parallel, func(i int, r *scenarios.Result) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -89,6 +90,7 @@ pass.`,
 					fmt.Fprintln(out, indent(r.String()))
 				}
 			}).Results()
+			runner.EndRunSpan(span, results)
 			for i, r := range results {
 				if r == nil {
 					bad++

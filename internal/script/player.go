@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/tracing"
 )
 
 // Player holds what both scripted peers need while they walk a scenario's steps.
@@ -29,6 +30,10 @@ type Player struct {
 	// OnHeartbeat sees every heartbeat read (valid or not). It returns a failure for a heartbeat
 	// the peer may not send; heartbeats are otherwise filtered unless a step expects one.
 	OnHeartbeat func(raw []byte) error
+	// StampTrace: a frame whose template writes no trace is sent with the traceparent of the
+	// context it is sent in when tracing is on, as a Core stamps its context's trace when absent
+	// (facts §2.1). A template's own trace, {$absent: true} and raw frames are sent as written.
+	StampTrace bool
 }
 
 // Failf builds a failure at a step; with no step (the connection, the first heartbeat) it points
@@ -49,6 +54,9 @@ func (p *Player) Send(ctx context.Context, st *scenarios.Step) (*scenarios.Failu
 	raw, err := scenarios.ResolveFrame(st.Frame, p.B, p.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: step %d: cannot render the frame: %w", st.Pos, st.Index, err)
+	}
+	if p.StampTrace && st.Frame.Trace == nil && st.Frame.Raw == nil {
+		raw = tracing.Stamp(ctx, raw, proto.MaxFrameBytes)
 	}
 	if err := p.Conn.Write(ctx, raw); err != nil {
 		if len(raw) > proto.MaxFrameBytes {

@@ -159,7 +159,7 @@ func (c *Core) AddDeviceOfType(deviceID, credential, runtimeType string) error {
 }
 
 // StartTurn starts a Turn on a device (see execution.StartRequest).
-func (c *Core) StartTurn(req execution.StartRequest) (*store.Turn, error) { return c.engine.Start(req) }
+func (c *Core) StartTurn(req execution.StartRequest) (*store.Turn, error) { return c.startTurn(req) }
 
 // CancelTurn cancels a Turn.
 func (c *Core) CancelTurn(turnID string) error { return c.engine.Cancel(turnID) }

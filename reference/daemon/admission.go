@@ -19,6 +19,7 @@ type grant struct {
 
 	stopExpiry  func()
 	cancelSetup context.CancelFunc
+	startTrace  string // the trace of the latest execution_start, which the Run it opens carries
 }
 
 // prepare handles execution_prepare: the rules of protocol-facts.md §4.3, in the table's order.

@@ -97,7 +97,7 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			e, report := g.exec, eff.ReportFailure
 			native = append(native, func() { r.closeForAdmission(g, e, report) })
 		case admission.OpenRun:
-			rn := newRun(eff.RunID, g.exec)
+			rn := newRun(eff.RunID, g.exec, g.startTrace)
 			rn.releaseFirst = g.cfg.ReleaseOnCompletion
 			rn.environmentID = environmentOf(&g.cfg)
 			r.runs[rn.id] = rn

@@ -151,6 +151,7 @@ func (r *router) dispatch(data []byte) {
 		r.d.log.Warn("dropping a frame Core may not send", "type", env.Type)
 		return
 	}
+	defer traceAdmission(env)()
 	switch env.Type {
 	case proto.TypeExecutionPrepare:
 		r.prepare(env)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
@@ -39,6 +41,10 @@ type run struct {
 	startDone    bool // the native start returned
 	// doneLost: the Run's done could not be written locally (CA-07).
 	doneLost atomic.Bool
+	// trace is what the Run's outbound frames carry: the starting request's (runTrace); span is
+	// the Run's, ended by finish.
+	trace string
+	span  trace.Span
 }
 
 // startContext is the native start's context: cancelled at once if a cancellation came first.
@@ -72,8 +78,9 @@ func (rn *run) startReturned() {
 	rn.startMu.Unlock()
 }
 
-func newRun(id string, e *executor) *run {
-	return &run{id: id, exec: e, started: make(chan struct{}), finished: make(chan struct{}), inputs: newRunInputs()}
+func newRun(id string, e *executor, requestTrace string) *run {
+	return &run{id: id, exec: e, started: make(chan struct{}), finished: make(chan struct{}), inputs: newRunInputs(),
+		trace: runTrace(requestTrace), span: startRunSpan(id, requestTrace)}
 }
 
 // cancelNative asks the native Turn to cancel and waits for it to settle; the outcome snapshot is
@@ -128,6 +135,7 @@ func (r *router) start(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnsupportedConfiguration)
 		return
 	}
+	g.startTrace = env.Trace
 	ev := admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
 		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}
 	mutateStart(g, &ev)
@@ -156,14 +164,14 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil && !mutation.On(mutation.StartCleanupFailureAsUnavailable)
 		}
 		if mutation.On(mutation.NativeStartFailureUnanswered) {
-			rn.once.Do(func() { close(rn.finished) })
+			rn.finish()
 			return
 		}
 		r.mu.Lock()
 		after := r.applyLocked(g, failure)
 		r.mu.Unlock()
 		after.run()
-		rn.once.Do(func() { close(rn.finished) })
+		rn.finish()
 		return
 	}
 	rn.turn = turn
@@ -202,12 +210,12 @@ func (r *router) startAborted(g *grant, rn *run, turn harness.Turn) {
 	after := r.applyLocked(g, ev)
 	r.mu.Unlock()
 	after.run()
-	rn.once.Do(func() { close(rn.finished) })
+	rn.finish()
 }
 
 // pump writes a Turn's events in order, then exactly one done, then releases the Executor.
 func (r *router) pump(rn *run) {
-	defer rn.once.Do(func() { close(rn.finished) })
+	defer rn.finish()
 	events := mutateEvents(rn, rn.turn.Events())
 	if mutation.On(mutation.OutputBeforeConsumerLost) {
 		<-events // starting went out before a consumer existed: what the Turn emitted first is lost
@@ -215,12 +223,12 @@ func (r *router) pump(rn *run) {
 	for ev := range events {
 		if isSubagentType(ev.Type) {
 			if env, ok := r.subagentEnvelope(rn, ev); ok {
-				_ = r.send(env)
+				_ = r.sendRun(rn, env)
 			}
 			continue
 		}
 		if env, special := r.interactionEmitted(rn, ev); special {
-			_ = r.send(env)
+			_ = r.sendRun(rn, env)
 			continue
 		}
 		env, err := proto.NewEnvelope(ev.Type, rn.id, ev.Payload)
@@ -228,7 +236,7 @@ func (r *router) pump(rn *run) {
 			r.d.log.Error("dropping an event the harness could not encode", "run", rn.id, "type", ev.Type, "err", err)
 			continue
 		}
-		_ = r.send(env) // after a disconnect the Turn still settles; its frames have nowhere to go
+		_ = r.sendRun(rn, env) // after a disconnect the Turn still settles; its frames have nowhere to go
 	}
 	r.interactionsEnded(rn)
 	r.awaitInputs(rn)
@@ -260,7 +268,7 @@ func (r *router) pump(rn *run) {
 // sendDone writes the Run's done; a done that could not be written locally is remembered, so a
 // cancellation waiting for it answers cancel_output_unavailable (CA-07).
 func (r *router) sendDone(rn *run, done *proto.DonePayload) {
-	if err := r.send(proto.MustEnvelope(proto.TypeDone, rn.id, done)); err != nil {
+	if err := r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, rn.id, done)); err != nil {
 		rn.doneLost.Store(true)
 	}
 }
@@ -296,7 +304,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 			r.d.log.Warn("dropping prompt_request without a Run ID or agent_kind", "err", err)
 			return
 		}
-		r.failRun(runID, "invalid prompt_request: "+err.Error())
+		r.failRun(runID, env.Trace, "invalid prompt_request: "+err.Error())
 		return
 	}
 	p := f.Payload.(*proto.PromptRequestPayload)
@@ -329,12 +337,12 @@ func (r *router) promptRequest(env proto.Envelope) {
 	}
 	if reason != "" {
 		r.mu.Unlock()
-		r.failRun(runID, reason)
+		r.failRun(runID, env.Trace, reason)
 		return
 	}
 	e := &executor{id: newID("executor-"), h: h, caps: h.Capabilities(), state: execRunning}
 	r.executors[e.id] = e
-	rn := newRun(runID, e)
+	rn := newRun(runID, e, env.Trace)
 	rn.releaseFirst = p.ReleaseOnCompletion
 	rn.environmentID = environmentOf(p)
 	rn.observeSubagents = p.ObserveSubagentIdentities
@@ -349,8 +357,8 @@ func (r *router) promptRequest(env proto.Envelope) {
 			delete(r.runs, runID)
 			r.mu.Unlock()
 			r.closeExecutor(e)
-			r.failRun(runID, reason)
-			rn.once.Do(func() { close(rn.finished) })
+			r.failRun(runID, env.Trace, reason)
+			rn.finish()
 		}
 		native, err := h.NewExecutor(r.ctx, &cfg)
 		e.native = native
@@ -370,13 +378,14 @@ func (r *router) promptRequest(env proto.Envelope) {
 }
 
 // failRun reports a failure of a Run before it started: an error frame followed by an empty done.
-func (r *router) failRun(runID, reason string) {
+func (r *router) failRun(runID, requestTrace, reason string) {
+	rn := &run{trace: runTrace(requestTrace)} // its frames carry the request's trace, as a Run's do
 	if mutation.On(mutation.FailRunWithoutError) {
-		_ = r.send(proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
+		_ = r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
 		return
 	}
-	_ = r.send(proto.MustEnvelope(proto.TypeError, runID, &proto.ErrorPayload{Error: reason}))
-	_ = r.send(proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
+	_ = r.sendRun(rn, proto.MustEnvelope(proto.TypeError, runID, &proto.ErrorPayload{Error: reason}))
+	_ = r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
 }
 
 // promptCancel cancels a Run. With a delivery_id the receipt is sent only after native settlement

@@ -102,8 +102,10 @@ func (r *runner) commit(c turn.Commit) {
 
 // send queues a frame within Core's per-send timeout and journals it, or that it failed.
 func (r *runner) send(s turn.Send) turn.Event {
-	env := s.Envelope
-	if err := r.queue(env); err != nil {
+	env := r.stamped(s.Envelope)
+	err := r.queue(env)
+	r.traceSent(env, err)
+	if err != nil {
 		r.hold(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		if s.BestEffort {
 			return nil

@@ -151,6 +151,9 @@ type StartRequest struct {
 	Configuration proto.PromptRequestPayload
 	Environment   string
 	Input         proto.MessageInput
+	// Trace is the traceparent of the admission that asked for the Turn (empty when tracing is
+	// off): the Turn's span is its child.
+	Trace string
 }
 
 // Start records a Session and a queued Turn and runs it. Admission is evaluated here (device
@@ -198,6 +201,7 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 	r := newRunner(e, t, &turn.Spec{SessionID: sessionID, RunID: t.RunID, Configuration: cfg,
 		Environment: req.Environment, Input: req.Input, Policy: e.cfg.Policy,
 		RetryBackoff: e.cfg.RetryBackoff, MaxRetryBackoff: e.cfg.MaxRetryBackoff})
+	r.parentTrace = req.Trace
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()

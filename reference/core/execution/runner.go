@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
@@ -23,6 +25,10 @@ type runner struct {
 	// deviceID is rec.DeviceID, which never changes: other goroutines read it (wakeDevice).
 	deviceID string
 	state    turn.State
+	// span and traceparent are the Turn's trace (tracing.go), a child of parentTrace's span.
+	span        trace.Span
+	traceparent string
+	parentTrace string
 
 	cancelReq chan struct{}
 	inputReq  chan inputRequest
@@ -70,6 +76,7 @@ func timerC(t clock.Timer) <-chan time.Time {
 
 func (r *runner) loop() {
 	defer close(r.stopped)
+	defer r.traceTurn()()
 	defer r.closeAll()
 	r.step(turn.Claim{})
 	for !r.finished {
