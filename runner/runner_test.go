@@ -12,6 +12,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
+	"github.com/wirecheck/wirecheck/tracing/tracingtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // the proof that stamping traces and recording spans change no verdict (the gate plays the
 // catalog with tracing off); every scenario's span carries its verdict.
 func TestReferenceRuntimeCertifiesInParallel(t *testing.T) {
-	spans := recordSpans(t)
+	spans := tracingtest.Record(t)
 	cat, err := scenarios.Embedded()
 	if err != nil {
 		t.Fatal(err)

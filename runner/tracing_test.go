@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wirecheck/wirecheck/fault"
@@ -27,17 +26,8 @@ import (
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 	"github.com/wirecheck/wirecheck/tracing"
+	"github.com/wirecheck/wirecheck/tracing/tracingtest"
 )
-
-// recordSpans turns tracing on for one test: an SDK provider whose spans a recorder keeps.
-func recordSpans(t *testing.T) *tracetest.SpanRecorder {
-	t.Helper()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	restore := tracing.Use(tp)
-	t.Cleanup(func() { restore(); _ = tp.Shutdown(context.Background()) })
-	return rec
-}
 
 func named(spans []sdktrace.ReadOnlySpan, name string) []sdktrace.ReadOnlySpan {
 	var out []sdktrace.ReadOnlySpan
@@ -104,7 +94,7 @@ const traceCredential = "wck_tracing_test_credential_never_in_a_span"
 // and Run spans join under the step that sent the request, and the Run's frames carry the trace of
 // the request that started it.
 func TestTracingSpansRunScenarioStepFrames(t *testing.T) {
-	rec := recordSpans(t)
+	rec := tracingtest.Record(t)
 	scs := catalogScenarios(t, "runs/prepared/completes-and-releases-before-done", "runs/prompt-request/streams-in-order-then-done")
 	results := runner.RunRuntime(context.Background(), scs, runner.ReferenceRuntime{}, runner.Options{Seed: "trace", Credential: traceCredential})
 	for _, r := range results {
@@ -248,7 +238,7 @@ func checkScenarioTrace(t *testing.T, spans []sdktrace.ReadOnlySpan, byID map[tr
 // A failing scenario's span ends in error naming its rules and the failure; its run's span too,
 // and the failing step's. A scenario that is not applicable leaves the status unset and says so.
 func TestTracingVerdictIsTheScenarioStatus(t *testing.T) {
-	rec := recordSpans(t)
+	rec := tracingtest.Record(t)
 	good := catalogScenarios(t, "prefix/started")[0]
 	bad := *good
 	bad.ID = "prefix/started-expecting-done"
@@ -310,7 +300,7 @@ func TestTracingVerdictIsTheScenarioStatus(t *testing.T) {
 // The reference Core traces a Turn's admission and the Turn itself, and stamps the Turn's
 // traceparent on the frames the Turn sends, so a Runtime's spans would join it.
 func TestTracingReferenceCoreTurn(t *testing.T) {
-	rec := recordSpans(t)
+	rec := tracingtest.Record(t)
 	sc := catalogScenarios(t, "core/admission/opt-ins-follow-the-declaration")[0]
 	res := runner.PlayReferenceCore(context.Background(), sc, "core-trace")
 	if res.Verdict != scenarios.Pass {
@@ -382,7 +372,7 @@ func TestReferenceCoreCatalogPassesWithTracingOn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the Core side of the catalog")
 	}
-	recordSpans(t)
+	tracingtest.Record(t)
 	cat, err := scenarios.Embedded()
 	if err != nil {
 		t.Fatal(err)
@@ -411,7 +401,7 @@ func TestTracedTrafficMonitorsAndRejudgesClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the Runtime side of the catalog")
 	}
-	recordSpans(t)
+	tracingtest.Record(t)
 	cat, err := scenarios.Embedded()
 	if err != nil {
 		t.Fatal(err)

@@ -11,25 +11,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 
 	"github.com/wirecheck/wirecheck/tracing"
+	"github.com/wirecheck/wirecheck/tracing/tracingtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// recording installs an SDK provider with a span recorder for one test.
-func recording(t *testing.T) *tracetest.SpanRecorder {
-	t.Helper()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	restore := tracing.Use(tp)
-	t.Cleanup(func() { restore(); _ = tp.Shutdown(context.Background()) })
-	return rec
-}
 
 func unsetOTel(t *testing.T) {
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED"} {
@@ -71,7 +60,7 @@ func TestOffByDefault(t *testing.T) {
 // With a span, Stamp appends the span's traceparent as the frame's last member, unless the result
 // would pass the size limit or the frame is not an object.
 func TestStamp(t *testing.T) {
-	recording(t)
+	tracingtest.Record(t)
 	ctx, span := tracing.Tracer().Start(context.Background(), "step")
 	defer span.End()
 	tp := tracing.Traceparent(ctx)
@@ -100,7 +89,7 @@ func TestStamp(t *testing.T) {
 // An envelope's trace parents spans when it is a W3C traceparent; anything else is ignored and a
 // span started from it begins a fresh trace, never an error.
 func TestFromTrace(t *testing.T) {
-	recording(t)
+	tracingtest.Record(t)
 	valid := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	ctx := tracing.FromTrace(context.Background(), valid)
 	sc := trace.SpanContextFromContext(ctx)
