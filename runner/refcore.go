@@ -37,8 +37,16 @@ func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed s
 }
 
 // PlayReferenceCoreWatched is PlayReferenceCoreWithin with a relay between the scripted Runtime and
-// Core whose every connection and frame tap sees (a monitor.Monitor), faults or not.
+// Core whose every connection and frame tap sees (a monitor.Monitor), faults or not. It runs in a
+// scenario span whose status is the verdict.
 func PlayReferenceCoreWatched(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration, tap fault.Tap) *scenarios.Result {
+	ctx, span := startScenario(ctx, sc, scenarios.SideCore, "scripted Runtime vs reference Core")
+	r := playReferenceCore(ctx, sc, seed, step, tap)
+	endScenario(span, sc, r)
+	return r
+}
+
+func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration, tap fault.Tap) *scenarios.Result {
 	rc, err := startReferenceCore(runtimeStopsReading(sc))
 	if err != nil {
 		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())

@@ -124,7 +124,7 @@ func (o *Options) defaults(t Target) {
 // launched daemon left behind (its exit, the tail of its output) is kept in the result. It runs
 // in a scenario span whose status is the verdict.
 func PlayRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o Options) *scenarios.Result {
-	ctx, span := startScenario(ctx, sc, t)
+	ctx, span := startScenario(ctx, sc, scenarios.SideRuntime, "scripted Core vs "+t.Describe())
 	r := playRuntime(ctx, sc, i, t, o)
 	endScenario(span, sc, r)
 	return r

@@ -13,7 +13,7 @@ import (
 )
 
 // Span and attribute names of a run and its scenarios (docs/tracing.md); steps are the scripted
-// Core's (scriptedcore.SpanStep), frames the transcript's span events (internal/script).
+// peers' (scriptedcore.SpanStep), frames the transcript's span events (internal/script).
 const (
 	SpanRun            = "wirecheck.run"
 	SpanScenario       = "wirecheck.scenario"
@@ -64,13 +64,13 @@ func EndRunSpan(span trace.Span, results []*scenarios.Result) {
 	span.End()
 }
 
-// startScenario opens the span of one scenario played by the scripted Core against t.
-// Attributes are set only on a recording span: off, a play pays for no attribute.
-func startScenario(ctx context.Context, sc *scenarios.Scenario, t Target) (context.Context, trace.Span) {
+// startScenario opens the span of one scenario that tests side in pairing. Attributes are set
+// only on a recording span: off, a play pays for no attribute.
+func startScenario(ctx context.Context, sc *scenarios.Scenario, side scenarios.Side, pairing string) (context.Context, trace.Span) {
 	ctx, span := tracing.Tracer().Start(ctx, SpanScenario)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String(AttrScenarioID, sc.ID), attribute.StringSlice(AttrRules, sc.Rules),
-			attribute.String(AttrSide, string(scenarios.SideRuntime)), attribute.String(AttrPairing, "scripted Core vs "+t.Describe()))
+			attribute.String(AttrSide, string(side)), attribute.String(AttrPairing, pairing))
 	}
 	return ctx, span
 }

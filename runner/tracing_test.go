@@ -306,6 +306,25 @@ func TestTracingReferenceCoreTurn(t *testing.T) {
 	if res.Verdict != scenarios.Pass {
 		t.Fatalf("with tracing on: %s", res)
 	}
+	// The scripted Runtime's side: one scenario span (the Core under test, passed) over its steps.
+	scs := named(rec.Ended(), runner.SpanScenario)
+	if len(scs) != 1 || attrString(scs[0].Attributes(), runner.AttrSide) != string(scenarios.SideCore) || scs[0].Status().Code != codes.Ok {
+		t.Fatalf("scenario spans %d, want 1 for side core with status Ok", len(scs))
+	}
+	steps := named(rec.Ended(), scriptedcore.SpanStep)
+	if len(steps) != len(sc.Steps) {
+		t.Errorf("%d step spans for %d steps", len(steps), len(sc.Steps))
+	}
+	stepEvents := 0
+	for _, s := range steps {
+		if s.Parent().SpanID() != scs[0].SpanContext().SpanID() {
+			t.Errorf("step span %v is not a child of the scenario span", s.Attributes())
+		}
+		stepEvents += len(s.Events())
+	}
+	if stepEvents == 0 {
+		t.Error("the scripted Runtime's steps carry no frame events")
+	}
 	turns := named(rec.Ended(), execution.SpanTurn)
 	admissions := named(rec.Ended(), core.SpanAdmission)
 	if len(turns) != 1 || len(admissions) != 1 {

@@ -10,15 +10,12 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
-	"github.com/wirecheck/wirecheck/tracing"
 	"github.com/wirecheck/wirecheck/transport"
 )
 
@@ -474,37 +471,19 @@ func (r *run) moveBackoffClock() (stop func()) {
 	return func() { close(quit); <-ended }
 }
 
-// Step span and attribute names (docs/tracing.md).
+// Step span and attribute names (docs/tracing.md), shared with the scripted Runtime.
 const (
-	SpanStep      = "wirecheck.step"
-	AttrStepIndex = "wirecheck.step.index"
-	AttrStepKind  = "wirecheck.step.kind"
-	AttrStepPos   = "wirecheck.step.pos"
+	SpanStep      = script.SpanStep
+	AttrStepIndex = script.AttrStepIndex
+	AttrStepKind  = script.AttrStepKind
+	AttrStepPos   = script.AttrStepPos
 )
 
-// tracedStep plays a step inside its own span, a child of the scenario's: the frames the step
-// sends carry that span's traceparent (so a daemon's spans join under it), and what the
-// transcript records meanwhile becomes its span events. A step that fails ends in error. Without
-// a recording scenario span (tracing off) it is just the step.
+// tracedStep plays a step inside its span (script.Player.StepSpan).
 func (r *run) tracedStep(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
-	scenarioSpan := trace.SpanFromContext(ctx)
-	if !scenarioSpan.IsRecording() {
-		return r.step(ctx, st) // tracing off: a step pays for no span
-	}
-	ctx, span := tracing.Tracer().Start(ctx, SpanStep, trace.WithAttributes(attribute.Int(AttrStepIndex, st.Index),
-		attribute.String(AttrStepKind, string(st.Kind)), attribute.String(AttrStepPos, st.Pos.String())))
-	r.p.Rec.Trace(span)
-	defer func() {
-		r.p.Rec.Trace(scenarioSpan)
-		span.End()
-	}()
+	ctx, end := r.p.StepSpan(ctx, st)
 	f, err := r.step(ctx, st)
-	switch {
-	case err != nil:
-		span.SetStatus(codes.Error, err.Error())
-	case f != nil:
-		span.SetStatus(codes.Error, f.Message)
-	}
+	end(script.StepFailure(f, err))
 	return f, err
 }
 

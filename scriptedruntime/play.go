@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wirecheck/wirecheck/internal/script"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -88,6 +90,7 @@ func (c *Config) defaults(sc *scenarios.Scenario) {
 func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Result {
 	cfg.defaults(sc)
 	rec := script.NewRecorder()
+	rec.Trace(trace.SpanFromContext(ctx)) // the scenario's span (runner.PlayReferenceCore), if any
 	p := &script.Player{Scenario: sc, Self: proto.Runtime, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate}
 	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
 		p.Drops = w
@@ -164,7 +167,7 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 	var notApplicable *scenarios.Failure
 	for _, st := range sc.Steps {
 		p.Rec.SetStep(st.Index)
-		f, err := r.step(ctx, st)
+		f, err := r.tracedStep(ctx, st)
 		if err != nil {
 			return "", nil, err
 		}
@@ -243,6 +246,18 @@ func (r *run) heartbeat(ctx context.Context) error {
 	}
 	raw, _ := env.Encode()
 	return r.p.Conn.Write(ctx, raw)
+}
+
+// tracedStep plays a step inside its span (script.Player.StepSpan).
+func (r *run) tracedStep(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
+	ctx, end := r.p.StepSpan(ctx, st)
+	f, err := r.step(ctx, st)
+	var failure *scenarios.Failure
+	if f != nil {
+		failure = f.Failure
+	}
+	end(script.StepFailure(failure, err))
+	return f, err
 }
 
 // stepFailure carries why a step failed, so a driver's ErrNotApplicable becomes a verdict.
