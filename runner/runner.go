@@ -85,7 +85,7 @@ func NewSeed() string {
 // and everything finished is kept.
 func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Options) []*scenarios.Result {
 	o.defaults(t)
-	ctx, span := startRun(ctx, scs, t, o)
+	ctx, span := StartRunSpan(ctx, t.Describe(), o.Seed, len(scs))
 	jobs := make([]Job, len(scs))
 	for i, sc := range scs {
 		jobs[i] = Job{Key: sc.ID, Play: func(ctx context.Context) *scenarios.Result { return PlayRuntime(ctx, sc, i, t, o) }}
@@ -100,7 +100,7 @@ func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Opti
 			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "the run was interrupted before this scenario ran")
 		}
 	}
-	endRun(span, results)
+	EndRunSpan(span, results)
 	return results
 }
 

@@ -29,12 +29,6 @@ const (
 	AttrFailureMessage = "wirecheck.failure.message"
 )
 
-func startRun(ctx context.Context, scs []*scenarios.Scenario, t Target, o Options) (context.Context, trace.Span) {
-	return StartRunSpan(ctx, t.Describe(), o.Seed, len(scs))
-}
-
-func endRun(span trace.Span, results []*scenarios.Result) { EndRunSpan(span, results) }
-
 // StartRunSpan opens the span of a run of n plays against target; the plays' scenario spans are
 // its children (RunRuntime opens one; `wirecheck run` opens one over its pairings).
 func StartRunSpan(ctx context.Context, target, seed string, n int) (context.Context, trace.Span) {

@@ -60,7 +60,7 @@ func (r *runner) holding() {
 	}
 }
 
-// commit writes a batch in one transaction.
+// commitBatch writes a batch in one transaction.
 func (r *runner) commitBatch(w writes) (*store.Turn, error) {
 	var fn func(*store.Turn) error
 	if len(w.apply) > 0 {
