@@ -35,7 +35,8 @@ type Config struct {
 	Policy         *policy.Policy
 	// HeartbeatSeconds is what bootstrap tells daemons; default 15.
 	HeartbeatSeconds int
-	// OnEvent, if set, sees every frame received for a Turn once it is journalled.
+	// OnEvent, if set, sees every frame received for a Turn once it is journalled (the frames
+	// committed with the Turn's outcome just after the outcome is recorded).
 	OnEvent func(turnID string, ev store.Event)
 }
 
