@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -91,6 +92,17 @@ var _ = Describe("reading a JSON report back", Label("merge"), func() {
 		Expect(err).To(MatchError(ContainSubstring("profile_line")))
 		_, err = reports.ReadJSON(strings.NewReader(`{"schema_version": "2"}`))
 		Expect(err).To(MatchError(ContainSubstring(`schema_version is "2"`)))
+	})
+
+	It("refuses a case whose start is not a time, naming the case and the member", func() {
+		run := handRun()
+		run.Cases[0].Result.Started = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+		var b bytes.Buffer
+		Expect(reports.WriteJSON(&b, run)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring(`"started": "2026-12-02T10:00:00Z"`))
+		edited := strings.Replace(b.String(), `"started": "2026-12-02T10:00:00Z"`, `"started": "yesterday"`, 1)
+		_, err := reports.ReadJSON(strings.NewReader(edited))
+		Expect(err).To(MatchError(MatchRegexp(`^cases\[\d+\] \(` + run.Cases[0].Result.Scenario + `\): started "yesterday" is not an RFC 3339 time$`)))
 	})
 })
 

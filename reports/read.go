@@ -56,7 +56,11 @@ func ReadJSON(r io.Reader) (*Run, error) {
 		if jc.ID == "" {
 			return nil, fmt.Errorf("cases[%d]: no id", i)
 		}
-		run.Cases = append(run.Cases, Case{Result: resultOf(jc), KnownFailing: jc.KnownFailing})
+		res, err := resultOf(jc)
+		if err != nil {
+			return nil, fmt.Errorf("cases[%d] (%s): %w", i, jc.ID, err)
+		}
+		run.Cases = append(run.Cases, Case{Result: res, KnownFailing: jc.KnownFailing})
 	}
 	if got := run.ProfileLine(); got != doc.ProfileLine {
 		return nil, fmt.Errorf("profile_line %q does not follow from the cases, which give %q", doc.ProfileLine, got)
@@ -68,16 +72,17 @@ func ReadJSON(r io.Reader) (*Run, error) {
 }
 
 // resultOf is the result a JSON case was written from.
-func resultOf(jc jsonCase) *scenarios.Result {
+func resultOf(jc jsonCase) (*scenarios.Result, error) {
 	res := &scenarios.Result{
 		Scenario: jc.ID, Title: jc.Title, Spec: nilIfEmpty(jc.Spec), Labels: nilIfEmpty(jc.Labels),
 		Played: scenarios.Side(jc.Played), Verdict: scenarios.Verdict(jc.Verdict), Seed: jc.Seed, Duration: fromMS(jc.DurationMS),
 	}
 	if jc.Started != "" {
 		started, err := time.Parse(time.RFC3339Nano, jc.Started)
-		if err == nil {
-			res.Started = started
+		if err != nil {
+			return nil, fmt.Errorf("started %q is not an RFC 3339 time", jc.Started)
 		}
+		res.Started = started
 	}
 	for _, e := range jc.Transcript {
 		res.Transcript = append(res.Transcript, scenarios.Exchange{At: fromMS(e.AtMS), Dir: scenarios.Direction(e.Dir), Step: e.Step,
@@ -95,7 +100,7 @@ func resultOf(jc jsonCase) *scenarios.Result {
 			res.Failure.Bindings = nil
 		}
 	}
-	return res
+	return res, nil
 }
 
 // fromMS inverts ms.
