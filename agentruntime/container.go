@@ -48,6 +48,7 @@ type Container struct {
 	opts    ContainerOptions
 	lookup  LookupFunc
 	log     *slog.Logger
+	owner   string // Self as LabelOwner's value; empty if it cannot be told
 
 	mu     sync.Mutex
 	units  map[UnitID]*containerUnit
@@ -80,14 +81,20 @@ func NewContainer(ctx context.Context, opts ContainerOptions) (*Container, error
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Container{
+	c := &Container{
 		engine:  engine,
 		backend: engineName(engine),
 		opts:    opts,
 		lookup:  lookupOrDefault(opts.LookupEnv),
 		log:     log.With("adapter", "container", "engine", engineName(engine)),
 		units:   map[UnitID]*containerUnit{},
-	}, nil
+	}
+	if self, err := Self(); err == nil {
+		c.owner = self.String()
+	} else {
+		c.log.Warn("containers will carry no owner label: a killed supervisor's cannot be reaped", "error", err)
+	}
+	return c, nil
 }
 
 // Engine is the path of the engine binary in use.
@@ -140,7 +147,7 @@ func (c *Container) Provision(ctx context.Context, spec UnitSpec) (UnitID, error
 	if _, _, err := c.run(ctx, nil, "rm", "-f", name); err != nil && !isNoSuchContainer(err) {
 		return "", err
 	}
-	if _, _, err := c.run(ctx, ln.secrets, createArgs(spec, ln, c.opts.RunID)...); err != nil {
+	if _, _, err := c.run(ctx, ln.secrets, createArgs(spec, ln, c.opts.RunID, c.owner)...); err != nil {
 		return "", err
 	}
 	c.mu.Lock()

@@ -23,6 +23,7 @@ const (
 	LabelUnit      = "io.wirecheck.unit"       // the UnitID
 	LabelRun       = "io.wirecheck.run"        // the adapter's RunID, when set
 	LabelSecretEnv = "io.wirecheck.secret-env" // SecretEnv names, comma-separated (never values)
+	// LabelOwner (owner.go): the supervisor process, for ReapOrphans.
 )
 
 // containerPrefix starts the name of every container the adapter creates.
@@ -71,10 +72,13 @@ func firstLine(s string, fallback error) string {
 // createArgs is the `create` argv (after the engine binary) for a validated, prepared spec.
 // Secrets appear as value-less `-e NAME`: the engine copies each value from its own environment,
 // so no value is ever in argv.
-func createArgs(spec UnitSpec, ln launch, runID string) []string {
+func createArgs(spec UnitSpec, ln launch, runID, owner string) []string {
 	labels := map[string]string{LabelManaged: "true", LabelUnit: string(spec.ID)}
 	if runID != "" {
 		labels[LabelRun] = runID
+	}
+	if owner != "" {
+		labels[LabelOwner] = owner
 	}
 	if len(spec.SecretEnv) > 0 {
 		labels[LabelSecretEnv] = strings.Join(spec.SecretEnv, ",")

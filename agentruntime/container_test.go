@@ -395,6 +395,42 @@ var _ = Describe("Container adapter", Label("container"), Ordered, func() {
 		Expect(err).To(HaveOccurred(), "a refused spec creates nothing")
 		Expect(rt.List(ctx)).To(BeEmpty())
 	})
+
+	It("removes the containers of a supervisor that is gone, and only those", func() {
+		self, err := ar.Self()
+		Expect(err).NotTo(HaveOccurred())
+		s := spec("owned")
+		launch(rt, s)
+		Expect(inspect(s.ID, `{{index .Config.Labels "`+ar.LabelOwner+`"}}`)).To(Equal(self.String()), "the adapter stamps its process")
+
+		killed := exec.Command("true") // a supervisor that ended without removing its containers
+		Expect(killed.Run()).To(Succeed())
+		orphan, reused, rebooted := "wirecheck-orphan-"+sfx, "wirecheck-reused-"+sfx, "wirecheck-rebooted-"+sfx
+		alive, remote, malformed := "wirecheck-alive-"+sfx, "wirecheck-remote-"+sfx, "wirecheck-badowner-"+sfx
+		owners := map[string]string{
+			orphan:    ar.Owner{Host: self.Host, Boot: self.Boot, PID: killed.Process.Pid, StartTicks: 1}.String(),
+			reused:    ar.Owner{Host: self.Host, Boot: self.Boot, PID: self.PID, StartTicks: self.StartTicks + 1}.String(),
+			rebooted:  ar.Owner{Host: self.Host, Boot: "an-earlier-boot", PID: self.PID, StartTicks: self.StartTicks}.String(),
+			alive:     self.String(), // another adapter of a suite still running
+			remote:    ar.Owner{Host: "another-host", Boot: "b", PID: 1, StartTicks: 1}.String(),
+			malformed: "not-an-owner",
+		}
+		for name, owner := range owners {
+			_, err := engineCmd(engine, "run", "-d", "--name", name, "--label", ar.LabelManaged+"=true",
+				"--label", ar.LabelUnit+"="+name, "--label", ar.LabelRun+"="+runID, "--label", ar.LabelOwner+"="+owner,
+				testImage, "/testdaemon", "-term", "exit:0")
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(engineCmd, engine, "rm", "-f", name)
+		}
+
+		removed, err := rt.ReapOrphans(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(filterSuffix(removed, sfx)).To(ConsistOf(orphan, reused, rebooted))
+		out, err := engineCmd(engine, "ps", "-a", "--filter", "label="+ar.LabelRun+"="+runID, "--format", "{{.Names}}")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(filterSuffix(strings.Fields(out), sfx)).To(ConsistOf(ar.ContainerName(s.ID), alive, remote, malformed))
+		Expect(argvLog.String()).To(ContainSubstring("unreadable owner label"))
+	})
 })
 
 func filterSuffix(lines []string, suffix string) []string {

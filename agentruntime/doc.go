@@ -13,7 +13,8 @@
 //   - [Container] drives the docker or podman CLI (no SDK). Labels on the container are the durable
 //     record, so a restarted suite adopts what the engine still holds ([Adopted]). Containers are
 //     hardened by default (see [Hardening]) and use the host network so the daemon can reach the
-//     scripted Core on loopback.
+//     scripted Core on loopback. Each names its supervisor process ([LabelOwner]), so that
+//     [Container.ReapOrphans] removes what a killed supervisor left running.
 //   - [Memory] spawns nothing: scripted health transitions and pushed log lines, for testing the
 //     suite itself. It plays a durable backend and answers [Adopted].
 //

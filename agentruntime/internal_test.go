@@ -3,6 +3,7 @@ package agentruntime
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -62,9 +63,9 @@ func TestCreateArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := createArgs(spec, ln, "run-7")
+	got := createArgs(spec, ln, "run-7", "host/boot/42/7")
 	want := []string{"create", "--name", "wirecheck-rt-1",
-		"--label", "io.wirecheck.managed=true", "--label", "io.wirecheck.run=run-7",
+		"--label", "io.wirecheck.managed=true", "--label", "io.wirecheck.owner=host/boot/42/7", "--label", "io.wirecheck.run=run-7",
 		"--label", "io.wirecheck.secret-env=TOKEN,KEY", "--label", "io.wirecheck.unit=rt-1", "--label", "team=x",
 		"--network", "host",
 		"--cap-drop=ALL", "--security-opt=no-new-privileges", "--read-only", "--tmpfs", "/tmp", "--pids-limit", "512",
@@ -88,7 +89,7 @@ func TestCreateArgs(t *testing.T) {
 	want = []string{"create", "--name", "wirecheck-b", "--label", "io.wirecheck.managed=true",
 		"--label", "io.wirecheck.unit=b", "--network", "host",
 		"-e", "WIRECHECK_CORE_URL=", "-e", "WIRECHECK_DEVICE_ID=", "img"}
-	if d := cmp.Diff(want, createArgs(bare, ln, "")); d != "" {
+	if d := cmp.Diff(want, createArgs(bare, ln, "", "")); d != "" {
 		t.Errorf("bare argv (-want +got):\n%s", d)
 	}
 }
@@ -271,4 +272,57 @@ func TestHealthNames(t *testing.T) {
 	if !Paused.Alive() || Exited.Alive() || Provisioned.Alive() {
 		t.Error("Alive: Starting, Connected, Paused only")
 	}
+}
+
+func TestOwnerRoundTripsAndIsGoneOnlyWhenProvablyEnded(t *testing.T) {
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseOwner(self.String())
+	if err != nil || back != self {
+		t.Fatalf("ParseOwner(%q) = %+v, %v; want %+v", self.String(), back, err, self)
+	}
+	if self.Gone(self) {
+		t.Errorf("the running process is gone to itself")
+	}
+	child := exec.Command("true")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		owner Owner
+		gone  bool
+	}{
+		{"a PID reused by another process", Owner{self.Host, self.Boot, self.PID, self.StartTicks + 1}, true},
+		{"a process that exited", Owner{self.Host, self.Boot, child.Process.Pid, 1}, true},
+		{"this host before a reboot", Owner{self.Host, "another-boot", self.PID, self.StartTicks}, true},
+		{"another host", Owner{"elsewhere", "another-boot", 1, 1}, false},
+	}
+	for _, c := range cases {
+		if got := c.owner.Gone(self); got != c.gone {
+			t.Errorf("%s (%s): gone %v, want %v", c.name, c.owner, got, c.gone)
+		}
+	}
+	for _, bad := range []string{"", "h/b/1", "h/b/0/1", "h/b/x/1", "h/b/1/-1", "/b/1/1", "h//1/1", "h/b/1/1/1"} {
+		if _, err := ParseOwner(bad); err == nil {
+			t.Errorf("ParseOwner(%q) took it", bad)
+		}
+	}
+}
+
+func FuzzParseOwner(f *testing.F) {
+	f.Add("host/0b7c-boot/4242/99")
+	f.Add("h/b/1/1/1")
+	f.Fuzz(func(t *testing.T, s string) {
+		o, err := ParseOwner(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseOwner(o.String())
+		if err != nil || back != o {
+			t.Fatalf("%q read as %+v, which does not read back (%+v, %v)", s, o, back, err)
+		}
+	})
 }

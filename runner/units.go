@@ -148,6 +148,11 @@ func Image(ctx context.Context, image, cmdline string, o DaemonOptions) (*Units,
 	if err != nil {
 		return nil, err
 	}
+	// A wirecheck killed before it removed its daemons' containers left them running, dialling
+	// a Core that is gone: the next run on this host removes them.
+	if _, err := c.ReapOrphans(ctx); err != nil {
+		return nil, fmt.Errorf("removing the containers a killed wirecheck left running: %w", err)
+	}
 	u.RT, u.close = c, c.Close
 	return u, nil
 }
