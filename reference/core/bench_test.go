@@ -66,7 +66,7 @@ func seed(b *testing.B, n, inflight int) string {
 		if err := st.CreateTurn(sess, t); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := st.UpdateTurn(id, func(t *store.Turn) error { t.Phase = store.PhaseRunning; return nil }); err != nil {
+		if _, err := st.Commit(id, func(t *store.Turn) error { t.Phase = store.PhaseRunning; return nil }); err != nil {
 			b.Fatal(err)
 		}
 		for j := range 3 {

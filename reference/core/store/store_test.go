@@ -78,7 +78,7 @@ func TestOutcomesAreWrittenOnceAndBearerTokensNeverStored(t *testing.T) {
 	if cfg.MCPHTTPServers[0].BearerToken != "secret-bearer-value" {
 		t.Fatal("redaction must not change the caller's configuration")
 	}
-	if _, err := s.UpdateTurn("t", func(t *store.Turn) error { t.Phase = store.PhasePreparing; return nil }); err != nil {
+	if _, err := s.Commit("t", func(t *store.Turn) error { t.Phase = store.PhasePreparing; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Append("t", store.Event{Kind: store.EventReceived, Type: "delta"}); err != nil {
@@ -90,7 +90,7 @@ func TestOutcomesAreWrittenOnceAndBearerTokensNeverStored(t *testing.T) {
 	if _, err := s.Finish("t", &store.Outcome{Status: proto.TurnFailed}); !errors.Is(err, store.ErrTerminal) {
 		t.Fatalf("a second outcome must be refused: %v", err)
 	}
-	if _, err := s.UpdateTurn("t", func(*store.Turn) error { return nil }); !errors.Is(err, store.ErrTerminal) {
+	if _, err := s.Commit("t", func(*store.Turn) error { return nil }); !errors.Is(err, store.ErrTerminal) {
 		t.Fatalf("a finished Turn must not change: %v", err)
 	}
 	got, err := s.TurnByRun("r")
@@ -112,7 +112,7 @@ func TestReconcileSeesOnlyInFlightTurnsAndSurvivesReopen(t *testing.T) {
 		if err := s.CreateTurn(nil, &store.Turn{ID: id, RunID: "run-" + id, Input: proto.TextInput("x")}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.UpdateTurn(id, func(t *store.Turn) error { t.Phase = phase; return nil }); err != nil {
+		if _, err := s.Commit(id, func(t *store.Turn) error { t.Phase = phase; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}

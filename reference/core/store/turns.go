@@ -222,12 +222,6 @@ func RedactConfiguration(c proto.PromptRequestPayload) proto.PromptRequestPayloa
 	return c
 }
 
-// UpdateTurn applies fn to a Turn without an outcome and commits it. fn may run more than once
-// and must depend only on the record it is given.
-func (st *Store) UpdateTurn(id string, fn func(*Turn) error) (*Turn, error) {
-	return st.Commit(id, fn)
-}
-
 // Commit applies fn (when not nil) to a Turn without an outcome and appends events to its
 // journal, in order, in one transaction: a runner's writes of several steps cost one fsync
 // (execution's runner batches them). An event keeps its At when set (the time Core observed it,
@@ -308,7 +302,7 @@ func (st *Store) Commit(id string, fn func(*Turn) error, events ...Event) (*Turn
 	return st.updateTurnInWriter(id, fn, raws)
 }
 
-// updateTurnInWriter is UpdateTurn done wholly in the writer: for a record that kept changing.
+// updateTurnInWriter is Commit done wholly in the writer: for a record that kept changing.
 func (st *Store) updateTurnInWriter(id string, fn func(*Turn) error, events [][]byte) (*Turn, error) {
 	var out Turn
 	err := st.update(func(tx *bolt.Tx) error {
