@@ -362,6 +362,68 @@ func TestTracingReferenceCoreTurn(t *testing.T) {
 	}
 }
 
+// Outside a Turn the reference Core traces each thing it runs on a connection (a preparation, a
+// workspace operation, a suspension request) in a span of its own, and every frame that thing
+// sends, bulk chunks included, carries that span's traceparent.
+func TestTracingReferenceCoreOperations(t *testing.T) {
+	for _, c := range []struct {
+		scenario, span, state string
+		types                 []string
+	}{
+		{"core/runtime-prepare/multi-chunk-file", execution.SpanPreparation, "completed", []string{proto.TypeRuntimePrepare}},
+		{"core/workspace/write-chunked", execution.SpanWorkspace, "completed", []string{proto.TypeWorkspaceWrite}},
+		{"core/suspension/quiesce-accepted-fences-work", execution.SpanSuspension, "accepted", []string{proto.TypeEnvironmentQuiesce}},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			rec := tracingtest.Record(t)
+			sc := catalogScenarios(t, c.scenario)[0]
+			res := runner.PlayReferenceCore(context.Background(), sc, "core-op-trace")
+			if res.Verdict != scenarios.Pass {
+				t.Fatalf("with tracing on: %s", res)
+			}
+			byTrace := map[string]sdktrace.ReadOnlySpan{}
+			for _, s := range named(rec.Ended(), c.span) {
+				byTrace[tracing.Traceparent(trace.ContextWithSpanContext(context.Background(), s.SpanContext()))] = s
+			}
+			frames := 0
+			var span sdktrace.ReadOnlySpan
+			for _, e := range res.Transcript {
+				if e.Dir != scenarios.CoreToRuntime || !slices.Contains(c.types, e.Type) {
+					continue
+				}
+				frames++
+				got := envelopeTrace(t, e.Frame)
+				s, ok := byTrace[got]
+				if !ok {
+					t.Fatalf("Core's %s carries trace %q, which is no %s span's", e.Type, got, c.span)
+				}
+				if span != nil && s != span {
+					t.Fatalf("the operation's frames carry the traces of two spans")
+				}
+				span = s
+			}
+			if frames == 0 {
+				t.Fatalf("Core sent no %v", c.types)
+			}
+			if got := attrString(span.Attributes(), execution.AttrOpState); got != c.state {
+				t.Errorf("the %s span ended in state %q, want %q (attributes %v)", c.span, got, c.state, span.Attributes())
+			}
+			if span.Status().Code == codes.Error {
+				t.Errorf("the %s span is in error: %v", c.span, span.Status())
+			}
+			sent := 0
+			for _, ev := range span.Events() {
+				if ev.Name == execution.EventSent {
+					sent++
+				}
+			}
+			if sent == 0 || sent > frames {
+				t.Errorf("%d sent events for %d frames (bulk chunks are not events)", sent, frames)
+			}
+		})
+	}
+}
+
 // Tracing off (the default): nothing records, and no frame carries a trace but those a scenario
 // writes itself (WS-15's), so the scripted Core's frames are what the scenario renders and the
 // reference Runtime adds none.

@@ -102,9 +102,9 @@ func (r *runner) commit(c turn.Commit) {
 
 // send queues a frame within Core's per-send timeout and journals it, or that it failed.
 func (r *runner) send(s turn.Send) turn.Event {
-	env := r.stamped(s.Envelope)
+	env := r.trace.stamp(s.Envelope)
 	err := r.queue(env)
-	r.traceSent(env, err)
+	r.trace.sent(env, err)
 	if err != nil {
 		r.hold(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		if s.BestEffort {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/envprep"
@@ -234,10 +236,17 @@ type preparer struct {
 	due     time.Time
 
 	ahead *encodedChunk // the next chunk's frame, encoded while the Runtime works on this one
+	trace opTrace       // its frames carry the preparation's trace (tracing.go)
 }
 
 func (p *preparer) loop() {
 	defer close(p.stopped)
+	p.trace = startOp("", SpanPreparation, attribute.String(AttrOpID, p.result.RunID),
+		attribute.String(AttrDeviceID, p.conn.DeviceID()), attribute.Int64(AttrConnection, int64(p.conn.ID())))
+	defer func() {
+		r := p.result
+		p.trace.end(r.State, r.ErrorCode, r.State != store.PreparationCompleted && r.State != store.PreparationRunning)
+	}()
 	defer p.release()
 	defer p.ahead.wait()
 	p.feed(envprep.Start{})
@@ -351,7 +360,12 @@ func (p *preparer) apply(eff envprep.Effect) (answer, failure envprep.Event) {
 // send queues a frame within Core's per-send timeout and journals it, unless it is a bulk step
 // (bulk.go).
 func (p *preparer) send(env proto.Envelope) envprep.Event {
-	if err := p.e.sendWithin(p.conn.Send, env, proto.CoreSendTimeout); err != nil {
+	env = p.trace.stamp(env)
+	err := p.e.sendWithin(p.conn.Send, env, proto.CoreSendTimeout)
+	if !bulkSent(env) {
+		p.trace.sent(env, err)
+	}
+	if err != nil {
 		p.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		return envprep.SendFailed{Err: err}
 	}
@@ -372,7 +386,7 @@ func (p *preparer) sendChunk(c envprep.Chunk) envprep.Event {
 	f := p.ahead.take(c)
 	p.ahead = nil
 	if f == nil {
-		f = encodeChunk(c)
+		f = encodeChunk(c, p.trace.traceparent)
 	}
 	if f.err != nil {
 		return envprep.SendFailed{Err: f.err}
@@ -386,7 +400,7 @@ func (p *preparer) sendChunk(c envprep.Chunk) envprep.Event {
 		return envprep.SendFailed{Err: err}
 	}
 	if next, ok := p.state.NextChunk(); ok {
-		p.ahead = encodeAhead(next)
+		p.ahead = encodeAhead(next, p.trace.traceparent)
 	}
 	return nil // a bulk step: not journalled (bulk.go)
 }
@@ -405,19 +419,21 @@ type encodedChunk struct {
 	done  chan struct{}
 }
 
-func encodeChunk(c envprep.Chunk) *encodedChunk {
+// encodeChunk encodes a chunk's frame, carrying trace (a traceparent; empty: none).
+func encodeChunk(c envprep.Chunk, trace string) *encodedChunk {
 	f := &encodedChunk{chunk: c}
 	if f.env, f.err = c.Envelope(); f.err == nil {
+		f.env.Trace = trace
 		f.raw, f.err = f.env.Encode()
 	}
 	return f
 }
 
-func encodeAhead(c envprep.Chunk) *encodedChunk {
+func encodeAhead(c envprep.Chunk, trace string) *encodedChunk {
 	f := &encodedChunk{chunk: c, done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		e := encodeChunk(c)
+		e := encodeChunk(c, trace)
 		f.env, f.raw, f.err = e.env, e.raw, e.err
 	}()
 	return f

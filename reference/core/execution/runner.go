@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
@@ -25,9 +23,8 @@ type runner struct {
 	// deviceID is rec.DeviceID, which never changes: other goroutines read it (wakeDevice).
 	deviceID string
 	state    turn.State
-	// span and traceparent are the Turn's trace (tracing.go), a child of parentTrace's span.
-	span        trace.Span
-	traceparent string
+	// trace is the Turn's span (tracing.go), a child of parentTrace's span.
+	trace       opTrace
 	parentTrace string
 
 	cancelReq chan struct{}

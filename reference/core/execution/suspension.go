@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/suspend"
 	"github.com/wirecheck/wirecheck/reference/core/store"
@@ -299,10 +301,18 @@ type suRunner struct {
 	parked bool
 	res    Stream
 	taken  uint64
+
+	trace opTrace // its frames carry the request's trace (tracing.go)
 }
 
 func (r *suRunner) loop() {
 	defer close(r.stopped)
+	r.trace = startOp("", SpanSuspension, attribute.String(AttrOpID, r.rec.ID), attribute.String(AttrOpKind, r.rec.Kind),
+		attribute.String(AttrDeviceID, r.rec.DeviceID), attribute.Int64(AttrConnection, int64(r.conn.ID())))
+	defer func() {
+		st := r.rec.State
+		r.trace.end(st, r.rec.ErrorCode, st != suspend.StateAccepted && st != suspend.StatePending)
+	}()
 	defer r.closeStream()
 	r.feed(suspend.Begin{})
 	for !r.state.Done() {
@@ -360,7 +370,10 @@ func (r *suRunner) apply(eff suspend.Effect) suspend.Event {
 }
 
 func (r *suRunner) send(env proto.Envelope) suspend.Event {
-	if err := r.e.sendWithin(r.conn.Send, env, proto.CoreSendTimeout); err != nil {
+	env = r.trace.stamp(env)
+	err := r.e.sendWithin(r.conn.Send, env, proto.CoreSendTimeout)
+	r.trace.sent(env, err)
+	if err != nil {
 		r.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		return suspend.SendFailed{Err: err}
 	}

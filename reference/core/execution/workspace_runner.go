@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/workspace"
@@ -30,6 +32,8 @@ type wsRunner struct {
 	taken  [2]uint64 // events and closes taken from prep, res
 	timer  clock.Timer
 	due    time.Time
+
+	trace opTrace // its frames carry the operation's trace (tracing.go)
 }
 
 func newWSRunner(e *Engine, conn WorkspaceConn, op *store.WorkspaceOp, spec *workspace.Spec) *wsRunner {
@@ -39,6 +43,12 @@ func newWSRunner(e *Engine, conn WorkspaceConn, op *store.WorkspaceOp, spec *wor
 
 func (r *wsRunner) loop() {
 	defer close(r.stopped)
+	r.trace = startOp("", SpanWorkspace, attribute.String(AttrOpID, r.rec.ID), attribute.String(AttrOpKind, r.rec.Kind),
+		attribute.String(AttrTurnID, r.rec.TurnID), attribute.Int64(AttrConnection, int64(r.conn.ID())))
+	defer func() {
+		st := r.rec.State
+		r.trace.end(st, r.rec.ErrorCode, st != workspace.StateCompleted && st != workspace.StatePending)
+	}()
 	defer r.closeAll()
 	r.feed(workspace.Begin{})
 	for !r.state.Done() {
@@ -140,12 +150,16 @@ func (r *wsRunner) apply(eff workspace.Effect) workspace.Event {
 // send queues a frame within its budget and journals it (or that it failed), unless it is a bulk
 // step (bulk.go).
 func (r *wsRunner) send(s workspace.Send) workspace.Event {
-	env := s.Envelope
+	env := r.trace.stamp(s.Envelope)
 	budget := s.Budget
 	if budget == 0 {
 		budget = proto.CoreSendTimeout
 	}
-	if err := r.e.sendWithin(r.conn.Send, env, budget); err != nil {
+	err := r.e.sendWithin(r.conn.Send, env, budget)
+	if !bulkSent(env) {
+		r.trace.sent(env, err)
+	}
+	if err != nil {
 		r.journal(store.Event{Kind: store.EventNote, Type: env.Type, ID: env.ID, Note: "send failed: " + err.Error()})
 		if s.BestEffort {
 			return nil
