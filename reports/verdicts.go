@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -176,7 +177,14 @@ func disagreement(file, format string, args ...any) journal.Problem {
 	return journal.Problem{File: file, Record: -1, Kind: journal.Disagrees, Detail: fmt.Sprintf(format, args...)}
 }
 
-func sameJSON(a, b json.RawMessage) bool { return compact(a) == compact(b) }
+// sameJSON compares two JSON values as values: member order and escaping are the writer's.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
+}
 
 func compact(v json.RawMessage) string {
 	var b bytes.Buffer
