@@ -160,7 +160,7 @@ func printVerified(out io.Writer, name string, check journal.BundleCheck, pub ed
 	manifest := "manifest matches and is signed by " + check.ManifestKey
 	switch {
 	case check.ManifestKey == "":
-		manifest = "manifest matches, but is not signed"
+		manifest = "manifest matches, not signed"
 	case pub == nil:
 		manifest = "manifest matches, its signature (key " + check.ManifestKey + ") not checked (give --pubkey)"
 	}
