@@ -152,10 +152,25 @@ steps:
 	return dir
 }
 
-// forgePass rewrites bundle's report.json so that forged/fails passed and the run is certified,
-// every member following from the cases, and gives manifest.json the forged file's SHA-256,
-// size, profile line and verdict: all a forger without the key can do.
+// forgePass rewrites bundle's report.json so that forged/fails passed and the run is certified.
 func forgePass(t *testing.T, bundle string) {
+	t.Helper()
+	forgeReport(t, bundle, func(run *reports.Run) {
+		for _, c := range run.Cases {
+			if c.Result.Scenario == "forged/fails" {
+				c.Result.Verdict, c.Result.Failure = scenarios.Pass, nil
+			}
+		}
+		if !run.OK() {
+			t.Fatalf("the forgery does not certify: %s", run.ProfileLine())
+		}
+	})
+}
+
+// forgeReport rewrites bundle's report.json as edit changes its run, every member following
+// from the cases, and gives manifest.json the forged file's SHA-256, size, profile line and
+// verdict: all a forger without the key can do.
+func forgeReport(t *testing.T, bundle string, edit func(*reports.Run)) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(bundle, reports.BundleJSON))
 	if err != nil {
@@ -165,34 +180,20 @@ func forgePass(t *testing.T, bundle string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range run.Cases {
-		if c.Result.Scenario == "forged/fails" {
-			c.Result.Verdict, c.Result.Failure = scenarios.Pass, nil
-		}
-	}
-	if !run.OK() {
-		t.Fatalf("the forgery does not certify: %s", run.ProfileLine())
-	}
+	edit(run)
 	var b bytes.Buffer
 	if err := reports.WriteJSON(&b, run); err != nil {
 		t.Fatal(err)
 	}
+	rehash(t, bundle, reports.BundleJSON, b.Bytes())
+	// The manifest repeats the verdict: the forger changes it too.
 	var m reports.Manifest
 	mdata, err := os.ReadFile(filepath.Join(bundle, reports.BundleManifest))
 	if err != nil || json.Unmarshal(mdata, &m) != nil {
 		t.Fatalf("manifest: %v", err)
 	}
-	for i, f := range m.Files {
-		if f.Path == reports.BundleJSON {
-			sum := sha256.Sum256(b.Bytes())
-			m.Files[i].SHA256, m.Files[i].Bytes = hex.EncodeToString(sum[:]), b.Len()
-		}
-	}
 	m.ProfileLine, m.OK = run.ProfileLine(), run.OK()
 	mdata, _ = json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(bundle, reports.BundleJSON), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.WriteFile(filepath.Join(bundle, reports.BundleManifest), append(mdata, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -284,6 +285,29 @@ func TestVerifySignedManifestAndReportVerdicts(t *testing.T) {
 func remove(t *testing.T, path string) {
 	t.Helper()
 	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rehash writes file into bundle and gives it its new SHA-256 and size in manifest.json.
+func rehash(t *testing.T, bundle, file string, data []byte) {
+	t.Helper()
+	var m reports.Manifest
+	mdata, err := os.ReadFile(filepath.Join(bundle, reports.BundleManifest))
+	if err != nil || json.Unmarshal(mdata, &m) != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	for i, f := range m.Files {
+		if f.Path == file {
+			sum := sha256.Sum256(data)
+			m.Files[i].SHA256, m.Files[i].Bytes = hex.EncodeToString(sum[:]), len(data)
+		}
+	}
+	mdata, _ = json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(filepath.Join(bundle, file), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bundle, reports.BundleManifest), append(mdata, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
