@@ -166,7 +166,10 @@ func conclusions(report []byte, truth *Run) []journal.Problem {
 			}
 		}
 		if len(members) > 0 {
-			probs = append(probs, disagreement(BundleJSON, "case %s (played %s): %s %s not what its journal gives", compact(w["id"]), compact(w["played"]),
+			var id, played string
+			_ = json.Unmarshal(w["id"], &id) // WriteJSON wrote strings
+			_ = json.Unmarshal(w["played"], &played)
+			probs = append(probs, disagreement(BundleJSON, "case %s (played %s): %s %s not what its journal gives", id, played,
 				strings.Join(members, ", "), plural(len(members), "is", "are")))
 		}
 	}

@@ -165,7 +165,7 @@ var _ = Describe("a bundle's report checked against its journals", Label("bundle
 		})
 		Expect(details(reports.CheckVerdicts(dir))).To(ConsistOf(
 			"report.json: summary is not what the journals' verdicts give",
-			`report.json: case "`+failed+`" (played "core"): transcript is not what its journal gives`))
+			"report.json: case "+failed+" (played core): transcript is not what its journal gives"))
 	})
 
 	It("names a case without a journal, and a journal without a case", func() {
@@ -178,6 +178,16 @@ var _ = Describe("a bundle's report checked against its journals", Label("bundle
 		Expect(details(reports.CheckVerdicts(dir))).To(ConsistOf(
 			"report.json: case "+failed+" (played core) has no journal in journals/ to check its verdict fail against",
 			"journals/extra.jsonl: a journal of not/in/the/report (played core), which report.json does not hold"))
+	})
+
+	It("names a case whose journal records no verdict", func() {
+		var b bytes.Buffer
+		w, err := journal.NewWriter(&b, journal.Header{Scenario: failed, Played: "core", Seed: "x"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.Close(nil)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, failedJournal), b.Bytes(), 0o644)).To(Succeed())
+		Expect(details(reports.CheckVerdicts(dir))).To(ContainElement(
+			"report.json: case " + failed + " (played core): its journal " + failedJournal + " records no verdict (no assertion record) to check its verdict fail against"))
 	})
 
 	It("names a second journal of one case", func() {
