@@ -20,13 +20,33 @@ const BundleDir = "journals"
 // manifestName is the bundle's manifest (reports.BundleManifest; journal does not import reports).
 const manifestName = "manifest.json"
 
-// VerifyBundle checks an evidence bundle: every file its manifest lists is there with the
-// SHA-256 the manifest gives, every journal is listed, and every journal verifies (Verify). It
-// returns the journals checked (bundle-relative, slash-separated) and the problems found.
-func VerifyBundle(dir string, pub ed25519.PublicKey) (journals []string, probs []Problem) {
+// BundleCheck is what VerifyBundle found.
+type BundleCheck struct {
+	Journals []string // the journals checked (bundle-relative, slash-separated)
+	// ManifestKey is the key id manifest.json.sig names ("": the manifest is not signed); it was
+	// checked only when a public key was given.
+	ManifestKey string
+	Problems    []Problem
+}
+
+// VerifyBundle checks an evidence bundle: manifest.json's signature (manifest.json.sig: given
+// pub, it must be there and be pub's over manifest.json's exact bytes), every file the manifest
+// lists is there with the SHA-256 it gives, every journal is listed, and every journal verifies
+// (Verify). That the reports agree with the journals is reports.CheckVerdicts.
+func VerifyBundle(dir string, pub ed25519.PublicKey) BundleCheck {
+	var out BundleCheck
 	data, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if err != nil {
-		return nil, []Problem{{File: manifestName, Record: -1, Kind: Manifest, Detail: "cannot be read: " + unwrapPath(err)}}
+		out.Problems = []Problem{{File: manifestName, Record: -1, Kind: Manifest, Detail: "cannot be read: " + unwrapPath(err)}}
+		return out
+	}
+	sigFile, err := os.ReadFile(filepath.Join(dir, ManifestSigName))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		out.Problems = append(out.Problems, Problem{File: ManifestSigName, Record: -1, Kind: Manifest, Detail: "cannot be read: " + unwrapPath(err)})
+	} else {
+		var probs []Problem
+		out.ManifestKey, probs = checkManifestSig(data, sigFile, pub)
+		out.Problems = append(out.Problems, probs...)
 	}
 	var m struct {
 		Files []struct {
@@ -35,18 +55,20 @@ func VerifyBundle(dir string, pub ed25519.PublicKey) (journals []string, probs [
 		} `json:"files"`
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, []Problem{{File: manifestName, Record: -1, Kind: Manifest, Detail: "not a manifest: " + err.Error()}}
+		out.Problems = append(out.Problems, Problem{File: manifestName, Record: -1, Kind: Manifest, Detail: "not a manifest: " + err.Error()})
+		return out
 	}
 	listed := map[string]bool{}
+	var journals []string
 	for _, f := range m.Files {
 		listed[f.Path] = true
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
 		if err != nil {
-			probs = append(probs, Problem{File: f.Path, Record: -1, Kind: Manifest, Detail: "listed in " + manifestName + " but cannot be read: " + unwrapPath(err)})
+			out.Problems = append(out.Problems, Problem{File: f.Path, Record: -1, Kind: Manifest, Detail: "listed in " + manifestName + " but cannot be read: " + unwrapPath(err)})
 			continue
 		}
 		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != f.SHA256 {
-			probs = append(probs, Problem{File: f.Path, Record: -1, Kind: Manifest, Detail: "its SHA-256 is not the one " + manifestName + " lists: changed after the run"})
+			out.Problems = append(out.Problems, Problem{File: f.Path, Record: -1, Kind: Manifest, Detail: "its SHA-256 is not the one " + manifestName + " lists: changed after the run"})
 		}
 		if strings.HasPrefix(f.Path, BundleDir+"/") {
 			journals = append(journals, f.Path)
@@ -55,7 +77,7 @@ func VerifyBundle(dir string, pub ed25519.PublicKey) (journals []string, probs [
 	entries, _ := os.ReadDir(filepath.Join(dir, BundleDir))
 	for _, e := range entries {
 		if p := path.Join(BundleDir, e.Name()); !listed[p] {
-			probs = append(probs, Problem{File: p, Record: -1, Kind: Manifest, Detail: "is not listed in " + manifestName})
+			out.Problems = append(out.Problems, Problem{File: p, Record: -1, Kind: Manifest, Detail: "is not listed in " + manifestName})
 			journals = append(journals, p)
 		}
 	}
@@ -65,12 +87,13 @@ func VerifyBundle(dir string, pub ed25519.PublicKey) (journals []string, probs [
 		if err != nil {
 			continue // said above
 		}
-		probs = append(probs, Verify(j, data, pub)...)
+		out.Problems = append(out.Problems, Verify(j, data, pub)...)
 	}
 	if len(journals) == 0 {
-		probs = append(probs, Problem{File: BundleDir, Record: -1, Kind: Manifest, Detail: "the bundle holds no journal (written by a wirecheck without journals?)"})
+		out.Problems = append(out.Problems, Problem{File: BundleDir, Record: -1, Kind: Manifest, Detail: "the bundle holds no journal (written by a wirecheck without journals?)"})
 	}
-	return journals, probs
+	out.Journals = journals
+	return out
 }
 
 func unwrapPath(err error) string {

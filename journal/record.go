@@ -201,10 +201,9 @@ func bodyName(k Kind) string {
 	return string(k)
 }
 
-func isHash(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
+func isHash(s string) bool { return len(s) == 64 && isLowerHex(s) }
+
+func isLowerHex(s string) bool {
 	for _, c := range []byte(s) {
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false

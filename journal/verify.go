@@ -29,6 +29,7 @@ const (
 	WrongKey  ProblemKind = "wrong-key" // the anchor is signed by another key than the one given
 	Unsigned  ProblemKind = "unsigned"  // a key was given, the anchor is not signed
 	Manifest  ProblemKind = "manifest"  // the bundle's manifest and its files disagree
+	Disagrees ProblemKind = "disagrees" // the bundle's report says otherwise than its journals
 )
 
 func (p Problem) Error() string {

@@ -63,7 +63,8 @@ type ManifestFile struct {
 // renders each case's frames and events from its journal's records, never from a second copy.
 func WriteBundle(dir string, run *Run) error { return WriteSignedBundle(dir, run, nil) }
 
-// WriteSignedBundle is WriteBundle with every journal's anchor signed with key (nil: unsigned).
+// WriteSignedBundle is WriteBundle with every journal's anchor signed with key, and manifest.json
+// too: manifest.json.sig (journal.SignManifest). A nil key signs nothing.
 func WriteSignedBundle(dir string, run *Run, key ed25519.PrivateKey) error {
 	if err := run.validate(); err != nil {
 		return err
@@ -129,6 +130,9 @@ func WriteSignedBundle(dir string, run *Run, key ed25519.PrivateKey) error {
 		return err
 	}
 	files[BundleManifest] = append(manifest, '\n')
+	if key != nil {
+		files[journal.ManifestSigName] = journal.SignManifest(files[BundleManifest], key)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, BundleDir), 0o755); err != nil {
 		return fmt.Errorf("reports: bundle: %w", err)
 	}

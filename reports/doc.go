@@ -46,8 +46,9 @@
 // WriteBundle(dir, run) writes all four into an empty directory with report.schema.json, one
 // journals/<id with "/" → "__">.jsonl per case (package journal: hash-chained, its anchor signed
 // by WriteSignedBundle's key), one transcripts/<same>.jsonl per case, one daemons/<same>.log per
-// case that launched a daemon and a manifest.json holding the SHA-256 of every file. In a bundle
-// the reports render each case's frames and events from its journal. Writers never change the Run,
+// case that launched a daemon and a manifest.json holding the SHA-256 of every file, signed by
+// WriteSignedBundle's key in manifest.json.sig. In a bundle the reports render each case's frames
+// and events from its journal; CheckVerdicts checks that report.json says what the journals hold. Writers never change the Run,
 // and print only times it holds, so the same Run renders to the same bytes; cases are always in
 // id order, transcripts in time order. Each daemon's output is kept to its last OutputLines lines
 // and OutputBytes bytes.

@@ -25,13 +25,29 @@ import (
 // report's verdict follows from its cases: its profile_line, ok and exit_code must be what the Run
 // read gives, so a report edited by hand, or one this build reads differently, is refused.
 func ReadJSON(r io.Reader) (*Run, error) {
+	run, doc, err := decodeJSON(r)
+	if err != nil {
+		return nil, err
+	}
+	if got := run.ProfileLine(); got != doc.ProfileLine {
+		return nil, fmt.Errorf("profile_line %q does not follow from the cases, which give %q", doc.ProfileLine, got)
+	}
+	if run.OK() != doc.OK || run.ExitCode() != doc.ExitCode {
+		return nil, fmt.Errorf("ok %v, exit_code %d do not follow from the cases, which give %v, %d", doc.OK, doc.ExitCode, run.OK(), run.ExitCode())
+	}
+	return run, nil
+}
+
+// decodeJSON reads a JSON report into the Run it was written from, without checking that what
+// it concludes follows from its cases.
+func decodeJSON(r io.Reader) (*Run, *jsonReport, error) {
 	var doc jsonReport
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a JSON report: %w", err)
+		return nil, nil, fmt.Errorf("not a JSON report: %w", err)
 	}
 	if doc.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("schema_version is %q; this build reads %q", doc.SchemaVersion, SchemaVersion)
+		return nil, nil, fmt.Errorf("schema_version is %q; this build reads %q", doc.SchemaVersion, SchemaVersion)
 	}
 	run := &Run{
 		Tool: doc.Tool, WireVersion: doc.WireVersion, Target: doc.Target, Seed: doc.Seed,
@@ -54,21 +70,15 @@ func ReadJSON(r io.Reader) (*Run, error) {
 	}
 	for i, jc := range doc.Cases {
 		if jc.ID == "" {
-			return nil, fmt.Errorf("cases[%d]: no id", i)
+			return nil, nil, fmt.Errorf("cases[%d]: no id", i)
 		}
 		res, err := resultOf(jc)
 		if err != nil {
-			return nil, fmt.Errorf("cases[%d] (%s): %w", i, jc.ID, err)
+			return nil, nil, fmt.Errorf("cases[%d] (%s): %w", i, jc.ID, err)
 		}
 		run.Cases = append(run.Cases, Case{Result: res, KnownFailing: jc.KnownFailing})
 	}
-	if got := run.ProfileLine(); got != doc.ProfileLine {
-		return nil, fmt.Errorf("profile_line %q does not follow from the cases, which give %q", doc.ProfileLine, got)
-	}
-	if run.OK() != doc.OK || run.ExitCode() != doc.ExitCode {
-		return nil, fmt.Errorf("ok %v, exit_code %d do not follow from the cases, which give %v, %d", doc.OK, doc.ExitCode, run.OK(), run.ExitCode())
-	}
-	return run, nil
+	return run, &doc, nil
 }
 
 // resultOf is the result a JSON case was written from.
@@ -115,7 +125,8 @@ func nilIfEmpty(s []string) []string {
 
 // ReadBundle reads the run of an evidence bundle written by WriteBundle: it checks every file
 // the manifest lists against its SHA-256 and size (a file changed after the run is refused,
-// named), then reads report.json with ReadJSON. Errors name the file.
+// named), reads report.json with ReadJSON, and checks it against the journals (checkVerdicts).
+// It does not check signatures: that is wirecheck verify's. Errors name the file.
 func ReadBundle(dir string) (*Run, error) {
 	manifestPath := filepath.Join(dir, BundleManifest)
 	data, err := os.ReadFile(manifestPath)
@@ -167,6 +178,15 @@ func ReadBundle(dir string) (*Run, error) {
 	}
 	if err := attachJournals(dir, run, journals); err != nil {
 		return nil, err
+	}
+	// A report that claims what its journals do not hold is never carried into a new bundle
+	// (merge, resume), where a new key would sign it.
+	if probs := checkVerdicts(content, journals); len(probs) > 0 {
+		lines := make([]string, len(probs))
+		for i, p := range probs {
+			lines[i] = filepath.Join(dir, p.Error())
+		}
+		return nil, fmt.Errorf("%s: the report does not agree with the journals:\n%s", dir, strings.Join(lines, "\n"))
 	}
 	return run, nil
 }

@@ -79,9 +79,9 @@ var _ = Describe("redaction", Label("redaction"), func() {
 				Expect(strings.Contains(string(data), form)).To(BeFalse(), "%s shows %s", e.Name(), form)
 			}
 		}
-		journals, probs := journal.VerifyBundle(dir, nil)
-		Expect(journals).To(HaveLen(len(run.Cases)))
-		Expect(probs).To(BeEmpty())
+		check := journal.VerifyBundle(dir, nil)
+		Expect(check.Journals).To(HaveLen(len(run.Cases)))
+		Expect(check.Problems).To(BeEmpty())
 	})
 
 	It("catches a secret in its JSON-escaped forms, as frames carry it", func() {

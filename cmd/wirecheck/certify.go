@@ -107,7 +107,7 @@ Exit status:
 	fl.StringVar(&f.md, "markdown", "-", "write the Markdown summary to this file (- for standard output, empty for none)")
 	fl.StringVar(&f.html, "html", "", "write the self-contained HTML report to this file")
 	fl.StringVar(&f.bundle, "bundle", "", "write the evidence bundle (every report, a hash-chained journal per scenario, transcripts, manifest) into this new or empty directory")
-	fl.StringVar(&f.signKey, "sign-key", "", "sign every journal's anchor in the bundle with this ed25519 private key (PEM PKCS #8: `wirecheck keygen` or `openssl genpkey -algorithm ed25519`); `wirecheck verify --pubkey` checks it")
+	fl.StringVar(&f.signKey, "sign-key", "", "sign the bundle's manifest.json and every journal's anchor with this ed25519 private key (PEM PKCS #8: `wirecheck keygen` or `openssl genpkey -algorithm ed25519`); `wirecheck verify --pubkey` checks it")
 	fl.StringVar(&f.faults, "faults", "", "a fault schedule (docs/fault-injection.md) applied through a relay to every scenario; --seed reproduces its random choices")
 	fl.StringArrayVar(&f.specDirs, "spec", nil, "a directory holding the files the scenarios cite (the protocol spec; docs/ for contract-harness.md), repeatable: the HTML report then quotes every cited section")
 	fl.StringVar(&f.shard, "shard", "", "K/N: play only the K-th of N shares of the selection (dealt round-robin over it sorted by id, after --run, --skip and --label-filter), for `wirecheck merge` to combine; give every shard the same --seed")
@@ -238,7 +238,7 @@ func (f *certifyFlags) check() error {
 	}
 	if f.signKey != "" {
 		if f.bundle == "" {
-			problems = append(problems, errors.New("--sign-key signs the journals of the evidence bundle: give --bundle too"))
+			problems = append(problems, errors.New("--sign-key signs the evidence bundle: give --bundle too"))
 		}
 		if _, err := readSignKey(f.signKey); err != nil {
 			problems = append(problems, err)
@@ -369,7 +369,7 @@ func (f *certifyFlags) write(stdout io.Writer, run *reports.Run) error {
 }
 
 // reportPaths are where the reports go ("" none, "-" standard output); bundle is a directory,
-// whose journals' anchors signKey signs (nil: unsigned).
+// whose manifest and new journals' anchors signKey signs (nil: unsigned).
 type reportPaths struct {
 	junit, json, html, md, bundle string
 	signKey                       ed25519.PrivateKey

@@ -64,7 +64,7 @@ func TestCertifyUsageErrorsExitThreeBeforeAnyScenario(t *testing.T) {
 		"a shard that is not K/N":      {[]string{"--reference", "--shard", "3"}, `--shard "3": give K/N`},
 		"a shard beyond N":             {[]string{"--reference", "--shard", "4/3"}, "--shard 4/3: K must be in 1..N"},
 		"an empty shard":               {[]string{"--reference", "--run", "admission/capacity/oldest-retired-record-is-pruned", "--shard", "2/2"}, "shard 2/2 is empty: the selection has only 1 scenario,"},
-		"a sign key without a bundle":  {[]string{"--reference", "--sign-key", knownFailing}, "--sign-key signs the journals of the evidence bundle: give --bundle too"},
+		"a sign key without a bundle":  {[]string{"--reference", "--sign-key", knownFailing}, "--sign-key signs the evidence bundle: give --bundle too"},
 		"a sign key that is no key":    {[]string{"--reference", "--bundle", filepath.Join(dir, "b"), "--sign-key", knownFailing}, `not a PEM "PRIVATE KEY"`},
 		"every problem at once, first": {[]string{"--reference", "--parallel", "0", "--json", filepath.Join(dir, "missing", "r.json")}, "--json"},
 	} {

@@ -19,7 +19,11 @@ import (
 func TestResumedCertificationEqualsOneRun(t *testing.T) {
 	dir := t.TempDir()
 	first, resumed, single := filepath.Join(dir, "first"), filepath.Join(dir, "resumed"), filepath.Join(dir, "single")
-	args := []string{"certify", "--reference", "--run", "admission/prepare", "--markdown", "", "--seed", "resume-test"}
+	key := filepath.Join(dir, "signing.pem")
+	if out, err := wirecheckCommand("keygen", "--out", key).CombinedOutput(); err != nil {
+		t.Fatalf("keygen: %v\n%s", err, out)
+	}
+	args := []string{"certify", "--reference", "--run", "admission/prepare", "--markdown", "", "--seed", "resume-test", "--sign-key", key}
 
 	cmd := wirecheckCommand(append(args, "--bundle", first)...)
 	cmd.Env = append(cmd.Env, "CI=1") // one progress line per scenario
@@ -43,7 +47,7 @@ func TestResumedCertificationEqualsOneRun(t *testing.T) {
 		t.Fatalf("the interrupted run: exit %d, want 2", code)
 	}
 
-	out, err := wirecheckCommand("certify", "--reference", "--resume", first, "--bundle", resumed, "--markdown", "", "--quiet").CombinedOutput()
+	out, err := wirecheckCommand("certify", "--reference", "--resume", first, "--bundle", resumed, "--markdown", "", "--quiet", "--sign-key", key).CombinedOutput()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
@@ -78,7 +82,9 @@ func TestResumedCertificationEqualsOneRun(t *testing.T) {
 	if slices.ContainsFunc(got, func(v verdict) bool { return v.Verdict != "pass" }) {
 		t.Errorf("a resumed verdict is not pass: %v", got)
 	}
-	if out, err := wirecheckCommand("verify", resumed).CombinedOutput(); err != nil {
+	// The first run's journals are kept with their signatures; the resumed run signs its own
+	// journals and the new manifest.
+	if out, err := wirecheckCommand("verify", resumed, "--pubkey", key+".pub").CombinedOutput(); err != nil || !strings.Contains(string(out), "manifest matches and is signed by ") {
 		t.Errorf("the resumed bundle does not verify: %v\n%s", err, out)
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wirecheck/wirecheck/reports"
+	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // verdicts is what a certification concludes, as its JSON report says it.
@@ -117,9 +118,12 @@ func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
 
 	out := filepath.Join(dir, "merged")
 	code, stderr := runWirecheck("merge", out, filepath.Join(dir, "shard-3"), filepath.Join(dir, "shard-1"), filepath.Join(dir, "shard-2"),
-		"--markdown", "", "--junit", filepath.Join(dir, "merged.junit.xml"))
+		"--markdown", "", "--junit", filepath.Join(dir, "merged.junit.xml"), "--sign-key", key)
 	if code != 0 {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "merged/manifest.json signed by key ") {
+		t.Errorf("merge did not say it signed the manifest:\n%s", stderr)
 	}
 	merged, sh := readVerdicts(t, filepath.Join(out, reports.BundleJSON))
 	if diff := cmp.Diff(single, merged); diff != "" {
@@ -134,9 +138,21 @@ func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
 	if _, err := reports.ReadBundle(out); err != nil {
 		t.Errorf("the merged bundle does not check against its manifest: %v", err)
 	}
-	// The shards' journals travel byte for byte, their signatures with them.
-	if code, stderr := runWirecheck("verify", out, "--pubkey", key+".pub"); code != 0 {
-		t.Errorf("the merged bundle does not verify with the shards' key: exit %d\n%s", code, stderr)
+	// The shards' journals travel byte for byte, their signatures with them; merge signs the
+	// manifest with its own --sign-key.
+	if out, err := wirecheckCommand("verify", out, "--pubkey", key+".pub").CombinedOutput(); err != nil ||
+		!strings.Contains(string(out), "manifest matches and is signed by ") {
+		t.Errorf("the merged bundle does not verify with the shards' and merge's key: %v\n%s", err, out)
+	}
+	// Without --sign-key, merge says the manifest is not signed, and verify --pubkey refuses it.
+	unsigned := filepath.Join(dir, "merged-unsigned")
+	if code, stderr := runWirecheck("merge", unsigned, filepath.Join(dir, "shard-1"), filepath.Join(dir, "shard-2"), filepath.Join(dir, "shard-3"),
+		"--markdown", ""); code != 0 || !strings.Contains(stderr, "merged-unsigned/manifest.json is not signed (give --sign-key to sign it)") {
+		t.Errorf("merge without --sign-key: exit %d\n%s", code, stderr)
+	}
+	if out, err := wirecheckCommand("verify", unsigned, "--pubkey", key+".pub").CombinedOutput(); exitCodeOf(err) != 1 ||
+		!strings.Contains(string(out), "manifest.json: is not signed (there is no manifest.json.sig), yet a public key was given to check it") {
+		t.Errorf("verify --pubkey of an unsigned merge: %v\n%s", err, out)
 	}
 	mergedJournals, _ := filepath.Glob(filepath.Join(out, "journals", "*.jsonl"))
 	if len(mergedJournals) != len(single.Cases) {
@@ -178,6 +194,11 @@ func mergeRefusals(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 	})
+	// A shard whose report.json claims a failure its journal does not hold, with its manifest
+	// rehashed to match.
+	forged := copyOf(2, "forged", func(d string) {
+		forgeReport(t, d, func(run *reports.Run) { run.Cases[0].Result.Verdict = scenarios.NotApplicable })
+	})
 	notEmpty := t.TempDir()
 	if err := os.WriteFile(filepath.Join(notEmpty, "old"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -190,6 +211,7 @@ func mergeRefusals(t *testing.T, dir string) {
 		"a directory twice":      {[]string{shard(1), shard(2), shard(2), shard(3)}, "given twice"},
 		"a shard twice":          {[]string{shard(1), shard(2), copyOf(2, "again", nil), shard(3)}, "are both shard 2/3"},
 		"a changed file":         {[]string{shard(1), tampered, shard(3)}, "tampered/transcripts/"},
+		"a forged report":        {[]string{shard(1), forged, shard(3)}, "forged/report.json: case "},
 		"not a shard":            {[]string{shard(1), filepath.Join(dir, "single")}, "single/report.json: not a shard's report"},
 		"not a bundle":           {[]string{shard(1), t.TempDir()}, "no manifest.json: not an evidence bundle"},
 		"an OUT that holds runs": {[]string{shard(1), shard(2), shard(3)}, "is not empty"},

@@ -4,25 +4,30 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/journal"
+	"github.com/wirecheck/wirecheck/reports"
 )
 
 func init() {
 	var pubkey string
 	verify := &cobra.Command{
 		Use:   "verify BUNDLE",
-		Short: "Check an evidence bundle: its manifest, every journal's hash chain and signed anchor",
-		Long: `verify checks an evidence bundle written by ` + "`wirecheck certify --bundle`" + `: every file its
-manifest.json lists is there with the SHA-256 it gives, and every journal (journals/*.jsonl, see
-docs/journal.md) is whole: its records numbered without a gap, each chained to the line before it
-by SHA-256, the header first and the anchor last. With --pubkey, every anchor must be signed by
-that ed25519 key. Each problem is one line naming the file and the record: an edited record, a
-dropped record, a truncated tail, a tampered anchor, a wrong key.
+		Short: "Check an evidence bundle: its signed manifest, every journal's hash chain and signed anchor, the report against the journals",
+		Long: `verify checks an evidence bundle written by ` + "`wirecheck certify --bundle`" + ` or ` + "`wirecheck merge`" + `:
+every file its manifest.json lists is there with the SHA-256 it gives; every journal
+(journals/*.jsonl, see docs/journal.md) is whole: its records numbered without a gap, each chained
+to the line before it by SHA-256, the header first and the anchor last; and report.json agrees with
+the journals: every case has its journal, with the verdict its journal records, and the run's
+verdict is the one those verdicts give. With --pubkey, manifest.json must be signed by that
+ed25519 key (manifest.json.sig) and so must every anchor. Each problem is one line naming the file
+(and the record): an edited record, a dropped record, a truncated tail, a tampered anchor, an
+unsigned or tampered manifest, a wrong key, a case whose verdict its journal does not hold.
 
 Given a file instead of a directory, it checks that one journal the same way (the journal of
 wirecheck monitor --journal).
@@ -46,32 +51,20 @@ Exit status: 0 the bundle verifies; 1 it does not; 3 usage error.`,
 			if err != nil {
 				return usageError(fmt.Errorf("%s: not a bundle directory or a journal file", args[0]))
 			}
-			journals, probs := []string{args[0]}, []journal.Problem(nil)
-			if st.IsDir() {
-				journals, probs = journal.VerifyBundle(args[0], pub)
-			} else {
+			if !st.IsDir() {
 				data, err := os.ReadFile(args[0])
 				if err != nil {
 					return usageError(err)
 				}
-				probs = journal.Verify(args[0], data, pub) // one journal: wirecheck monitor --journal
+				// One journal: wirecheck monitor --journal.
+				return printVerified(cmd.OutOrStdout(), args[0], journal.BundleCheck{Journals: args[:1], Problems: journal.Verify(args[0], data, pub)}, pub, false)
 			}
-			out := cmd.OutOrStdout()
-			for _, p := range probs {
-				fmt.Fprintln(out, p.Error())
-			}
-			if len(probs) > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%s does not verify: %d %s", args[0], len(probs), plural(len(probs), "problem", "problems"))}
-			}
-			signed := "hash chains whole, anchors not checked against a key (give --pubkey)"
-			if pub != nil {
-				signed = "hash chains whole, every anchor signed by " + journal.KeyID(pub)
-			}
-			fmt.Fprintf(out, "%s verifies: manifest matches, %d %s, %s\n", args[0], len(journals), plural(len(journals), "journal", "journals"), signed)
-			return nil
+			check := journal.VerifyBundle(args[0], pub)
+			check.Problems = append(check.Problems, reports.CheckVerdicts(args[0])...)
+			return printVerified(cmd.OutOrStdout(), args[0], check, pub, true)
 		},
 	}
-	verify.Flags().StringVar(&pubkey, "pubkey", "", "the ed25519 public key (PEM PKIX \"PUBLIC KEY\") every journal's anchor must be signed by")
+	verify.Flags().StringVar(&pubkey, "pubkey", "", "the ed25519 public key (PEM PKIX \"PUBLIC KEY\") manifest.json and every journal's anchor must be signed by")
 	root.AddCommand(verify)
 
 	var out string
@@ -143,6 +136,36 @@ func readSignKey(path string) (ed25519.PrivateKey, error) {
 		return nil, fmt.Errorf("--sign-key %s: %w", path, err)
 	}
 	return k, nil
+}
+
+// printVerified prints each problem on its own line, or what was verified.
+func printVerified(out io.Writer, name string, check journal.BundleCheck, pub ed25519.PublicKey, bundle bool) error {
+	for _, p := range check.Problems {
+		fmt.Fprintln(out, p.Error())
+	}
+	if n := len(check.Problems); n > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%s does not verify: %d %s", name, n, plural(n, "problem", "problems"))}
+	}
+	n := len(check.Journals)
+	journals := fmt.Sprintf("%d %s, hash chains whole, ", n, plural(n, "journal", "journals"))
+	if pub != nil {
+		journals += "every anchor signed by " + journal.KeyID(pub)
+	} else {
+		journals += "anchors not checked against a key (give --pubkey)"
+	}
+	if !bundle {
+		fmt.Fprintf(out, "%s verifies: %s\n", name, journals)
+		return nil
+	}
+	manifest := "manifest matches and is signed by " + check.ManifestKey
+	switch {
+	case check.ManifestKey == "":
+		manifest = "manifest matches, not signed"
+	case pub == nil:
+		manifest = "manifest matches, its signature (key " + check.ManifestKey + ") not checked (give --pubkey)"
+	}
+	fmt.Fprintf(out, "%s verifies: %s, report.json agrees with the journals, %s\n", name, manifest, journals)
+	return nil
 }
 
 func plural(n int, one, many string) string {
