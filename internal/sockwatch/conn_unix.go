@@ -28,6 +28,7 @@ type Conn struct {
 	// Guarded by w.mu.
 	writeBlocked bool   // the current Write got EAGAIN and the kernel has taken nothing since
 	readWaiting  bool   // the current Read got EAGAIN and has not returned since
+	readEnded    bool   // a Read met the end of the stream or a broken socket: nothing more arrives
 	reads        uint64 // Reads that returned
 }
 
@@ -134,10 +135,11 @@ func (c *Conn) Read(b []byte) (int, error) {
 			return true
 		}
 	})
-	c.set(func() { c.readWaiting = false; c.reads++ })
 	if err == nil {
 		err = serr
 	}
+	ended := err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+	c.set(func() { c.readWaiting, c.readEnded = false, c.readEnded || ended; c.reads++ })
 	switch {
 	case err == io.EOF:
 		return 0, io.EOF

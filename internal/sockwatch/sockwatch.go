@@ -85,8 +85,11 @@ func (w *Watcher) AwaitBlockedWrite(ctx context.Context) error {
 
 // AwaitReadAll waits until every live connection has a read waiting on an empty receive queue:
 // its reader has taken everything that arrived (a reader that buffers calls Read only once its
-// buffer is used up) and asks for more. It does not know what is still on its way from the other
-// end: the caller first makes sure the other end's sent bytes have arrived (SIOCOUTQ there is 0).
+// buffer is used up) and asks for more. A connection whose read met the end of the stream (or a
+// broken socket) counts as read: nothing more arrives on it, even while its owner still holds it
+// open (a daemon settling its native work after a disconnect). It does not know what is still on
+// its way from the other end: the caller first makes sure the other end's sent bytes have
+// arrived (SIOCOUTQ there is 0).
 func (w *Watcher) AwaitReadAll(ctx context.Context) error {
 	if !supported {
 		return errUnsupported
@@ -98,10 +101,13 @@ func (w *Watcher) AwaitReadAll(ctx context.Context) error {
 		if err := w.await(ctx, func() bool {
 			waiting = make(map[*Conn]uint64, len(w.conns))
 			for c := range w.conns {
-				if !c.readWaiting {
+				switch {
+				case c.readEnded:
+				case !c.readWaiting:
 					return false
+				default:
+					waiting[c] = c.reads
 				}
-				waiting[c] = c.reads
 			}
 			return true
 		}); err != nil {
@@ -115,7 +121,12 @@ func (w *Watcher) AwaitReadAll(ctx context.Context) error {
 			}
 		}
 		w.mu.Lock()
-		same := len(waiting) == len(w.conns)
+		same := true
+		for c := range w.conns {
+			if _, ok := waiting[c]; !ok && !c.readEnded {
+				same = false // a connection dialled in between
+			}
+		}
 		for c, reads := range waiting {
 			_, live := w.conns[c]
 			same = same && live && c.readWaiting && c.reads == reads

@@ -118,7 +118,7 @@ func TestAwaitBlockedWrite(t *testing.T) {
 }
 
 // AwaitReadAll returns only while the reader waits on an empty queue: not while it is away
-// (between two reads), and not before it took what arrived.
+// (between two reads), and not before it took what arrived; or once the stream has ended.
 func TestAwaitReadAll(t *testing.T) {
 	w := New()
 	c, peer := pair(t, w)
@@ -164,6 +164,11 @@ func TestAwaitReadAll(t *testing.T) {
 	_ = peer.Close()
 	if _, ok := <-got; ok {
 		t.Fatal("the reader read past the peer's close")
+	}
+	// Its read met the end of the stream: nothing more arrives, though the socket is still open
+	// and no read is pending.
+	if err := w.AwaitReadAll(bounded(t)); err != nil {
+		t.Fatalf("AwaitReadAll after the end of the stream: %v", err)
 	}
 }
 
