@@ -23,8 +23,10 @@ type ReferenceRuntime struct {
 	// never declares: the reference composed with a narrower Harness.
 	Without []string
 	// DueWait bounds the real time an `advance` waits for the daemon to arm a timer that falls due
-	// in the span it moves (default 1 s): it closes the race between the daemon arming its timer
-	// and the scenario moving the clock, and it is what an advance with nothing due costs.
+	// in the span it moves (default 1 s), and it is what an advance with nothing due costs. The
+	// timers the frames Core sent start are armed before that wait begins (the scripted Core
+	// first waits until the daemon has read and handled them, SocketWatched): DueWait is left
+	// for timers the daemon's native work arms in goroutines of their own.
 	DueWait time.Duration
 	// SmallSendBuffer gives the daemon's sockets a small fixed send buffer (a scenario with
 	// await_stall: a write to a Core that stopped reading must block).
