@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/internal/sockwatch"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon"
 	"github.com/wirecheck/wirecheck/reference/daemon/contract"
@@ -21,8 +23,10 @@ type ReferenceRuntime struct {
 	// never declares: the reference composed with a narrower Harness.
 	Without []string
 	// DueWait bounds the real time an `advance` waits for the daemon to arm a timer that falls due
-	// in the span it moves (default 1 s): it closes the race between the daemon arming its timer
-	// and the scenario moving the clock, and it is what an advance with nothing due costs.
+	// in the span it moves (default 1 s), and it is what an advance with nothing due costs. The
+	// timers the frames Core sent start are armed before that wait begins (the scripted Core
+	// first waits until the daemon has read and handled them, SocketWatched): DueWait is left
+	// for timers the daemon's native work arms in goroutines of their own.
 	DueWait time.Duration
 	// SmallSendBuffer gives the daemon's sockets a small fixed send buffer (a scenario with
 	// await_stall: a write to a Core that stopped reading must block).
@@ -58,11 +62,8 @@ func (ReferenceRuntime) Remote() bool     { return false }
 
 func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error) {
 	fake, transport := clock.NewFake(), clock.NewFake()
-	var hc *http.Client
-	if r.SmallSendBuffer {
-		hc = smallSendBufferClient()
-	}
-	d, err := daemon.New(daemon.Config{HTTPClient: hc,
+	sockets := sockwatch.New()
+	d, err := daemon.New(daemon.Config{HTTPClient: daemonClient(sockets, r.SmallSendBuffer),
 		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake, TransportClock: transport,
 		Harnesses: []harness.Harness{contract.New(fake, r.capabilities())},
 	})
@@ -70,7 +71,7 @@ func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	dr := &inProcessDaemon{done: make(chan struct{}), cancel: cancel, clock: fake, transport: transport, dueWait: r.DueWait}
+	dr := &inProcessDaemon{done: make(chan struct{}), cancel: cancel, clock: fake, transport: transport, dueWait: r.DueWait, sockets: sockets}
 	if dr.dueWait <= 0 {
 		dr.dueWait = time.Second
 	}
@@ -91,7 +92,36 @@ type inProcessDaemon struct {
 	// stopped reading (scriptedcore.TransportClocked).
 	transport *clock.Fake
 	dueWait   time.Duration
-	once      sync.Once
+	// sockets watches the daemon's connections in the kernel (scriptedcore.SocketWatched).
+	sockets *sockwatch.Watcher
+	once    sync.Once
+}
+
+// daemonClient is the daemon's HTTP client (bootstrap and upgrade): every connection it dials is
+// watched, and with smallSendBuffer it gets a fixed small send buffer (a scenario with
+// await_stall: a write to a Core that stopped reading must block).
+func daemonClient(w *sockwatch.Watcher, smallSendBuffer bool) *http.Client {
+	d := &net.Dialer{}
+	if smallSendBuffer {
+		d.Control = smallSendBufferControl
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = w.DialContext(d)
+	// Bootstrap is one request per connection attempt, as in the daemon's default client.
+	t.DisableKeepAlives = true
+	return &http.Client{Transport: t}
+}
+
+// AwaitBlockedWrite returns once a write of the daemon is blocked in the kernel (await_stall).
+func (d *inProcessDaemon) AwaitBlockedWrite(ctx context.Context) error {
+	return d.sockets.AwaitBlockedWrite(ctx)
+}
+
+// AwaitReadAll returns once every socket of the daemon has a read waiting on an empty receive
+// queue: its receive loop has dispatched every frame that arrived, and since the daemon decides
+// in that loop, armed every timer they start (advance).
+func (d *inProcessDaemon) AwaitReadAll(ctx context.Context) error {
+	return d.sockets.AwaitReadAll(ctx)
 }
 
 func (d *inProcessDaemon) Done() <-chan struct{} { return d.done }

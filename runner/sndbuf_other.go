@@ -2,7 +2,7 @@
 
 package runner
 
-import "net/http"
+import "syscall"
 
-// smallSendBufferClient: the daemon's default client where socket options are not set.
-func smallSendBufferClient() *http.Client { return nil }
+// smallSendBufferControl: socket options are not set here; the kernel's default buffer stays.
+var smallSendBufferControl func(network, address string, c syscall.RawConn) error

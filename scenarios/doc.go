@@ -118,17 +118,34 @@
 // peer it names (a peer under test cannot be made to stall), and the other one skips it. A write
 // blocks only once the writer has more bytes in flight than both buffers hold, so such a scenario
 // must make the side under test send more than its send buffer (several MiB on loopback).
-// await_stall: core then waits (within the step bound) until the Runtime's output has filled the
-// scripted Core's receive queue: at least 4 KiB unread, a count that has not moved for 200 ms. The
-// Runtime is then blocked in a write to the stalled socket, so whatever it is made to send next (a
-// preparation_status, say) is queued behind a write that cannot complete. The in-process reference
-// gets a small socket send buffer in a scenario with await_stall, so that write blocks on a frame of
-// a few hundred KiB. A daemon in another process may buffer all its output in its kernel, so an
-// await_stall scenario is not applicable against one (nor through the fault relay, which keeps
-// reading). await_stall: runtime is the same wait on the scripted Runtime's side, against a Core
+// await_stall: core then waits (within the step bound) until the Runtime is blocked in a write to
+// the stalled socket, so that whatever it is made to send next (a preparation_status, say) is
+// queued behind a write that cannot complete. Against the in-process reference that is what the
+// daemon's kernel states: a write of it got EAGAIN (its send buffer is full) and the kernel has
+// taken no byte of it since (the harness does the daemon's socket writes through the socket's
+// RawConn, package internal/sockwatch); the frame being written, bigger than both socket buffers,
+// cannot complete while Core reads nothing. The in-process reference gets a small socket send
+// buffer in a scenario with await_stall, so that write blocks on a frame of a few hundred KiB.
+// Against a Runtime whose sockets cannot be watched, the wait is a guess from Core's side of the
+// socket: at least 4 KiB unread, a count that has not moved for 200 ms of real time (a Runtime
+// slowed by a loaded machine between two writes can pass for a blocked one). A daemon in another
+// process may buffer all its output in its kernel, so an await_stall scenario is not applicable
+// against one anyway (nor through the fault relay, which keeps reading). await_stall: runtime is the same wait on the scripted Runtime's side, against a Core
 // (its socket gets a 16 KiB receive buffer; the in-process reference Core a small send buffer):
 // Core is then blocked in a write, and an advance moves Core's transport clock too, which runs
 // its per-frame write deadline (CN-42).
+//
+// advance moves the Runtime's virtual clock, against a Runtime that brings one (the in-process
+// reference), only once the Runtime has taken in everything the steps before sent: every byte
+// Core wrote has reached the daemon's kernel (SIOCOUTQ on Core's socket is 0) and every socket of
+// the daemon has a read waiting on an empty receive queue, or has met its end (its receive loop
+// has dispatched every frame, and since the reference decides in that loop, armed every timer
+// those frames start: a preparation_status's 5 s send budget starts as it is queued). It then
+// waits, up to ReferenceRuntime.DueWait of real time (1 s), for a timer due within the span, for
+// timers the daemon's native work arms in goroutines of their own, and moves the clock. A daemon
+// whose receive loop does not get back to reading within the step bound (stuck behind its own
+// full send queue) is noted in the transcript and the clock moves anyway. Against a Runtime in
+// another process an advance is a wait of real time.
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so

@@ -552,6 +552,7 @@ func (r *run) advance(ctx context.Context, st *scenarios.Step) error {
 	if r.cfg.Advancing != nil {
 		r.cfg.Advancing(st)
 	}
+	r.awaitTaken(ctx)
 	r.advanceTransport(st)
 	if err := clock.AdvanceContext(ctx, r.cfg.Clock, st.Advance); err != nil {
 		return fmt.Errorf("%s: stopped while the clock advanced %v: %w", st.Pos, st.Advance, err)

@@ -73,7 +73,7 @@ func newServer(deviceID, credential, requiredVersion string, answer scenarios.Bo
 	mux.HandleFunc(proto.RouteDeviceStatus, s.deviceStatus)
 	mux.HandleFunc(proto.RouteWebSocket, s.websocket)
 	s.http = &http.Server{Handler: mux, ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-		return context.WithValue(ctx, netConnKey{}, c) // the socket, for await_stall
+		return context.WithValue(ctx, netConnKey{}, c) // the socket, for await_stall and advance
 	}}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
@@ -235,6 +235,7 @@ func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	conn := script.NewConn(ws, s.rec, script.From(proto.Runtime))
 	if nc, ok := r.Context().Value(netConnKey{}).(net.Conn); ok {
 		conn.SetUnread(script.UnreadCounter(nc))
+		conn.SetUnsent(script.UnsentCounter(nc))
 	}
 	select {
 	case s.conns <- conn:

@@ -183,8 +183,23 @@ const stallUnread = 4 << 10
 
 // stallSteady is how long the unread count must hold still before Core takes the Runtime's
 // writes as blocked: long beside a write of what the buffers hold (microseconds), so that a
-// Runtime slowed by a loaded machine between two writes is not taken for a blocked one.
+// Runtime slowed by a loaded machine between two writes is not taken for a blocked one. It is a
+// guess from a quiet period of real time, kept only for a Runtime whose sockets cannot be watched
+// (SocketWatched): a daemon in another process.
 const stallSteady = 200 * time.Millisecond
+
+// SocketWatched is implemented by a launched Runtime whose own sockets the harness watches in the
+// kernel (the reference daemon in process, package sockwatch). await_stall and advance then wait
+// for what the kernel states instead of guessing from real time; a method that answers
+// errors.ErrUnsupported (a platform that cannot watch) leaves them to the guesses.
+type SocketWatched interface {
+	// AwaitBlockedWrite returns once a write of the Runtime is blocked: its kernel refused it more
+	// bytes (EAGAIN) and has taken none since.
+	AwaitBlockedWrite(ctx context.Context) error
+	// AwaitReadAll returns once every socket of the Runtime has a read waiting on an empty
+	// receive queue: it has taken and handled every frame that arrived.
+	AwaitReadAll(ctx context.Context) error
+}
 
 // awaitStall plays await_stall: Core waits until the Runtime's output fills its socket.
 func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
@@ -193,10 +208,47 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 	}
 	// The Runtime first reads and runs a frame of megabytes: bounded like its start-up, not
 	// like one frame's wait.
-	if err := r.p.Conn.AwaitStall(stallUnread, stallSteady, max(r.cfg.Timeout, r.cfg.StartTimeout)); err != nil {
+	bound := max(r.cfg.Timeout, r.cfg.StartTimeout)
+	if sw, ok := r.rt.(SocketWatched); ok && r.p.Conn.Stopped() {
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		switch err := sw.AwaitBlockedWrite(ctx); {
+		case err == nil:
+			r.p.Rec.Event("stalled", "a write of the Runtime is blocked: its kernel's send buffer is full and takes nothing more")
+			return nil
+		case !errors.Is(err, errors.ErrUnsupported):
+			return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: no write of it blocked within %v (%v)", bound, err)
+		}
+	}
+	if err := r.p.Conn.AwaitStall(stallUnread, stallSteady, bound); err != nil {
 		return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: %v", err)
 	}
 	return nil
+}
+
+// awaitTaken is what an advance against a watched Runtime (SocketWatched) waits for first: every
+// frame Core sent has reached the Runtime's kernel (Core's SIOCOUTQ is 0), and the Runtime has
+// read and handled all of them (its reads wait on empty queues). A Runtime that decides in its
+// receive loop, as the reference does, has then armed every timer those frames start, so the
+// clock cannot move before one of them. The wait is bounded by the step bound: a Runtime whose
+// receive loop never gets back to reading (stuck behind its own full send queue, say) is noted
+// in the transcript and the clock moves anyway, as it would against a Runtime nobody watches.
+func (r *run) awaitTaken(ctx context.Context) {
+	sw, ok := r.rt.(SocketWatched)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	if r.p.Conn != nil {
+		if err := r.p.Conn.AwaitSent(ctx); err != nil && !errors.Is(err, script.ErrCannotCount) {
+			r.p.Rec.Event("advance", fmt.Sprintf("what Core sent did not all reach the Runtime: %v; the clock moves anyway", err))
+			return
+		}
+	}
+	if err := sw.AwaitReadAll(ctx); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		r.p.Rec.Event("advance", fmt.Sprintf("the Runtime did not get back to reading within %v: %v; the clock moves anyway", r.cfg.Timeout, err))
+	}
 }
 
 // stopsReading reports whether a scenario has the scripted Core stop reading its socket.

@@ -56,6 +56,7 @@ type Conn struct {
 	pmu         sync.Mutex
 	paused      chan struct{}       // non-nil while reading is stopped (StopReading); closed to resume
 	unreadBytes func() (int, error) // bytes the kernel holds unread on the socket (SetUnread); nil: unknown
+	unsentBytes func() (int, error) // bytes written the peer's kernel has not acknowledged (SetUnsent); nil: unknown
 
 	// Read only by the peer's own goroutine (the one walking the steps).
 	unread []Inbound // frames put back by Unread, returned before the channel's

@@ -69,7 +69,9 @@ func (c *Conn) SetUnread(f func() (int, error)) {
 // and that count has not moved for steady: the receive queue is full and the peer's writes are
 // blocked, not merely begun (a peer between two writes could still send a small frame ahead of
 // the rest). It polls the kernel's count every millisecond (no event says "the receive queue
-// grew") and gives up after within.
+// grew") and gives up after within. It is a guess from real time, for a peer whose own sockets
+// nobody watches (a daemon in another process); the scripted Core asks an in-process Runtime's
+// kernel instead (scriptedcore.SocketWatched).
 func (c *Conn) AwaitStall(min int, steady, within time.Duration) error {
 	c.pmu.Lock()
 	unread, stopped := c.unreadBytes, c.paused != nil

@@ -11,7 +11,14 @@ import (
 
 // UnreadCounter counts the bytes a TCP connection's receive queue holds unread (SIOCINQ); nil
 // where the connection offers no file descriptor.
-func UnreadCounter(c net.Conn) func() (int, error) {
+func UnreadCounter(c net.Conn) func() (int, error) { return ioctlCounter(c, unix.SIOCINQ) }
+
+// UnsentCounter counts the bytes a TCP connection has written that the other end's kernel has not
+// yet acknowledged (SIOCOUTQ): 0 once everything written sits in the other end's receive queue or
+// was read. nil where the connection offers no file descriptor.
+func UnsentCounter(c net.Conn) func() (int, error) { return ioctlCounter(c, unix.SIOCOUTQ) }
+
+func ioctlCounter(c net.Conn, req uint) func() (int, error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
@@ -23,7 +30,7 @@ func UnreadCounter(c net.Conn) func() (int, error) {
 	return func() (int, error) {
 		var n int
 		var ierr error
-		if err := raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil {
+		if err := raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), req) }); err != nil {
 			return 0, err
 		}
 		return n, ierr

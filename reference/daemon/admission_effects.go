@@ -6,8 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"time"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
@@ -111,7 +111,7 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			}
 			mutatePublished(&eff.Status)
 			res := r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
-			writes = append(writes, statusWrite{res: res, budget: r.statusBudgetLocked(g, eff.Status.State)})
+			writes = append(writes, statusWrite{res: res, budget: r.armStatusBudgetLocked(g, eff.Status.State)})
 		case admission.Reject:
 			mutateRejected(&eff.Status)
 			if mutation.On(mutation.RejectionWithheld) {
@@ -140,12 +140,18 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 // statusWrite is a queued preparation_status and the budget its send has (AD-50).
 type statusWrite struct {
 	res    <-chan error
-	budget time.Duration
+	budget clock.Timer // nil: unbounded (a mutant)
 }
 
-// statusBudgetLocked is a status send's budget (AD-50): 5 s, and for started the time left until
-// the admission deadline.
-func (r *router) statusBudgetLocked(g *grant, state string) time.Duration {
+// armStatusBudgetLocked arms a status send's budget (AD-50) as the status is queued: 5 s, and
+// for started the time left until the admission deadline. It is armed here, in the receive loop
+// that queued the status, not in the follow-up that awaits the write: once the daemon has
+// handled a frame, the budget it started is running, so a virtual clock moved after that cannot
+// pass it by (an advance waits for the daemon to have read everything Core sent).
+func (r *router) armStatusBudgetLocked(g *grant, state string) clock.Timer {
+	if mutation.On(mutation.StallStatusBudgetUnbounded) {
+		return nil
+	}
 	budget := proto.StatusSendBudget
 	if state == proto.StateStarted {
 		budget = max(g.rec.ExpiresAt.Sub(r.d.cfg.Clock.Now()), 0)
@@ -156,7 +162,7 @@ func (r *router) statusBudgetLocked(g *grant, state string) time.Duration {
 	if mutation.On(mutation.StallStatusBudgetHalved) {
 		budget /= 2
 	}
-	return budget
+	return r.d.cfg.Clock.NewTimer(budget)
 }
 
 // awaitStatus waits for a status write within its send budget. A status that cannot be delivered
@@ -166,10 +172,10 @@ func (r *router) statusBudgetLocked(g *grant, state string) time.Duration {
 // socket drains, followed by the failed status.
 func (r *router) awaitStatus(g *grant, w statusWrite) {
 	var err error
-	if mutation.On(mutation.StallStatusBudgetUnbounded) {
+	if w.budget == nil {
 		err = <-w.res
 	} else {
-		err = sendWithin(r.d.cfg.Clock, w.res, w.budget)
+		err = awaitWithin(w.res, w.budget)
 	}
 	if err == nil || mutation.On(mutation.StallStatusFailureIgnored) {
 		return

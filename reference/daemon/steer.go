@@ -199,7 +199,11 @@ var errSendBudget = errors.New("the receipt send budget ran out")
 
 // sendWithin waits for a queued frame's write, at most budget on the daemon's clock.
 func sendWithin(c clock.Clock, result <-chan error, budget time.Duration) error {
-	t := c.NewTimer(budget)
+	return awaitWithin(result, c.NewTimer(budget))
+}
+
+// awaitWithin waits for a queued frame's write until the budget timer t fires, and stops t.
+func awaitWithin(result <-chan error, t clock.Timer) error {
 	defer t.Stop()
 	select {
 	case err := <-result:

@@ -1,0 +1,179 @@
+//go:build unix
+
+package sockwatch
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+const supported = true
+
+var errUnsupported error // never returned where the platform supports watching
+
+// Conn is a watched connection. Its Read and Write make the system calls themselves, through the
+// socket's RawConn, so that the kernel's EAGAIN is seen; deadlines and Close work as on the
+// connection it wraps (the RawConn honours them). Only the net.Conn methods are promoted: a
+// ReadFrom or WriteTo of the wrapped socket would bypass the watch.
+type Conn struct {
+	net.Conn
+	w   *Watcher
+	raw syscall.RawConn
+
+	// Guarded by w.mu.
+	writeBlocked bool   // the current Write got EAGAIN and the kernel has taken nothing since
+	readWaiting  bool   // the current Read got EAGAIN and has not returned since
+	readEnded    bool   // a Read met the end of the stream or a broken socket: nothing more arrives
+	reads        uint64 // Reads that returned
+}
+
+// Wrap watches c if it is a socket with a file descriptor, else returns it as it is.
+func (w *Watcher) Wrap(c net.Conn) net.Conn {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return c
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return c
+	}
+	wc := &Conn{Conn: c, w: w, raw: raw}
+	w.mu.Lock()
+	w.conns[wc] = struct{}{}
+	w.changedLocked()
+	w.mu.Unlock()
+	return wc
+}
+
+func (c *Conn) set(f func()) {
+	c.w.mu.Lock()
+	f()
+	c.w.changedLocked()
+	c.w.mu.Unlock()
+}
+
+// Write writes all of b, waiting for room in the send buffer as a net.Conn does.
+func (c *Conn) Write(b []byte) (int, error) {
+	written := 0
+	var serr error
+	err := c.raw.Write(func(fd uintptr) bool {
+		for written < len(b) {
+			n, err := syscall.Write(int(fd), b[written:])
+			if n > 0 {
+				written += n
+				if c.writeBlockedNow() {
+					c.set(func() { c.writeBlocked = false })
+				}
+			}
+			switch {
+			case err == syscall.EINTR:
+			case err == syscall.EAGAIN:
+				if !c.writeBlockedNow() {
+					c.set(func() { c.writeBlocked = true })
+				}
+				return false // wait until the socket is writable, then call again
+			case err != nil:
+				serr = os.NewSyscallError("write", err)
+				return true
+			case n == 0:
+				serr = io.ErrUnexpectedEOF
+				return true
+			}
+		}
+		return true
+	})
+	if c.writeBlockedNow() {
+		c.set(func() { c.writeBlocked = false })
+	}
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		return written, c.opError("write", err)
+	}
+	return written, nil
+}
+
+func (c *Conn) writeBlockedNow() bool {
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	return c.writeBlocked
+}
+
+// Read reads what the receive queue holds, waiting for data as a net.Conn does.
+func (c *Conn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	var n int
+	var serr error
+	waited := false
+	err := c.raw.Read(func(fd uintptr) bool {
+		for {
+			var err error
+			n, err = syscall.Read(int(fd), b)
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN:
+				if !waited {
+					waited = true
+					c.set(func() { c.readWaiting = true })
+				}
+				n = 0
+				return false
+			case err != nil:
+				n, serr = 0, os.NewSyscallError("read", err)
+			case n == 0:
+				serr = io.EOF
+			}
+			return true
+		}
+	})
+	if err == nil {
+		err = serr
+	}
+	ended := err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+	c.set(func() { c.readWaiting, c.readEnded = false, c.readEnded || ended; c.reads++ })
+	switch {
+	case err == io.EOF:
+		return 0, io.EOF
+	case err != nil:
+		return n, c.opError("read", err)
+	}
+	return n, nil
+}
+
+// Close closes the socket and stops watching it.
+func (c *Conn) Close() error {
+	c.w.mu.Lock()
+	delete(c.w.conns, c)
+	c.w.changedLocked()
+	c.w.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// unread is the number of bytes the socket's receive queue holds (SIOCINQ).
+func (c *Conn) unread() (int, error) {
+	var n int
+	var ierr error
+	if err := c.raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil {
+		return 0, err
+	}
+	return n, ierr
+}
+
+// opError reports err as the wrapped connection would: a *net.OpError whose Err is the cause (a
+// closed connection stays net.ErrClosed, a passed deadline os.ErrDeadlineExceeded).
+func (c *Conn) opError(op string, err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		err = oe.Err
+	}
+	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
