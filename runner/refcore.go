@@ -89,7 +89,9 @@ func startReferenceCore(smallSendBuffer bool) (*referenceCore, error) {
 	}
 	var lc net.ListenConfig
 	if smallSendBuffer {
-		lc.Control = smallCoreSendBuffer
+		// Inherited by the connections it accepts: a frame of a few hundred KiB to a Runtime that
+		// stopped reading blocks in Core's write instead of vanishing into an autotuned buffer.
+		lc.Control = smallSendBufferControl
 	}
 	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {

@@ -2,9 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,18 +25,7 @@ func TestStallStepsWaitForTheKernelNotForRealTime(t *testing.T) {
 	if len(scs) != 4 {
 		t.Fatalf("%d stall scenarios selected; want the 4 with await_stall and advance", len(scs))
 	}
-	var stop atomic.Bool
-	var hogs sync.WaitGroup
-	for range 2 * runtime.GOMAXPROCS(0) {
-		hogs.Add(1)
-		go func() { // owner: this test; ends when stop is set
-			defer hogs.Done()
-			for x := 0; !stop.Load(); x++ {
-				_ = x * x
-			}
-		}()
-	}
-	defer func() { stop.Store(true); hogs.Wait() }()
+	defer hogCPUs()()
 
 	var plays []*scenarios.Scenario
 	for range 3 {

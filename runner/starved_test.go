@@ -40,18 +40,7 @@ func TestNoFalseFailureUnderLoad(t *testing.T) {
 	}
 	defer target.Close()
 
-	var stop atomic.Bool
-	var hogs sync.WaitGroup
-	for range 2 * runtime.GOMAXPROCS(0) {
-		hogs.Add(1)
-		go func() { // owner: this test; ends when stop is set
-			defer hogs.Done()
-			for x := 0; !stop.Load(); x++ {
-				_ = x * x
-			}
-		}()
-	}
-	defer func() { stop.Store(true); hogs.Wait() }()
+	defer hogCPUs()()
 
 	cat, err := scenarios.Embedded()
 	if err != nil {
@@ -73,4 +62,21 @@ func TestNoFalseFailureUnderLoad(t *testing.T) {
 			t.Errorf("a correct daemon failed under load:\n%s", r)
 		}
 	}
+}
+
+// hogCPUs keeps two busy goroutines per P running, starving whatever the test plays beside them,
+// until the returned func is called (it waits for them to end).
+func hogCPUs() (stop func()) {
+	var done atomic.Bool
+	var hogs sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		hogs.Add(1)
+		go func() { // owner: the caller of hogCPUs; ends when stop is called
+			defer hogs.Done()
+			for x := 0; !done.Load(); x++ {
+				_ = x * x
+			}
+		}()
+	}
+	return func() { done.Store(true); hogs.Wait() }
 }
