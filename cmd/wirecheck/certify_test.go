@@ -14,6 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/wirecheck/wirecheck/agentruntime"
 	"github.com/wirecheck/wirecheck/reports"
 )
 
@@ -158,7 +159,26 @@ func TestCertifyTheReferenceRuntimeAsAnImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = exec.Command(engine, "rmi", "-f", image).Run() })
+	// A container an earlier, killed wirecheck left behind: its owner ran on this host and is gone.
+	self, err := agentruntime.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	orphan := "wirecheck-orphan-" + time.Now().Format("150405.000000")
+	owner := agentruntime.Owner{Host: self.Host, Boot: self.Boot, PID: ended.Process.Pid, StartTicks: 1}
+	if out, err := exec.Command(engine, "create", "--name", orphan, "--label", agentruntime.LabelManaged+"=true",
+		"--label", agentruntime.LabelOwner+"="+owner.String(), image).CombinedOutput(); err != nil {
+		t.Fatalf("creating the orphan: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command(engine, "rm", "-f", orphan).Run() })
 	certifyAndCheckReports(t, buildWirecheck(t, t.TempDir(), false), "--runtime-image", image, "--engine", engine)
+	if err := exec.Command(engine, "inspect", orphan).Run(); err == nil {
+		t.Errorf("the container %s, whose wirecheck is gone, is still there after a certification", orphan)
+	}
 }
 
 // importImage makes an image whose only file is the static binary at /wirecheck, running
