@@ -11,10 +11,12 @@ test:
 
 ## mutants: the mutation kill matrix: the Runtime catalog against every single-bug variant of the reference
 ## Runtime, and the Core scenarios against every single-bug variant of the reference Core (both built only with
-## -tags wirecheck_mutants); fails on any survivor. UPDATE=1 rewrites docs/mutants.md; POINT=regexp judges only
-## the mutants whose point matches (a focused run while writing one; never with UPDATE).
+## -tags wirecheck_mutants); fails on any survivor. A clean run maps which scenarios reach each mutant's point
+## (out/mutants/*-reach.json); a mutant plays only those, in worker processes side by side. UPDATE=1 rewrites
+## docs/mutants.md; POINT=regexp judges only the mutants whose point matches (a focused run while writing one;
+## never with UPDATE); WORKERS=n sets the worker processes per side (default 2 per CPU).
 mutants:
-	$(GO) test -count=1 -timeout 60m -tags wirecheck_mutants -run '^Test(Core)?MutationMatrix$$|^TestMutationPointsAreUniqueAcrossSides$$' -v ./runner/mutants/... $(if $(UPDATE),-p 1 -args -update)$(if $(POINT),-args -point '$(POINT)')
+	$(GO) test -count=1 -timeout 20m -tags wirecheck_mutants -v ./runner/mutants/... $(if $(UPDATE),-p 1) -args $(if $(UPDATE),-update) $(if $(POINT),-point '$(POINT)') $(if $(WORKERS),-workers $(WORKERS))
 
 ## check-runtime-contract: the regression gate: wire validators and handshake rules, then the scenario suite on both sides
 ## (self-check, reference Runtime in process and as a child process, reference Core).

@@ -37,23 +37,41 @@ func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed s
 }
 
 // PlayReferenceCoreWatched is PlayReferenceCoreWithin with a relay between the scripted Runtime and
-// Core whose every connection and frame tap sees (a monitor.Monitor), faults or not. It runs in a
-// scenario span whose status is the verdict.
+// Core whose every connection and frame tap sees (a monitor.Monitor), faults or not.
 func PlayReferenceCoreWatched(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration, tap fault.Tap) *scenarios.Result {
+	o := Options{Seed: seed, Step: step}
+	if tap != nil {
+		o.Tap = func(*scenarios.Scenario) fault.Tap { return tap }
+	}
+	return PlayReferenceCoreWith(ctx, sc, o)
+}
+
+// PlayReferenceCoreWith plays sc against a fresh reference Core in process with the options that
+// apply to one Core-side play: Seed, Step (0: 3 s), Tap and Decided. It runs in a scenario span
+// whose status is the verdict.
+func PlayReferenceCoreWith(ctx context.Context, sc *scenarios.Scenario, o Options) *scenarios.Result {
 	ctx, span := startScenario(ctx, sc, scenarios.SideCore, "scripted Runtime vs reference Core")
-	r := playReferenceCore(ctx, sc, seed, step, tap)
+	r := playReferenceCore(ctx, sc, o)
 	endScenario(span, sc, r)
 	return r
 }
 
-func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration, tap fault.Tap) *scenarios.Result {
+func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, o Options) *scenarios.Result {
+	seed := o.Seed
+	var tap fault.Tap
+	if o.Tap != nil {
+		tap = o.Tap(sc)
+	}
 	rc, err := startReferenceCore(runtimeStopsReading(sc))
 	if err != nil {
 		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())
 	}
 	defer rc.close()
-	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: step,
+	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: o.Step,
 		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, DeviceID: referenceCoreDevice}}
+	if o.Decided != nil {
+		cfg.Decided = func() { o.Decided(sc) }
+	}
 	if sc.HasFaults() || tap != nil {
 		relay := &Relay{Seed: seed, Tap: tap}
 		defer relay.Close()

@@ -45,6 +45,9 @@ type Options struct {
 	// of real time as it starts (from several goroutines when Parallel > 1).
 	Started func(*scenarios.Scenario)
 	Waiting func(Wait)
+	// Decided, if set, is told as each scenario's verdict is decided, before its peers are torn
+	// down (see scriptedcore.Config.Decided).
+	Decided func(*scenarios.Scenario)
 }
 
 // Select returns the scenarios of a catalog that the options select for testing a Runtime.
@@ -160,6 +163,9 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		StartTimeout: o.Start,
 		Seed:         o.Seed + "/" + sc.ID,
 		ShiftVersion: true, // a launched Runtime presents proto.Version; mismatches are the scripted Core's to make
+	}
+	if o.Decided != nil {
+		cfg.Decided = func() { o.Decided(sc) }
 	}
 	if t.Remote() && o.Waiting != nil {
 		cfg.Advancing = func(st *scenarios.Step) {

@@ -48,6 +48,16 @@ type Config struct {
 	// Advancing, if set, is told as an advance or settle step starts moving Clock by st.Advance
 	// (against the wall clock, a wait a user should hear about).
 	Advancing func(st *scenarios.Step)
+	// Decided, if set, is told once the verdict is decided, before the conversation is closed and
+	// the Runtime stopped: nothing after it can change the verdict (the mutation matrix counts the
+	// points a play reached up to here).
+	Decided func()
+}
+
+func (c *Config) decided() {
+	if c.Decided != nil {
+		c.Decided()
+	}
 }
 
 func (c *Config) defaults() {
@@ -235,6 +245,8 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 	}
 	r.rt = rt
 	defer r.stopRuntime()
+	decided := sync.OnceFunc(r.cfg.decided)
+	defer decided() // before the Runtime is stopped
 	if c, ok := rt.(Clocked); ok {
 		r.cfg.Clock = c.Clock()
 	}
@@ -268,6 +280,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 			return scenarios.Fail, r.withExit(f), nil
 		}
 	}
+	decided()
 	if p.Conn != nil {
 		p.Conn.Close(proto.CloseNormal, "scenario complete")
 	}

@@ -60,6 +60,10 @@ type Config struct {
 	// Faults arms the scenario's fault steps on the relay in front of the Core. In the self-check
 	// the scripted Core arms them and this is NoFaults.
 	Faults scenarios.FaultArmer
+	// Decided, if set, is told once the verdict is decided, before the conversation is closed:
+	// nothing after it can change the verdict (the mutation matrix counts the points a play
+	// reached up to here).
+	Decided func()
 }
 
 // NoFaults is the FaultArmer of the peer that does not arm: fault steps are skipped.
@@ -100,6 +104,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 	verdict, failure, err := r.play(ctx)
 	if err != nil {
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
+	}
+	if cfg.Decided != nil {
+		cfg.Decided()
 	}
 	// A socket still paused (a scenario that failed before resume_reading) would hold the close
 	// handshake, which reads, forever.

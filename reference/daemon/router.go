@@ -80,8 +80,18 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 	if mutation.On(mutation.InputReceiptAfterReconnect) {
 		r.replayInputReceipt()
 	}
-	stopOnCtx := context.AfterFunc(ctx, r.closeOnStop)
-	defer stopOnCtx()
+	// A stop closes the transport from a goroutine of its own; serve owns it and waits for it, so
+	// nothing of this connection runs once serve has returned.
+	closed := make(chan struct{})
+	stopOnCtx := context.AfterFunc(ctx, func() {
+		defer close(closed)
+		r.closeOnStop()
+	})
+	defer func() {
+		if !stopOnCtx() {
+			<-closed
+		}
+	}()
 
 	var readErr error
 	in := transport.Reader{Conn: r.ws} // data is reused: dispatch keeps none of it

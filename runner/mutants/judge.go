@@ -3,11 +3,11 @@
 package mutants
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,31 +21,16 @@ type Mutant struct {
 	Activate                 func() (restore func())
 }
 
-// A kill is a scenario that passes against the reference and does not pass against the mutant.
+// A Kill is the matrix's finding for one mutant: the scenario that killed it, if one did.
 type Kill struct {
 	Mutant
-	Confirmed string   // the scenario (verdict) whose failure repeated when it played alone
-	Beside    []string // the other scenarios (verdict) that failed beside the others, not replayed
-	Took      time.Duration
-}
-
-// Side is how one reference side's scenarios are played: play a set side by side, replay one alone.
-type Side struct {
-	Play   func([]*scenarios.Scenario) []*scenarios.Result
-	Replay func(*scenarios.Scenario) *scenarios.Result
-}
-
-// Confirmed plays scs and plays again, alone, every scenario that did not pass beside the others,
-// keeping the second result: a verdict that comes only from the load of a parallel run (a short
-// real-time window missed) is not a baseline failure.
-func (s Side) Confirmed(scs []*scenarios.Scenario) []*scenarios.Result {
-	results := s.Play(scs)
-	for i, r := range results {
-		if r.Verdict != scenarios.Pass {
-			results[i] = s.Replay(scs[i])
-		}
-	}
-	return results
+	// Confirmed is the first scenario (verdict) whose failure repeated on a replay with the full
+	// bounds; empty for a survivor.
+	Confirmed string
+	// Reaching is how many scenarios reach the mutant's point; Played how many of them it played,
+	// cheapest first, up to the kill.
+	Reaching, Played int
+	Took             time.Duration
 }
 
 // Only keeps the mutants whose point matches pattern (a regular expression; empty keeps all), for a
@@ -75,40 +60,53 @@ func Only(t testing.TB, ms []Mutant, pattern string, update bool) []Mutant {
 	return kept
 }
 
-// Judge plays scs against each mutant in turn and fails the test for every survivor: a survivor is
-// never whitelisted (write the scenario, or take the mutant out and report it).
-//
-// A mutant is killed when a scenario that failed beside the others fails again alone: load alone
-// never makes a kill. Replaying stops at the first repeat, because a mutant that withholds a frame
-// fails most of the catalog, each failure costing a full step bound alone (one mutant, 63 scenarios,
-// was a minute of replays); the other failures are listed as seen beside the others.
-func Judge(t testing.TB, s Side, scs []*scenarios.Scenario, ms []Mutant) []Kill {
+// Judge plays each mutant against the scenarios that reach its point (the map r), those that name
+// its rule first, cheapest first, and stops at the first failure that repeats on a replay with the full bounds: load alone never
+// makes a kill, and a scenario that does not reach the point cannot make one either (the map is
+// proved complete by CheckComplete). Mutants play side by side on the pool's workers. A survivor,
+// reached by no scenario or failed by none, fails the test; it is never whitelisted.
+func Judge(ctx context.Context, t testing.TB, p *Pool, r Reach, ms []Mutant) []Kill {
 	t.Helper()
-	var matrix []Kill
-	for _, m := range ms {
+	matrix := make([]Kill, len(ms))
+	err := forEach(ctx, p, len(ms), func(i int) error {
+		m := ms[i]
 		began := time.Now()
-		restore := m.Activate()
 		k := Kill{Mutant: m}
-		for i, r := range s.Play(scs) {
-			if r.Verdict == scenarios.Pass {
+		reaching := r.Reaching(m.Point, m.Rule)
+		k.Reaching = len(reaching)
+		for _, id := range reaching {
+			k.Played++
+			o, err := p.Play(ctx, play{Scenario: id, Point: m.Point})
+			if err != nil {
+				return err
+			}
+			if o.Verdict == scenarios.Pass {
 				continue
 			}
-			if k.Confirmed == "" {
-				if alone := s.Replay(scs[i]); alone.Verdict != scenarios.Pass {
-					k.Confirmed = fmt.Sprintf("%s (%s)", alone.Scenario, alone.Verdict)
-					continue
-				}
+			again, err := p.Play(ctx, play{Scenario: id, Point: m.Point, Alone: true})
+			if err != nil {
+				return err
 			}
-			k.Beside = append(k.Beside, fmt.Sprintf("%s (%s)", r.Scenario, r.Verdict))
+			if again.Verdict != scenarios.Pass {
+				k.Confirmed = fmt.Sprintf("%s (%s)", id, again.Verdict)
+				break
+			}
 		}
-		restore()
 		k.Took = time.Since(began)
-		slices.Sort(k.Beside)
-		matrix = append(matrix, k)
-		if k.Confirmed == "" {
-			t.Errorf("mutant %s (%s) survived: %s", m.Point, m.Rule, m.Description)
-		} else {
-			t.Logf("mutant %s killed by %s and %d more, in %v", m.Point, k.Confirmed, len(k.Beside), k.Took.Round(time.Millisecond))
+		matrix[i] = k
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("the matrix's workers failed: %v", err)
+	}
+	for _, k := range matrix {
+		switch {
+		case k.Confirmed != "":
+			t.Logf("mutant %s killed by %s, the %d. of %d reaching scenarios, in %v", k.Point, k.Confirmed, k.Played, k.Reaching, k.Took.Round(time.Millisecond))
+		case k.Reaching == 0:
+			t.Errorf("mutant %s (%s) survived: no scenario reaches its point: %s", k.Point, k.Rule, k.Description)
+		default:
+			t.Errorf("mutant %s (%s) survived all %d scenarios that reach its point: %s", k.Point, k.Rule, k.Reaching, k.Description)
 		}
 	}
 	return matrix
@@ -116,13 +114,13 @@ func Judge(t testing.TB, s Side, scs []*scenarios.Scenario, ms []Mutant) []Kill 
 
 // WriteRows renders the matrix as a Markdown table.
 func WriteRows(b *strings.Builder, matrix []Kill) {
-	fmt.Fprintf(b, "| mutant | rule | breaks | verdict | killed by (failed alone) | also failed beside the others |\n| --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(b, "| mutant | rule | breaks | verdict | killed by (failed twice) | reaching scenarios | played |\n| --- | --- | --- | --- | --- | ---: | ---: |\n")
 	for _, k := range matrix {
 		verdict := "killed"
 		if k.Confirmed == "" {
 			verdict = "**survived**"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", k.Point, k.Rule, k.Description, verdict, k.Confirmed, strings.Join(k.Beside, "<br>"))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d |\n", k.Point, k.Rule, k.Description, verdict, k.Confirmed, k.Reaching, k.Played)
 	}
 }
 
@@ -162,7 +160,7 @@ func WriteDocSection(doc, section, text string) error {
 }
 
 // KillersOf reads one section of docs/mutants.md ("" the Runtime's, CoreSection the Core's): each
-// mutant's point and the scenarios that failed against it, the confirmed one and those beside it.
+// mutant's point and the scenario that killed it.
 func KillersOf(section string) (map[string][]string, error) {
 	raw, err := os.ReadFile(Doc)
 	if err != nil {
@@ -180,12 +178,8 @@ func KillersOf(section string) (map[string][]string, error) {
 			continue
 		}
 		point := strings.TrimPrefix(cells[0], "| ")
-		for _, cell := range cells[4:6] {
-			for _, s := range strings.Split(strings.TrimSuffix(cell, " |"), "<br>") {
-				if id, _, ok := strings.Cut(s, " ("); ok {
-					out[point] = append(out[point], strings.TrimSpace(id))
-				}
-			}
+		if id, _, ok := strings.Cut(cells[4], " ("); ok {
+			out[point] = append(out[point], strings.TrimSpace(id))
 		}
 	}
 	return out, nil

@@ -4,10 +4,10 @@ package corematrix_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,57 +17,38 @@ import (
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
+// TestMain serves plays when the matrix starts this binary as one of its workers.
+func TestMain(m *testing.M) {
+	mutants.ServeIfWorker(coreSide)
+	os.Exit(m.Run())
+}
+
 // The Core-side catalog is worth what it catches: every registered single-bug variant of the
-// reference Core fails at least one Core scenario that the unmutated reference Core passes. A
-// survivor fails the test; it is never whitelisted.
+// reference Core fails at least one Core scenario that the unmutated reference Core passes, among
+// those that reach its point. A survivor fails the test; it is never whitelisted.
 func TestCoreMutationMatrix(t *testing.T) {
-	cat, err := scenarios.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	pairing := runner.ReferenceCorePairing()
-	var all []*scenarios.Scenario
-	for _, sc := range cat.Scenarios {
-		if pairing.Covers(sc) && pairing.Skip(sc) == "" {
-			all = append(all, sc)
-		}
-	}
-	for i, r := range coreSide.Confirmed(all) {
-		if r.Verdict != scenarios.Pass {
-			// Every Core scenario the catalog holds passes against the unmutated reference Core.
-			t.Errorf("the unmutated reference Core fails %s (%s): %v", all[i].ID, r.Verdict, r.Failure)
-		}
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
-	scs := all
-	t.Logf("the unmutated reference Core passes all %d Core scenarios; they judge the mutants", len(scs))
 	var ms []mutants.Mutant
 	for _, m := range coremutation.Core {
 		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Description: m.Description,
 			Activate: func() func() { return coremutation.Activate(m.Point) }})
 	}
-	ms = mutants.Only(t, ms, *onlyPoints, *updateMatrix)
-	matrix := mutants.Judge(t, coreSide, scs, ms)
-	elapsed := time.Since(began).Round(100 * time.Millisecond)
+	mx := mutants.Run(t, coreSide, ms, filepath.Join("..", "..", "..", "out", "mutants", "core-reach.json"))
 
 	var b strings.Builder
 	fmt.Fprint(&b, mutants.CoreSection[1:])
 	fmt.Fprintf(&b, "\nEach single-bug variant of the reference Core (`reference/core/mutation`), the rule it breaks "+
-		"(`scenarios/rules/rules.tsv`: the spec's rules and the contract Harness's own), and the Core scenarios (of the %d the unmutated reference Core passes, "+
-		"played by the `core: reference` pairing) that fail against it, a kill counted only when a failure repeats with the "+
-		"scenario playing alone. A mutant no scenario kills fails the run.\n\n", len(scs))
-	mutants.WriteRows(&b, matrix)
+		"(`scenarios/rules/rules.tsv`: the spec's rules and the contract Harness's own), and the first Core scenario (of the %d the unmutated reference Core passes, "+
+		"played by the `core: reference` pairing) that kills it. A mutant plays only the scenarios that reach its point (`out/mutants/core-reach.json`), cheapest first, "+
+		"and a kill counts only when the failure repeats on a replay with the full bounds. A mutant no scenario kills fails the run.\n\n", mx.Scenarios)
+	mutants.WriteRows(&b, mx.Kills)
 	fmt.Fprintf(&b, "\nDropped, with the scenario that should catch them (none can today):\n\n")
 	for _, d := range droppedCore {
 		fmt.Fprintf(&b, "- %s\n", d)
 	}
 	table := b.String()
 	fmt.Print(table)
-	t.Logf("%d Core mutants against %d scenarios in %v", len(matrix), len(scs), elapsed)
-	if *updateMatrix {
+	t.Logf("%d Core mutants against %d scenarios in %v", len(mx.Kills), mx.Scenarios, mx.Took.Round(100*time.Millisecond))
+	if mutants.Update() {
 		if err := mutants.WriteSection(mutants.CoreSection, table); err != nil {
 			t.Fatal(err)
 		}
@@ -83,29 +64,29 @@ var droppedCore = []string{
 		"of the reader goroutine, where no frame, check or Turn claim can be ordered. Only a Core that keeps snapshots beyond the connection could show it.",
 }
 
-// coreSide plays Core scenarios against fresh in-process reference Cores, a few at a time.
+// coreSide plays Core scenarios against a fresh in-process reference Core each. A first play has
+// a short real-time bound on each read, so a mutant that withholds a frame costs half a second;
+// the replay that confirms a failure has the full second.
 var coreSide = mutants.Side{
-	Play: func(scs []*scenarios.Scenario) []*scenarios.Result {
-		results := make([]*scenarios.Result, len(scs))
-		sem := make(chan struct{}, 16)
-		var wg sync.WaitGroup
-		for i, sc := range scs {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				results[i] = runner.PlayReferenceCoreWithin(context.Background(), sc, "mutants", time.Second/2)
-			}()
+	Scenarios: func() ([]*scenarios.Scenario, error) {
+		cat, err := scenarios.Embedded()
+		if err != nil {
+			return nil, err
 		}
-		wg.Wait()
-		return results
+		pairing := runner.ReferenceCorePairing()
+		var scs []*scenarios.Scenario
+		for _, sc := range cat.Scenarios {
+			if pairing.Covers(sc) && pairing.Skip(sc) == "" {
+				scs = append(scs, sc)
+			}
+		}
+		return scs, nil
 	},
-	Replay: func(sc *scenarios.Scenario) *scenarios.Result {
-		return runner.PlayReferenceCoreWithin(context.Background(), sc, "mutants", time.Second)
+	Play: func(sc *scenarios.Scenario, alone bool, decided func()) *scenarios.Result {
+		o := runner.Options{Seed: "mutants", Step: time.Second / 2, Decided: func(*scenarios.Scenario) { decided() }}
+		if alone {
+			o.Step = time.Second
+		}
+		return runner.PlayReferenceCoreWith(context.Background(), sc, o)
 	},
 }
-
-var onlyPoints = flag.String("point", "", "judge only the mutants whose point matches this regular expression")
-
-var updateMatrix = flag.Bool("update", false, "rewrite the Core section of docs/mutants.md from this run")
