@@ -35,7 +35,7 @@ SPEC_FLAGS := $(foreach d,$(wildcard ../shared/spec) docs,--spec $(d))
 certify-reference: build
 	@mkdir -p out
 	bin/wirecheck certify --runtime-cmd 'bin/wirecheck runtime --server {core_url} --device {device_id}' \
-	  --label-filter '!long-timer' --parallel 4 $(SPEC_FLAGS) \
+	  --label-filter '!long-timer' --parallel 8 $(SPEC_FLAGS) \
 	  --junit out/junit.xml --json out/report.json --html out/report.html
 
 ## reference-image: a container image of the reference Runtime, without a registry.
@@ -49,7 +49,7 @@ reference-image:
 
 ## certify-reference-image: the same certification against that image.
 certify-reference-image: build reference-image
-	bin/wirecheck certify --runtime-image $(REFERENCE_IMAGE) --engine $(ENGINE) --label-filter '!long-timer' --parallel 4 $(SPEC_FLAGS) \
+	bin/wirecheck certify --runtime-image $(REFERENCE_IMAGE) --engine $(ENGINE) --label-filter '!long-timer' --parallel 8 $(SPEC_FLAGS) \
 	  --junit out/junit.xml --json out/report.json --html out/report.html
 
 ## fuzz: a short pass of every fuzz target (FUZZTIME each); seeds it finds land in testdata/fuzz.

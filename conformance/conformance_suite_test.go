@@ -7,9 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,6 +71,18 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		}
 	}
 	seed := fmt.Sprint(GinkgoRandomSeed())
+	background := context.WithoutCancel(ctx)
+	// The child-process pairing's daemon is linked while the in-process plays, which come first in
+	// the batch, run: linking is seconds of one core that nothing else waits for.
+	daemonBuilt := make(chan error, 1)
+	buildOnce := sync.OnceFunc(func() { go func() { daemonBuilt <- buildDaemon(background) }() })
+	awaitDaemon := sync.OnceValue(func() error { return <-daemonBuilt })
+	building := false
+	DeferCleanup(func() { // after the batch has stopped: no build outlives the suite
+		if building {
+			_ = awaitDaemon()
+		}
+	})
 	var jobs []runner.Job
 	for _, p := range pairings {
 		for _, sc := range catalog.Scenarios {
@@ -78,17 +90,25 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 			if !willRun[k] || !p.Covers(sc) || p.Skip(sc) != "" {
 				continue
 			}
+			child := p.Name == runner.ChildProcessName
+			if child {
+				building = true
+				buildOnce()
+			}
 			jobs = append(jobs, runner.Job{Key: k, Play: func(ctx context.Context) *scenarios.Result {
+				if child {
+					if err := awaitDaemon(); err != nil {
+						return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Played: scenarios.SideCore, Verdict: scenarios.HarnessError,
+							Failure: &scenarios.Failure{Message: err.Error()}}
+					}
+				}
 				ctx, cancel := context.WithTimeout(ctx, scenarioTimeout)
 				defer cancel()
 				return p.Play(ctx, sc, seed)
 			}})
 		}
 	}
-	if slices.ContainsFunc(jobs, func(j runner.Job) bool { return strings.HasPrefix(j.Key, runner.ChildProcessName+"\x00") }) {
-		buildDaemon(ctx)
-	}
-	batch = runner.StartBatch(context.WithoutCancel(ctx), jobs, parallelism(), nil)
+	batch = runner.StartBatch(background, jobs, parallelism(), nil)
 	DeferCleanup(batch.Stop)
 	AddReportEntry("batch", fmt.Sprintf("%d scenario plays, %d at once", len(jobs), parallelism()))
 }, NodeTimeout(3*time.Minute))
@@ -116,11 +136,16 @@ func parallelism() int {
 }
 
 // buildDaemon builds the wirecheck binary whose `runtime` command the child-process pairing runs.
-func buildDaemon(ctx context.Context) {
+func buildDaemon(ctx context.Context) error {
 	goTool, err := exec.LookPath("go")
-	Expect(err).NotTo(HaveOccurred(), "building the daemon needs the go tool on PATH")
+	if err != nil {
+		return fmt.Errorf("building the daemon needs the go tool on PATH: %w", err)
+	}
 	out, err := exec.CommandContext(ctx, goTool, "build", "-o", filepath.Join(daemonDir, "wirecheck"), "github.com/wirecheck/wirecheck/cmd/wirecheck").CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "go build ./cmd/wirecheck:\n%s", out)
+	if err != nil {
+		return fmt.Errorf("go build ./cmd/wirecheck: %w\n%s", err, out)
+	}
+	return nil
 }
 
 // livingChildren lists the processes whose parent is this test process (Linux /proc), zombies
