@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/catalogsample"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
@@ -112,8 +113,14 @@ func handRun() *reports.Run {
 	}
 }
 
-// realResults plays real scenarios once: the reference Runtime over the catalog, the self-check
-// on a few, and the broken pairs of scriptedcore/testdata for real failures.
+// realResults plays real scenarios once: the reference Runtime over a sample of the catalog, the
+// self-check on a few, and the broken pairs of scriptedcore/testdata for real failures.
+//
+// The sample (catalogsample.Cover) shows every family, label, step kind and frame type of the
+// Runtime side of the catalog in about 40 scenarios instead of 250: what these specs check is how
+// real transcripts are rendered, bundled and read back, which takes the catalog's variety, not
+// each of its scenarios (the gate plays each of them). The whole catalog made every report these
+// specs render, many times over, cost seconds: it was most of this package's time.
 var realResults = sync.OnceValue(func() []reports.Case {
 	cat, err := scenarios.Embedded()
 	if err != nil {
@@ -122,7 +129,8 @@ var realResults = sync.OnceValue(func() []reports.Case {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out []reports.Case
-	for _, r := range runner.RunRuntime(ctx, runner.Select(cat, runner.Options{}), runner.ReferenceRuntime{}, runner.Options{Seed: "42", Parallel: 4}) {
+	sample := catalogsample.Cover(runner.Select(cat, runner.Options{}))
+	for _, r := range runner.RunRuntime(ctx, sample, runner.ReferenceRuntime{}, runner.Options{Seed: "42", Parallel: 4}) {
 		out = append(out, reports.Case{Result: r})
 	}
 	// Scenarios that test a Core: the self-check is the only pairing here that plays them, from

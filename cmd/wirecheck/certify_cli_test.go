@@ -35,6 +35,7 @@ func exitCodeOf(err error) int {
 // Every mistake a user can make on the command line is found before the first scenario: exit 3,
 // what is wrong, and nothing played.
 func TestCertifyUsageErrorsExitThreeBeforeAnyScenario(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	full := filepath.Join(dir, "full")
 	if err := os.MkdirAll(filepath.Join(full, "old-run"), 0o755); err != nil {
@@ -68,20 +69,22 @@ func TestCertifyUsageErrorsExitThreeBeforeAnyScenario(t *testing.T) {
 		"a sign key that is no key":    {[]string{"--reference", "--bundle", filepath.Join(dir, "b"), "--sign-key", knownFailing}, `not a PEM "PRIVATE KEY"`},
 		"every problem at once, first": {[]string{"--reference", "--parallel", "0", "--json", filepath.Join(dir, "missing", "r.json")}, "--json"},
 	} {
-		cmd := wirecheckCommand(append([]string{"certify"}, c.args...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		if code := exitCodeOf(err); code != 3 {
-			t.Errorf("%s: exit %d, want 3 (usage)\n%s", name, code, stderr.String())
-			continue
-		}
-		if !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%s: stderr does not say %q:\n%s", name, c.want, stderr.String())
-		}
-		if strings.Contains(stderr.String(), "wirecheck certify: ") {
-			t.Errorf("%s: scenarios were played:\n%s", name, stderr.String())
-		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each case is its own process, reading only what the cases share
+			cmd := wirecheckCommand(append([]string{"certify"}, c.args...)...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if code := exitCodeOf(err); code != 3 {
+				t.Fatalf("exit %d, want 3 (usage)\n%s", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("stderr does not say %q:\n%s", c.want, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "wirecheck certify: ") {
+				t.Errorf("scenarios were played:\n%s", stderr.String())
+			}
+		})
 	}
 }
 

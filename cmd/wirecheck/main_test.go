@@ -1,10 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/wirecheck/wirecheck/internal/catalogsample"
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // reexecMain is set in the environment of a child process that a test starts from this test binary:
@@ -17,5 +26,66 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if builtDir != "" {
+			_ = os.RemoveAll(builtDir)
+		}
+		os.Exit(code)
+	}))
+}
+
+// builtDir holds the binary built, once for the whole package, by builtWirecheck.
+var builtDir string
+
+var buildOnce = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "wirecheck-cmd-test-")
+	if err != nil {
+		return "", err
+	}
+	builtDir = dir
+	return goBuild(filepath.Join(dir, "wirecheck"), false)
+})
+
+// builtWirecheck is this command built by `go build` as a user builds it, once for every test
+// that runs a real binary (a re-executed test binary does for the others).
+func builtWirecheck(t *testing.T) string {
+	t.Helper()
+	bin, err := buildOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// goBuild builds this command to bin; static when asked (for a container image). A static build
+// compiles again every package that cgo changes (net and all above it), where the default build
+// links what compiling the tests left in the build cache: build static only for an image.
+func goBuild(bin string, static bool) (string, error) {
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = os.Environ()
+	if static {
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// catalogSample is a representative part of what `certify` selects with these label filters
+// (see package catalogsample), as a --run value, and how many scenarios it is. For tests whose
+// claim is about the command around the verdicts (shards and their merge, the container path),
+// not about each verdict: the gate plays every scenario, in process and as a child process.
+func catalogSample(t *testing.T, labelFilter string) (run string, n int) {
+	t.Helper()
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := runner.ParseLabelFilter(labelFilter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := catalogsample.IDs(catalogsample.Cover(runner.Select(cat, runner.Options{Labels: labels})))
+	return strings.Join(ids, ","), len(ids)
 }

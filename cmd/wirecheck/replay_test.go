@@ -10,6 +10,7 @@ import (
 // A certification's bundle replays the same against the Runtime it recorded, and against a daemon
 // that answers otherwise the first divergence names the scenario and its step.
 func TestReplayFindsTheFirstDivergence(t *testing.T) {
+	t.Parallel()
 	bundle := filepath.Join(t.TempDir(), "evidence")
 	out, err := wirecheckCommand("certify", "--reference", "--bundle", bundle, "--markdown", "", "--quiet", "--seed", "replay-test",
 		"--run", "workspace/runtime/multi-chunk-write-reads-back-byte-for-byte,runs/prepared/completes-and-releases-before-done,connection/credential/wrong").CombinedOutput()

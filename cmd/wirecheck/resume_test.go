@@ -17,6 +17,7 @@ import (
 // verdicts a single run with the same seed reports, scenario for scenario, in the same order, and
 // its bundle verifies.
 func TestResumedCertificationEqualsOneRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first, resumed, single := filepath.Join(dir, "first"), filepath.Join(dir, "resumed"), filepath.Join(dir, "single")
 	key := filepath.Join(dir, "signing.pem")

@@ -38,6 +38,7 @@ func (c *collector) received() []byte {
 // and step spans over OTLP/HTTP before it exits, under the service name wirecheck; without it,
 // nothing is sent. The traced certification's bundle (its Core frames stamped) replays the same.
 func TestCertifyExportsTracesWhenAskedAndItsBundleReplays(t *testing.T) {
+	t.Parallel()
 	col := &collector{}
 	srv := httptest.NewServer(col)
 	defer srv.Close()

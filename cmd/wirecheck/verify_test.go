@@ -19,6 +19,7 @@ import (
 // verifies with its public key; another key, an edited record and a dropped journal each fail
 // with their own line naming the file and record.
 func TestCertifyBundleVerifies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := filepath.Join(dir, "signing.pem")
 	if out, err := wirecheckCommand("keygen", "--out", key).CombinedOutput(); err != nil {
@@ -202,6 +203,7 @@ func forgeReport(t *testing.T, bundle string, edit func(*reports.Run)) {
 // A signed bundle proves itself whole: its manifest is signed, and report.json is checked
 // against the journals. Each tampering is its own line naming manifest.json or report.json.
 func TestVerifySignedManifestAndReportVerdicts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key, other := filepath.Join(dir, "signing.pem"), filepath.Join(dir, "other.pem")
 	for _, k := range []string{key, other} {
