@@ -231,43 +231,100 @@ func plainString(b []byte) (s string, rest []byte, ok bool) {
 // encodeBulkPayload writes a chunk payload as encoding/json would, or reports ok false for any
 // other payload: json.Marshal goes through reflection and a growing buffer for the 87 KB string.
 func encodeBulkPayload(payload any) ([]byte, bool) {
-	var (
-		form   bulkForm
-		offset int64
-		data   []byte
-	)
+	form, offset, data, ok := bulkPayloadOf(payload)
+	if !ok {
+		return nil, false
+	}
+	return form.appendPayload(make([]byte, 0, form.payloadLen(data)), offset, data), true
+}
+
+// bulkPayloadOf splits a chunk payload the fast encoders take into its form, offset and data; ok
+// is false for any other payload.
+func bulkPayloadOf(payload any) (form bulkForm, offset int64, data []byte, ok bool) {
 	switch p := payload.(type) {
 	case *RuntimePreparePayload:
 		if p.Step != StepChunk || p.EnvironmentID != "" || p.SessionID != "" || p.Action != "" || p.Slot != 0 ||
 			p.Skill != nil || p.Plugin != nil || p.File != nil || p.Initialization != nil || p.Sources != nil ||
 			p.SizeBytes != 0 || p.SHA256 != "" {
-			return nil, false
+			return bulkForm{}, 0, nil, false
 		}
 		form, offset, data = stepChunk, p.Offset, p.Data
 	case *WorkspaceWritePayload:
 		if p.Step != StepChunk || p.EnvironmentID != "" || p.SessionID != "" || p.Path != "" || p.SizeBytes != 0 || p.SHA256 != "" {
-			return nil, false
+			return bulkForm{}, 0, nil, false
 		}
 		form, offset, data = stepChunk, p.Offset, p.Data
 	case *WorkspaceExportResultPayload:
 		if p.Outcome != OutcomeChunk || p.ErrorCode != "" {
-			return nil, false
+			return bulkForm{}, 0, nil, false
 		}
 		form, offset, data = exportChunk, p.Offset, p.Data
 	default:
-		return nil, false
+		return bulkForm{}, 0, nil, false
 	}
 	if len(data) == 0 || offset < 0 {
-		return nil, false
+		return bulkForm{}, 0, nil, false
 	}
-	b := make([]byte, 0, len(form.head)+40+base64.StdEncoding.EncodedLen(len(data)))
-	b = append(b, form.head...)
-	if offset != 0 || !form.omittable {
+	return form, offset, data, true
+}
+
+// payloadLen bounds the length of a payload of this form carrying data.
+func (f bulkForm) payloadLen(data []byte) int {
+	return len(f.head) + 40 + base64.StdEncoding.EncodedLen(len(data))
+}
+
+// appendPayload appends the canonical payload of this form to b.
+func (f bulkForm) appendPayload(b []byte, offset int64, data []byte) []byte {
+	b = append(b, f.head...)
+	if offset != 0 || !f.omittable {
 		b = strconv.AppendInt(append(b, `,"offset":`...), offset, 10)
 	}
 	b = append(b, `,"data":"`...)
 	b = base64.StdEncoding.AppendEncode(b, data)
-	return append(b, `"}`...), true
+	return append(b, `"}`...)
+}
+
+// EncodeFrame is NewEnvelope, the trace set, then Encode: the envelope and the frame it is sent
+// as. A chunk frame without a trace is written in one pass into one buffer, and the envelope's
+// payload is that frame's own bytes; NewEnvelope then Encode would write the 87 KB payload, then
+// check its base64 text again and copy it into the frame.
+func EncodeFrame(typ, id, trace string, payload any) (Envelope, []byte, error) {
+	if trace == "" {
+		if env, raw, ok := encodeBulkFrame(typ, id, payload); ok {
+			return env, raw, nil
+		}
+	}
+	env, err := NewEnvelope(typ, id, payload)
+	if err != nil {
+		return Envelope{}, nil, err
+	}
+	env.Trace = trace
+	raw, err := env.Encode()
+	if err != nil {
+		return Envelope{}, nil, err
+	}
+	return env, raw, nil
+}
+
+// encodeBulkFrame writes a chunk frame as encodeBulkEnvelope writes the envelope encodeBulkPayload
+// makes of payload, or reports ok false where either would.
+func encodeBulkFrame(typ, id string, payload any) (Envelope, []byte, bool) {
+	form, ok := bulkFormOf(typ)
+	if !ok || id == "" || !verbatimString(id) {
+		return Envelope{}, nil, false
+	}
+	pform, offset, data, ok := bulkPayloadOf(payload)
+	if !ok || pform != form {
+		return Envelope{}, nil, false
+	}
+	b := make([]byte, 0, len(typ)+len(id)+32+form.payloadLen(data))
+	b = append(append(append(b, `{"type":"`...), typ...), `","id":"`...)
+	b = append(append(b, id...), `","payload":`...)
+	start := len(b)
+	b = form.appendPayload(b, offset, data)
+	end := len(b)
+	b = append(b, '}')
+	return Envelope{Type: typ, ID: id, Payload: b[start:end:end]}, b, true
 }
 
 // encodeBulkEnvelope writes a chunk frame as encoding/json would, or reports ok false: Encode

@@ -194,7 +194,57 @@ func FuzzBulkEncoding(f *testing.F) {
 		if fast, ok := encodeBulkEnvelope(want); ok && !bytes.Equal(fast, wantFrame) {
 			t.Fatalf("frame:\nencoding/json %s\nfast          %s", wantFrame, fast)
 		}
+		env, raw, err := EncodeFrame(typ, id, "", payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, env); d != "" || !bytes.Equal(raw, wantFrame) {
+			t.Fatalf("EncodeFrame (-encoding/json +fast):\n%s\nframe:\nencoding/json %s\nfast          %s", d, wantFrame, raw)
+		}
 	})
+}
+
+// EncodeFrame gives what NewEnvelope and Encode give, on the fast path or not: a trace, a chunk
+// payload under another form's type, an id encoding/json escapes.
+func TestEncodeFrameIsNewEnvelopeThenEncode(t *testing.T) {
+	const id = "3f1c1e0a-6b1d-4c55-9a43-0e1f2d3c4b5a"
+	chunk := &RuntimePreparePayload{Step: StepChunk, Offset: 65536, Data: []byte("chunk")}
+	for _, c := range []struct {
+		typ, id, trace string
+		payload        any
+		fast           bool
+	}{
+		{TypeRuntimePrepare, id, "", chunk, true},
+		{TypeWorkspaceWrite, id, "", chunk, true}, // the same form: encodeBulkEnvelope takes it too
+		{TypeRuntimePrepare, id, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", chunk, false},
+		{TypeWorkspaceExportResult, "export-1", "", chunk, false},
+		{TypeRuntimePrepare, "a<b", "", chunk, false},
+		{TypeRuntimePrepare, "", "", chunk, false},
+		{TypeRuntimePrepare, id, "", &RuntimePreparePayload{Step: StepCommit}, false},
+		{TypeHeartbeat, "", "", &HeartbeatPayload{TS: 1}, false},
+	} {
+		want, err := NewEnvelope(c.typ, c.id, c.payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Trace = c.trace
+		wantRaw, err := want.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, raw, err := EncodeFrame(c.typ, c.id, c.trace, c.payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, env); d != "" || !bytes.Equal(raw, wantRaw) {
+			t.Errorf("%s %q trace %q (-NewEnvelope +EncodeFrame):\n%s\n%s\n%s", c.typ, c.id, c.trace, d, wantRaw, raw)
+		}
+		if c.trace == "" {
+			if _, _, fast := encodeBulkFrame(c.typ, c.id, c.payload); fast != c.fast {
+				t.Errorf("%s %q: fast path %v, want %v", c.typ, c.id, fast, c.fast)
+			}
+		}
+	}
 }
 
 // What the reference sides encode takes the fast encoders.

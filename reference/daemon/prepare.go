@@ -47,6 +47,9 @@ type transfers struct {
 	staged    map[string]*environment.Staged // nil for a transfer whose staging could not be opened
 	deadlines map[string]time.Time
 	stops     map[string]func()
+	// digested is closed once the last chunk handed to digest is hashed (nil: none yet). The
+	// receive loop's own, not under mu: only it stages chunks and applies frames.
+	digested chan struct{}
 }
 
 func newTransfers(serving bool) transfers {
@@ -90,6 +93,9 @@ func (r *router) runtimePrepareDecoded(env proto.Envelope, p *proto.RuntimePrepa
 	} else if p.Step == proto.StepBegin {
 		f.Mismatch = r.d.bind.mismatch(p.EnvironmentID, p.SessionID) && !mutation.On(mutation.PrepareMismatchAccepted)
 	}
+	if f.Payload == nil || f.Payload.Step != proto.StepChunk {
+		r.awaitDigests() // whatever else the frame is, the digest it may read is complete
+	}
 	r.mu.Lock()
 	if r.closing {
 		r.mu.Unlock()
@@ -131,11 +137,12 @@ func (r *router) prepareBusyLocked() bool {
 }
 
 // prepareEffects carries out the machine's effects in order, but for a chunk's: its bytes are
-// written to the staged body, then its received goes out, then they are hashed, so that the hash
-// overlaps Core's next chunk instead of delaying it. The order of the hash cannot be seen: hashing
-// cannot fail, and the commit that reads the digest is dispatched on this goroutine, after.
-// received proves staged bytes (RP-26), so a chunk whose bytes could not be staged gets none: Core
-// then holds the transfer unknown, and the daemon's 120 s bound closes it.
+// written to the staged body, then its received goes out, then they are hashed on a goroutine of
+// their own (digest), so that the hash overlaps Core's next chunk and its reading and decoding
+// here instead of delaying them. The order of the hash cannot be seen: hashing cannot fail, and
+// every frame but a chunk, the commit that reads the digest included, waits for it
+// (runtimePrepareDecoded). received proves staged bytes (RP-26), so a chunk whose bytes could not
+// be staged gets none: Core then holds the transfer unknown, and the daemon's 120 s bound closes it.
 func (r *router) prepareEffects(effects []rtprepare.Effect) {
 	if len(effects) == 2 {
 		if stage, ok := effects[0].(rtprepare.Stage); ok {
@@ -144,7 +151,7 @@ func (r *router) prepareEffects(effects []rtprepare.Effect) {
 				return
 			}
 			r.prepareEffects(effects[1:])
-			_, _ = stage.Digest.Write(stage.Data)
+			r.digest(stage)
 			return
 		}
 	}
@@ -201,6 +208,28 @@ func (r *router) stage(s rtprepare.Stage) error {
 		}
 	}
 	return nil
+}
+
+// digest writes a staged chunk's bytes to its transfer's digest on a goroutine of its own. One at a
+// time and in order: the previous chunk's hashing ends first (it has had a whole round trip to
+// run), so a transfer holds at most one chunk awaiting its hash. Called on the receive loop only
+// (Stage effects come from frames), like awaitDigests; the chunk's bytes are the decoded frame's
+// own, never reused.
+func (r *router) digest(s rtprepare.Stage) {
+	r.awaitDigests()
+	done := make(chan struct{})
+	r.tr.digested = done
+	r.goOwned(func() {
+		defer close(done)
+		_, _ = s.Digest.Write(s.Data)
+	})
+}
+
+// awaitDigests returns once every chunk handed to digest is hashed.
+func (r *router) awaitDigests() {
+	if r.tr.digested != nil {
+		<-r.tr.digested
+	}
 }
 
 func discard(s *environment.Staged) {

@@ -422,10 +422,7 @@ type encodedChunk struct {
 // encodeChunk encodes a chunk's frame, carrying trace (a traceparent; empty: none).
 func encodeChunk(c envprep.Chunk, trace string) *encodedChunk {
 	f := &encodedChunk{chunk: c}
-	if f.env, f.err = c.Envelope(); f.err == nil {
-		f.env.Trace = trace
-		f.raw, f.err = f.env.Encode()
-	}
+	f.env, f.raw, f.err = c.Frame(trace)
 	return f
 }
 

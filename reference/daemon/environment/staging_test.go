@@ -50,6 +50,39 @@ func TestStagedBodyIsInstalledByRenameAndLeavesNothing(t *testing.T) {
 	}
 }
 
+// A body staged past several write-back points (its write-back started as it is staged) is read
+// back and installed whole, byte for byte.
+func TestStagedBodyPastWriteBackPointsIsInstalledWhole(t *testing.T) {
+	e := newEnv(t)
+	s, err := e.Stage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 2*writeBackBytes+12345)
+	for i := range want {
+		want[i] = byte(i * 7 / 5)
+	}
+	for rest := want; len(rest) > 0; {
+		n := min(len(rest), 64<<10)
+		if _, err := s.Write(rest[:n]); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	if s.flushed != 2*writeBackBytes { // 64 KiB divides writeBackBytes
+		t.Fatalf("write-back started up to %d of %d bytes, want %d", s.flushed, len(want), 2*writeBackBytes)
+	}
+	if got, err := s.Bytes(); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("Bytes() = %d bytes, %v; want the %d written", len(got), err, len(want))
+	}
+	if err := s.InstallFile("/workspace/big.bin"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.ReadFile("/workspace/big.bin"); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("installed file: %d bytes, %v; want %d", len(got), err, len(want))
+	}
+}
+
 func TestStagedInstallRefusesUnsafeDestinationsAndDiscards(t *testing.T) {
 	e := newEnv(t)
 	if err := os.Symlink("/etc", filepath.Join(e.WorkspaceDir(), "link")); err != nil {

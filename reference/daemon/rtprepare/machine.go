@@ -100,9 +100,10 @@ type Reply struct {
 type Arm struct{ ID string }
 
 // Stage appends the chunk's bytes to the transfer's staged body and to Digest, the transfer's
-// running SHA-256 that commit checks. Hashing is the host's, with the copy, so that both can run
-// after the received goes out (the daemon's prepareEffects); the host carries out a Stage before
-// it applies the next frame.
+// running SHA-256 that commit checks. Hashing is the host's, with the copy, so that it can run
+// after the received goes out and beside the next chunk (the daemon's prepareEffects); the host
+// writes every Stage's bytes to Digest in order, and has written them all before it applies any
+// frame but a chunk (a commit reads the digest).
 type Stage struct {
 	ID     string
 	Data   []byte

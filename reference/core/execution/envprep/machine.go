@@ -118,9 +118,11 @@ type Chunk struct {
 	Data       []byte // aliases the operation's body: never written
 }
 
-// Envelope encodes the chunk's runtime_prepare frame.
-func (c Chunk) Envelope() (proto.Envelope, error) {
-	return proto.NewEnvelope(proto.TypeRuntimePrepare, c.TransferID, &proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: c.Offset, Data: c.Data})
+// Frame encodes the chunk's runtime_prepare envelope carrying trace (a traceparent; empty: none),
+// and the frame it is sent as (proto.EncodeFrame: one pass for a chunk).
+func (c Chunk) Frame(trace string) (proto.Envelope, []byte, error) {
+	return proto.EncodeFrame(proto.TypeRuntimePrepare, c.TransferID, trace,
+		&proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: c.Offset, Data: c.Data})
 }
 
 // NextChunk is the chunk Step will send when the chunk now awaiting its received is confirmed as
