@@ -180,7 +180,7 @@ func (realAdvancer) AdvanceContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// AdvanceWhenDue waits, for at most wait of real time, until some armed timer falls due within d,
+// AdvanceWhenDue waits, for at most wait (counted as WaitDue counts it), until some armed timer falls due within d,
 // then advances d. It moves time only once the code under test is waiting on it, which removes
 // the race between "the Runtime arms its settlement timer" and "the scenario advances the clock".
 func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
@@ -188,11 +188,16 @@ func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
 	f.Advance(d)
 }
 
-// WaitDue waits, for at most wait of real time, until some armed timer falls due within d of now.
-// It reports whether one did.
+// WaitDue waits until some armed timer falls due within d of now, for at most wait, and reports
+// whether one did. The wait is counted in the ticks of a DueTick ticker that this goroutine
+// received, not read off the wall clock: a process the machine starves of CPU takes as long to
+// get here as the code under test takes to arm its timer, so on a loaded machine the wait
+// stretches with the work it waits for, where a wall-clock bound would run out first. Unloaded, it
+// is about wait of real time.
 func (f *Fake) WaitDue(d, wait time.Duration) bool {
-	giveUp := time.NewTimer(wait)
-	defer giveUp.Stop()
+	tick := time.NewTicker(DueTick)
+	defer tick.Stop()
+	var waited time.Duration
 	for {
 		f.mu.Lock()
 		limit := f.now.Add(d)
@@ -208,10 +213,16 @@ func (f *Fake) WaitDue(d, wait time.Duration) bool {
 		if due {
 			return true
 		}
+		if waited >= wait {
+			return false
+		}
 		select {
 		case <-changed:
-		case <-giveUp.C:
-			return false
+		case <-tick.C: // a tick missed while this goroutine did not run is not counted
+			waited += DueTick
 		}
 	}
 }
+
+// DueTick is the unit WaitDue counts its wait in.
+const DueTick = time.Millisecond

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -30,7 +31,7 @@ func PlayReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string)
 }
 
 // PlayReferenceCoreWithin is PlayReferenceCore with every read and wait of the scripted Runtime
-// bounded by step (0: its 3 s default); the mutation matrix, which expects most plays to fail,
+// bounded by step (0: InProcessBound, a safety net); the mutation matrix, which expects most plays to fail,
 // spends less waiting on frames a mutant withholds.
 func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration) *scenarios.Result {
 	return PlayReferenceCoreWatched(ctx, sc, seed, step, nil)
@@ -52,7 +53,7 @@ func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string,
 		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())
 	}
 	defer rc.close()
-	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: step,
+	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: cmp.Or(step, InProcessBound),
 		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, DeviceID: referenceCoreDevice}}
 	if sc.HasFaults() || tap != nil {
 		relay := &Relay{Seed: seed, Tap: tap}
