@@ -119,7 +119,9 @@ var realResults = sync.OnceValue(func() []reports.Case {
 	if err != nil {
 		panic(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// A safety net, not a budget: every scenario has its own bounds, and a loaded machine takes
+	// minutes over the catalog.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	var out []reports.Case
 	for _, r := range runner.RunRuntime(ctx, runner.Select(cat, runner.Options{}), runner.ReferenceRuntime{}, runner.Options{Seed: "42", Parallel: 4}) {
