@@ -189,15 +189,16 @@ func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
 }
 
 // WaitDue waits until some armed timer falls due within d of now, for at most wait, and reports
-// whether one did. The wait is counted in the ticks of a DueTick ticker that this goroutine
-// received, not read off the wall clock: a process the machine starves of CPU takes as long to
-// get here as the code under test takes to arm its timer, so on a loaded machine the wait
-// stretches with the work it waits for, where a wall-clock bound would run out first. Unloaded, it
-// is about wait of real time.
+// whether one did. Giving up takes both wait of real time and a tenth of wait in DueTick ticks
+// that this goroutine received (100 for a second): on a machine that starves the process of CPU
+// the code under test is as slow on its way to arming its timer as this goroutine is to run, so
+// the wait stretches with it (to ten times wait when the process runs only every 10 DueTicks),
+// where a wall-clock bound alone would run out first. Unloaded, it is wait of real time.
 func (f *Fake) WaitDue(d, wait time.Duration) bool {
+	start := time.Now()
 	tick := time.NewTicker(DueTick)
 	defer tick.Stop()
-	var waited time.Duration
+	turns, minTurns := 0, int(wait/DueTick/10)
 	for {
 		f.mu.Lock()
 		limit := f.now.Add(d)
@@ -213,16 +214,16 @@ func (f *Fake) WaitDue(d, wait time.Duration) bool {
 		if due {
 			return true
 		}
-		if waited >= wait {
+		if time.Since(start) >= wait && turns >= minTurns {
 			return false
 		}
 		select {
 		case <-changed:
-		case <-tick.C: // a tick missed while this goroutine did not run is not counted
-			waited += DueTick
+		case <-tick.C: // ticks missed while this goroutine did not run are not counted
+			turns++
 		}
 	}
 }
 
-// DueTick is the unit WaitDue counts its wait in.
+// DueTick is the tick WaitDue counts the turns of its goroutine in.
 const DueTick = time.Millisecond

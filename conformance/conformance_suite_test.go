@@ -22,8 +22,9 @@ import (
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
-// scenarioTimeout bounds one scenario in one pairing.
-const scenarioTimeout = 30 * time.Second
+// scenarioTimeout bounds one scenario in one pairing: a safety net behind the bounds the runner
+// gives each play (runner.ScenarioBound), never a budget a loaded machine can run out of.
+const scenarioTimeout = 10 * time.Minute
 
 var (
 	catalog = func() *scenarios.Catalog {

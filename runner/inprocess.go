@@ -27,8 +27,8 @@ type ReferenceRuntime struct {
 	// timers the frames Core sent start are armed before that wait begins (the scripted Core
 	// first waits until the daemon has read and handled them, SocketWatched): DueWait is left
 	// for timers the daemon's native work arms in goroutines of their own. It is counted as
-	// clock.Fake.WaitDue counts it, in ticks the waiting goroutine received, so a machine that
-	// starves the process of CPU stretches it as it stretches the daemon's way to its timer.
+	// clock.Fake.WaitDue counts it, in real time and turns of the waiting goroutine, so a machine
+	// that starves the process of CPU stretches it as it stretches the daemon's way to its timer.
 	DueWait time.Duration
 	// SmallSendBuffer gives the daemon's sockets a small fixed send buffer (a scenario with
 	// await_stall: a write to a Core that stopped reading must block).
