@@ -3,11 +3,17 @@ GO        ?= go
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: test mutants check-runtime-contract fuzz lint bench schema build certify-reference reference-image certify-reference-image
+.PHONY: test stress mutants check-runtime-contract fuzz lint bench schema build certify-reference reference-image certify-reference-image
 
 ## test: every test of every package (what .ci/run calls).
 test:
 	$(GO) test -count=1 -timeout 25m $(PKGS)
+
+## stress: the gate, the tests that wait on goroutines, sockets and processes, and a certification of
+## the reference as a child process, while busy loops hold the load average above 3 x the CPUs
+## (.ci/hog); STRESS_RUNS=N plays it N times in a row. What fails here raced the wall clock.
+stress:
+	.ci/hog .ci/stress
 
 ## mutants: the mutation kill matrix: the Runtime catalog against every single-bug variant of the reference
 ## Runtime, and the Core scenarios against every single-bug variant of the reference Core (both built only with

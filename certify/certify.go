@@ -38,8 +38,10 @@ type Config struct {
 	// real time its steps wait (an admission's expiry waits five minutes against a daemon in
 	// another process).
 	Timeout time.Duration
-	Step    time.Duration // bound on every read and wait inside a scenario; 3 s by default
-	Seed    string        // reproduces generated values and fault choices; random by default
+	// Step bounds every read and wait inside a scenario: by default 3 s against a daemon in another
+	// process, and runner.InProcessBound (a safety net) against a Target in process.
+	Step time.Duration
+	Seed string // reproduces generated values and fault choices; random by default
 	// Faults is a fault schedule applied through a relay to every scenario.
 	Faults *fault.Schedule
 	// SpecDirs hold the files the scenarios cite (the spec, and docs/ for contract-harness.md):

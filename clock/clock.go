@@ -180,7 +180,7 @@ func (realAdvancer) AdvanceContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// AdvanceWhenDue waits, for at most wait of real time, until some armed timer falls due within d,
+// AdvanceWhenDue waits, for at most wait (counted as WaitDue counts it), until some armed timer falls due within d,
 // then advances d. It moves time only once the code under test is waiting on it, which removes
 // the race between "the Runtime arms its settlement timer" and "the scenario advances the clock".
 func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
@@ -188,11 +188,17 @@ func (f *Fake) AdvanceWhenDue(d, wait time.Duration) {
 	f.Advance(d)
 }
 
-// WaitDue waits, for at most wait of real time, until some armed timer falls due within d of now.
-// It reports whether one did.
+// WaitDue waits until some armed timer falls due within d of now, for at most wait, and reports
+// whether one did. Giving up takes both wait of real time and a tenth of wait in DueTick ticks
+// that this goroutine received (100 for a second): on a machine that starves the process of CPU
+// the code under test is as slow on its way to arming its timer as this goroutine is to run, so
+// the wait stretches with it (to ten times wait when the process runs only every 10 DueTicks),
+// where a wall-clock bound alone would run out first. Unloaded, it is wait of real time.
 func (f *Fake) WaitDue(d, wait time.Duration) bool {
-	giveUp := time.NewTimer(wait)
-	defer giveUp.Stop()
+	start := time.Now()
+	tick := time.NewTicker(DueTick)
+	defer tick.Stop()
+	turns, minTurns := 0, int(wait/DueTick/10)
 	for {
 		f.mu.Lock()
 		limit := f.now.Add(d)
@@ -208,10 +214,16 @@ func (f *Fake) WaitDue(d, wait time.Duration) bool {
 		if due {
 			return true
 		}
+		if time.Since(start) >= wait && turns >= minTurns {
+			return false
+		}
 		select {
 		case <-changed:
-		case <-giveUp.C:
-			return false
+		case <-tick.C: // ticks missed while this goroutine did not run are not counted
+			turns++
 		}
 	}
 }
+
+// DueTick is the tick WaitDue counts the turns of its goroutine in.
+const DueTick = time.Millisecond

@@ -43,6 +43,8 @@ var _ = Describe("actions on the wire", Label("actions"), func() {
 		send(rt, d1, d2, d3)
 		expectFrames(core, d1, d3)
 		r.waitEvents(1)
+		// The delay's timer is armed in a goroutine of its own: the clock moves once it waits.
+		Eventually(r.fake.Pending).WithTimeout(within).Should(Equal(1))
 		r.fake.Advance(30 * time.Second) // not yet: 30 s < 31 s
 		send(rt, d4)
 		expectFrames(core, d4)
@@ -76,6 +78,7 @@ var _ = Describe("actions on the wire", Label("actions"), func() {
 		expectFrames(rt, cancel) // the other direction flows
 		_, err := core.Next(50 * time.Millisecond)
 		Expect(err).To(Equal(script.ErrTimeout), "nothing may pass the stalled frame")
+		Eventually(r.fake.Pending).WithTimeout(within).Should(Equal(1)) // the stall's timer is armed
 		r.fake.Advance(5 * time.Second)
 		expectFrames(core, d1, d2)
 	})

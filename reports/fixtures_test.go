@@ -126,7 +126,9 @@ var realResults = sync.OnceValue(func() []reports.Case {
 	if err != nil {
 		panic(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// A safety net, not a budget: every scenario has its own bounds, and a loaded machine takes
+	// minutes over the catalog.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	var out []reports.Case
 	sample := catalogsample.Cover(runner.Select(cat, runner.Options{}))

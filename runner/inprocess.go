@@ -22,11 +22,13 @@ type ReferenceRuntime struct {
 	// Without lists capabilities its contract kind leaves undeclared, beside those the reference
 	// never declares: the reference composed with a narrower Harness.
 	Without []string
-	// DueWait bounds the real time an `advance` waits for the daemon to arm a timer that falls due
-	// in the span it moves (default 1 s), and it is what an advance with nothing due costs. The
+	// DueWait bounds how long an `advance` waits for the daemon to arm a timer that falls due in
+	// the span it moves (default 1 s), and it is what an advance with nothing due costs. The
 	// timers the frames Core sent start are armed before that wait begins (the scripted Core
 	// first waits until the daemon has read and handled them, SocketWatched): DueWait is left
-	// for timers the daemon's native work arms in goroutines of their own.
+	// for timers the daemon's native work arms in goroutines of their own. It is counted as
+	// clock.Fake.WaitDue counts it, in real time and turns of the waiting goroutine, so a machine
+	// that starves the process of CPU stretches it as it stretches the daemon's way to its timer.
 	DueWait time.Duration
 	// SmallSendBuffer gives the daemon's sockets a small fixed send buffer (a scenario with
 	// await_stall: a write to a Core that stopped reading must block).

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -55,6 +56,10 @@ func SelfCheckPairing() Pairing {
 			if awaitsStall(sc) {
 				return "the scripted Runtime sends each frame at its own step: it has no output to pile up before await_stall"
 			}
+			if multipliesUnread(sc) {
+				return "a fault multiplies a frame the scripted Core reads once (a burst only a Core under test takes in): " +
+					"whether the relay has it armed before the scripted Runtime sends is a race between the two scripts"
+			}
 			return ""
 		},
 		Play: func(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
@@ -72,6 +77,24 @@ func SelfCheckPairing() Pairing {
 			return core
 		},
 	}
+}
+
+// multipliesUnread reports whether a fault of a scenario duplicates a frame towards Core that no
+// step reads as copies: only a Core under test takes the burst in (and a scenario for a Core
+// says what it does with it in check steps the scripted Core skips).
+func multipliesUnread(sc *scenarios.Scenario) bool {
+	if sc.Tests.Covers(scenarios.SideRuntime) {
+		return false
+	}
+	for _, st := range sc.Steps {
+		if st.Kind != scenarios.StepFault {
+			continue
+		}
+		if r, err := fault.ParseRule(st.Pos.File, st.Fault.Node); err == nil && r.Action.Kind == fault.ActDuplicate {
+			return true
+		}
+	}
+	return false
 }
 
 // InProcessPairing plays the scripted Core against the reference Runtime in process, on a

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -30,7 +31,7 @@ func PlayReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string)
 }
 
 // PlayReferenceCoreWithin is PlayReferenceCore with every read and wait of the scripted Runtime
-// bounded by step (0: its 3 s default); the mutation matrix, which expects most plays to fail,
+// bounded by step (0: InProcessBound, a safety net); the mutation matrix, which expects most plays to fail,
 // spends less waiting on frames a mutant withholds.
 func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration) *scenarios.Result {
 	return PlayReferenceCoreWatched(ctx, sc, seed, step, nil)
@@ -47,7 +48,7 @@ func PlayReferenceCoreWatched(ctx context.Context, sc *scenarios.Scenario, seed 
 }
 
 // PlayReferenceCoreWith plays sc against a fresh reference Core in process with the options that
-// apply to one Core-side play: Seed, Step (0: 3 s), Tap and Decided. It runs in a scenario span
+// apply to one Core-side play: Seed, Step (0: InProcessBound, a safety net), Tap and Decided. It runs in a scenario span
 // whose status is the verdict.
 func PlayReferenceCoreWith(ctx context.Context, sc *scenarios.Scenario, o Options) *scenarios.Result {
 	ctx, span := startScenario(ctx, sc, scenarios.SideCore, "scripted Runtime vs reference Core")
@@ -67,7 +68,7 @@ func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, o Options) *
 		return harnessError(sc, scenarios.SideRuntime, seed, "starting the reference Core: "+err.Error())
 	}
 	defer rc.close()
-	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: o.Step,
+	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: cmp.Or(o.Step, InProcessBound),
 		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, DeviceID: referenceCoreDevice}}
 	if o.Decided != nil {
 		cfg.Decided = func() { o.Decided(sc) }

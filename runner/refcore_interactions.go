@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
@@ -69,9 +68,9 @@ func (d *refCoreDriver) answer(ctx context.Context, st *scenarios.Step, b *scena
 	return nil
 }
 
-// interactionWait bounds, in real time, the wait for Core to record a request the Runtime sent
-// before the step (Trigger's context may have no deadline).
-const interactionWait = 5 * time.Second
+// interactionWait bounds the wait for Core to record a request the Runtime sent before the step
+// (Trigger's context may have no deadline): a wait for an event, whose bound is only a safety net.
+const interactionWait = InProcessBound
 
 // awaitInteraction waits (bounded by ctx and interactionWait) until Core has recorded the interaction: the request
 // reached the wire before this step, but Core handles it on its own time.

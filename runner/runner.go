@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,9 +25,13 @@ type Options struct {
 	// Timeout bounds each scenario; by default each gets ScenarioBound, derived from the real time
 	// its steps wait.
 	Timeout time.Duration
-	Step    time.Duration // the bound on every read and wait inside a scenario; default 3 s
-	Start   time.Duration // the bound on a launched daemon's first connection attempt; default 20 s
-	Seed    string        // printed; reproduces generated values; default random
+	// Step bounds every read and wait inside a scenario; default 3 s against a Runtime in another
+	// process, InProcessBound (a safety net) in process.
+	Step time.Duration
+	// Start bounds a launched daemon's first connection attempt; default 20 s, InProcessBound in
+	// process.
+	Start time.Duration
+	Seed  string // printed; reproduces generated values; default random
 	// Credential is the run's daemon credential (default: a fresh random one). It reaches the
 	// daemon by environment only and never appears in a report.
 	Credential string
@@ -149,9 +154,15 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 				"on a Core that stopped reading; a daemon in another process may buffer it all in its kernel (played against " +
 				"the reference in process)"}}
 	}
+	step, start := o.Step, o.Start
+	if !t.Remote() {
+		// In process nothing races the wall clock: every wait is for what the Runtime did, and
+		// its bound is only a safety net a loaded machine cannot reach.
+		step, start = cmp.Or(step, InProcessBound), cmp.Or(start, InProcessBound)
+	}
 	bound := o.Timeout
 	if bound <= 0 {
-		bound = ScenarioBound(sc, o.Step)
+		bound = ScenarioBound(sc, step)
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, bound)
@@ -159,8 +170,8 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 	cfg := scriptedcore.Config{
 		DeviceID:     fmt.Sprintf("wirecheck-%s-%03d", o.Seed, i),
 		Credential:   o.Credential,
-		Timeout:      o.Step,
-		StartTimeout: o.Start,
+		Timeout:      step,
+		StartTimeout: start,
 		Seed:         o.Seed + "/" + sc.ID,
 		ShiftVersion: true, // a launched Runtime presents proto.Version; mismatches are the scripted Core's to make
 	}
@@ -253,8 +264,17 @@ func ScenarioBound(sc *scenarios.Scenario, step time.Duration) time.Duration {
 	return RealWait(sc) + time.Duration(reads)*step + boundSlack
 }
 
-// scriptedcoreStep is the scripted Core's step bound when Options.Step is not set.
+// scriptedcoreStep is the scripted Core's step bound when Options.Step is not set, against a
+// Runtime in another process.
 const scriptedcoreStep = 3 * time.Second
+
+// InProcessBound is the bound on every read and wait of a play in process (a Target that is not
+// Remote, the reference Core, the self-check) when Options.Step is not set: a safety net, not a
+// step bound. Such a play waits for what its peer did (a frame, a write blocked in the kernel,
+// every frame read and handled), never for real time to pass, so a correct peer on a machine
+// loaded far past its CPUs still meets it; a peer that never sends what a step expects fails with
+// the frame it waited for named, this late.
+const InProcessBound = 30 * time.Second
 
 // playScriptedCore is the one way a scripted Core plays against a launched Runtime: with a fault
 // relay between them when the scenario arms faults or a schedule applies to every scenario, its

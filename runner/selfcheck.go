@@ -26,7 +26,7 @@ func SelfCheck(ctx context.Context, sc *scenarios.Scenario, o Options) (core, ru
 			defer close(r.done)
 			rtResult = scriptedruntime.Play(ctx, sc, scriptedruntime.Config{
 				ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential,
-				Driver: &viewDriver{view: view}, Seed: seed, Linger: 3 * time.Second, Gate: gate,
+				Driver: &viewDriver{view: view}, Seed: seed, Linger: InProcessBound, Gate: gate, Timeout: InProcessBound,
 				Faults: scriptedruntime.NoFaults{}, // the scripted Core arms them
 			})
 		}()
@@ -34,7 +34,8 @@ func SelfCheck(ctx context.Context, sc *scenarios.Scenario, o Options) (core, ru
 	}
 	// The scripted Runtime keeps no timers: advance steps move a virtual clock that only the fault
 	// relay (when the scenario arms faults) reads.
-	cfg := scriptedcore.Config{Seed: seed, Clock: clock.NewFake(), Gate: gate}
+	// Both scripts run in this process: their bounds are safety nets (InProcessBound).
+	cfg := scriptedcore.Config{Seed: seed, Clock: clock.NewFake(), Gate: gate, Timeout: InProcessBound, StartTimeout: InProcessBound}
 	core = playScriptedCore(ctx, sc, cfg, launch, o)
 	return core, rtResult
 }

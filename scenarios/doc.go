@@ -141,11 +141,13 @@
 // the daemon has a read waiting on an empty receive queue, or has met its end (its receive loop
 // has dispatched every frame, and since the reference decides in that loop, armed every timer
 // those frames start: a preparation_status's 5 s send budget starts as it is queued). It then
-// waits, up to ReferenceRuntime.DueWait of real time (1 s), for a timer due within the span, for
-// timers the daemon's native work arms in goroutines of their own, and moves the clock. A daemon
-// whose receive loop does not get back to reading within the step bound (stuck behind its own
-// full send queue) is noted in the transcript and the clock moves anyway. Against a Runtime in
-// another process an advance is a wait of real time.
+// waits, up to ReferenceRuntime.DueWait (1 s, stretched on a machine that starves the process, see
+// clock.Fake.WaitDue), for a timer due within the span, for timers the daemon's native
+// work arms in goroutines of their own, and moves the clock. A daemon whose receive loop does not
+// get back to reading within the step bound (in process a 30 s safety net, runner.InProcessBound;
+// stuck behind its own full send queue) is noted in the transcript and the clock moves anyway.
+// Against a Runtime in another process an advance is a wait of real time. docs/performance.md,
+// "Waits in process", lists how each wait in process is decided.
 //
 // `requires` names capabilities the `contract` kind must declare and `excludes` those it must not:
 // a scenario that excludes tests the answer of a Runtime without them (an `unsupported` reply), so

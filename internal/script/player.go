@@ -83,12 +83,13 @@ func (p *Player) SendGroup(ctx context.Context, st *scenarios.Step) (*scenarios.
 }
 
 // next returns the next frame the step must look at, filtering heartbeats unless wantHeartbeat.
-func (p *Player) next(st *scenarios.Step, deadline time.Time, wantHeartbeat bool) (Inbound, *scenarios.Failure) {
+// awaited names what the step waits for, in a failure.
+func (p *Player) next(st *scenarios.Step, deadline time.Time, wantHeartbeat bool, awaited string) (Inbound, *scenarios.Failure) {
 	for {
 		in, err := p.Conn.Next(time.Until(deadline))
 		if err != nil {
 			if errors.Is(err, ErrTimeout) {
-				return in, p.Failf(st, "nothing arrived within %v", p.Timeout)
+				return in, p.Failf(st, "nothing arrived within %v; waited for %s", p.Timeout, awaited)
 			}
 			return in, p.Failf(st, "%v before the step completed", err)
 		}
@@ -120,6 +121,24 @@ func (p *Player) awaitDrop(st *scenarios.Step) *scenarios.Failure {
 		return p.Failf(st, "the %s frame a fault should drop was never sent within %v (%v)", st.Frame.Type, p.Timeout, err)
 	}
 	return nil
+}
+
+// awaiting names the frames still expected from a peer: "the Runtime's done (id "run")", or a
+// list for an any_order group.
+func awaiting(from proto.Peer, pending []*scenarios.Step) string {
+	var names []string
+	for _, s := range pending {
+		name := s.Frame.Type
+		if id, ok := s.Frame.ID.(string); ok && id != "" {
+			name += fmt.Sprintf(" (id %q)", id)
+		}
+		names = append(names, name)
+	}
+	what := strings.Join(names, ", ")
+	if len(names) > 1 {
+		what = fmt.Sprintf("%d frames in any order: %s", len(names), what)
+	}
+	return fmt.Sprintf("the %s's %s", from, what)
 }
 
 func isHeartbeat(raw []byte) bool {
@@ -166,7 +185,7 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 		for _, s := range pending {
 			wantHB = wantHB || s.Frame.Type == proto.TypeHeartbeat
 		}
-		in, f := p.next(st, deadline, wantHB)
+		in, f := p.next(st, deadline, wantHB, awaiting(st.From, pending))
 		if f != nil {
 			f.Expected = pending[0].Frame
 			if len(pending) == 1 {

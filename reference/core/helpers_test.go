@@ -55,7 +55,7 @@ type daemon struct {
 
 func dial(tb testing.TB, base, deviceID, credential string, supported ...string) *daemon {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net, not a wait
 	defer cancel()
 	url := "ws" + base[len("http"):] + proto.RouteWebSocket + "?device_id=" + deviceID + "&version=" + proto.Version
 	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + credential}}})
@@ -80,7 +80,7 @@ func (d *daemon) send(typ, id string, payload any) {
 }
 
 func (d *daemon) read() proto.Envelope {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net, not a wait
 	defer cancel()
 	_, raw, err := d.ws.Read(ctx)
 	if err != nil {

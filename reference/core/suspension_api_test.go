@@ -75,7 +75,7 @@ func TestSuspendFencesUntilResumed(t *testing.T) {
 	if code != http.StatusCreated || json.Unmarshal(raw, &started) != nil {
 		t.Fatalf("start: %d %s", code, raw)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net, not a wait
 	defer cancel()
 	if err := c.Quiesce(ctx); err != nil {
 		t.Fatal(err)

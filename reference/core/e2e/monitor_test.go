@@ -57,20 +57,20 @@ var _ = Describe("wirecheck monitor between the reference Core and the reference
 
 		rtOut := &syncBuffer{}
 		startProcess(rtOut, append(os.Environ(), "WIRECHECK_CREDENTIAL="+cred), "runtime", "--server", monBase, "--device", "device-monitor")
-		Eventually(online(c, "device-monitor"), 20*time.Second).Should(BeTrue(), "the Runtime never connected through the monitor:\n%s\n%s", rtOut, monErr)
+		Eventually(online(c, "device-monitor"), time.Minute).Should(BeTrue(), "the Runtime never connected through the monitor:\n%s\n%s", rtOut, monErr)
 
 		var t core.TurnResponse
 		Expect(c.api(http.MethodPost, "/api/v1/turns", core.TurnRequest{DeviceID: "device-monitor", Environment: "none",
 			Configuration: proto.PromptRequestPayload{AgentKind: "contract",
 				AgentOptions: []byte(`{"contract":{"turn":{"events":[{"delta":"hi"}],"wait_for_cancel":true},"cancel":{"settle_ms":0}}}`)},
 			Input: proto.TextInput("hello")}, &t)).To(Equal(http.StatusCreated))
-		Eventually(func() int { return countReceived(c.journal(t.TurnID), proto.TypeDelta) }, 20*time.Second).Should(Equal(1))
+		Eventually(func() int { return countReceived(c.journal(t.TurnID), proto.TypeDelta) }, time.Minute).Should(Equal(1))
 		Expect(c.api(http.MethodPost, "/api/v1/turns/"+t.TurnID+"/cancel", nil, nil)).To(Equal(http.StatusAccepted))
-		Eventually(func() *store.Outcome { return c.turn(t.TurnID).Outcome }, 30*time.Second).ShouldNot(BeNil(),
+		Eventually(func() *store.Outcome { return c.turn(t.TurnID).Outcome }, time.Minute).ShouldNot(BeNil(),
 			"the Turn never got an outcome:\n%s\n%s", rtOut, monOut)
 
 		Expect(mon.Process.Signal(syscall.SIGTERM)).To(Succeed())
-		Eventually(monExited, 10*time.Second).Should(Receive(BeNil()), "the monitor exited with alarms:\n%s", monOut)
+		Eventually(monExited, time.Minute).Should(Receive(BeNil()), "the monitor exited with alarms:\n%s", monOut)
 		stopped = true
 		Expect(monOut.String()).To(MatchRegexp(`\d+ frames checked, 0 alarms`))
 		Expect(monOut.String()).NotTo(ContainSubstring("ALARM"))

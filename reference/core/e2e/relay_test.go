@@ -76,7 +76,7 @@ rules:
 
 		rtOut := &syncBuffer{}
 		startProcess(rtOut, append(os.Environ(), "WIRECHECK_CREDENTIAL="+cred), "runtime", "--server", relayBase, "--device", "device-relay")
-		Eventually(online(c, "device-relay"), 20*time.Second).Should(BeTrue(), "the Runtime never connected through the relay:\n%s\n%s", rtOut, relayOut)
+		Eventually(online(c, "device-relay"), time.Minute).Should(BeTrue(), "the Runtime never connected through the relay:\n%s\n%s", rtOut, relayOut)
 
 		var t core.TurnResponse
 		Expect(c.api(http.MethodPost, "/api/v1/turns", core.TurnRequest{DeviceID: "device-relay", Environment: "none",
@@ -84,7 +84,7 @@ rules:
 				AgentOptions: []byte(`{"contract":{"turn":{"wait_for_cancel":true},"cancel":{"settle_ms":100}}}`)},
 			Input: proto.TextInput("hello")}, &t)).To(Equal(http.StatusCreated))
 
-		Eventually(func() *store.Outcome { return c.turn(t.TurnID).Outcome }, 30*time.Second).ShouldNot(BeNil(),
+		Eventually(func() *store.Outcome { return c.turn(t.TurnID).Outcome }, time.Minute).ShouldNot(BeNil(),
 			"the Turn never got an outcome:\n%s\n%s", rtOut, relayOut)
 		o := c.turn(t.TurnID).Outcome
 		Expect(o.Status).To(Equal(proto.TurnFailed))
@@ -93,7 +93,7 @@ rules:
 		Expect(countReceived(c.journal(t.TurnID), proto.TypeDone)).To(Equal(0), "Core must not see an invented done")
 
 		// The Runtime settles, reconnects through the relay, and nothing is replayed to it or by it.
-		Eventually(online(c, "device-relay"), 20*time.Second).Should(BeTrue(), "the Runtime did not reconnect:\n%s", rtOut)
+		Eventually(online(c, "device-relay"), time.Minute).Should(BeTrue(), "the Runtime did not reconnect:\n%s", rtOut)
 		journal := len(c.journal(t.TurnID))
 		Consistently(func() int { return len(c.journal(t.TurnID)) }, 300*time.Millisecond, 50*time.Millisecond).Should(Equal(journal))
 		Expect(c.turn(t.TurnID).Outcome.Reason).To(Equal(proto.ReasonEventStreamIncomplete))

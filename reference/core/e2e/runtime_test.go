@@ -22,13 +22,13 @@ var _ = Describe("the reference Core and the reference Runtime as two processes"
 
 		out := &syncBuffer{}
 		startProcess(out, append(os.Environ(), "WIRECHECK_CREDENTIAL="+cred), "runtime", "--server", c.base+proto.APIPrefix, "--device", "device-e2e")
-		Eventually(online(c, "device-e2e"), 20*time.Second).Should(BeTrue(), "the Runtime never connected:\n%s", out)
+		Eventually(online(c, "device-e2e"), time.Minute).Should(BeTrue(), "the Runtime never connected:\n%s", out)
 
 		var t core.TurnResponse
 		Expect(c.api(http.MethodPost, "/api/v1/turns", core.TurnRequest{DeviceID: "device-e2e", Environment: "none",
 			Configuration: proto.PromptRequestPayload{AgentKind: "contract", AgentOptions: json.RawMessage(`{"contract":{"turn":{"events":[{"delta":"hi"}],"content":"hi"}}}`)},
 			Input:         proto.TextInput("hello")}, &t)).To(Equal(http.StatusCreated))
-		Eventually(func() *store.Outcome { return c.turn(t.TurnID).Outcome }, 30*time.Second).ShouldNot(BeNil(),
+		Eventually(func() *store.Outcome { return c.turn(t.TurnID).Outcome }, time.Minute).ShouldNot(BeNil(),
 			"the Turn never finished; Runtime output:\n%s", out)
 		o := c.turn(t.TurnID).Outcome
 		Expect(o.Status).To(Equal(proto.TurnCompleted), "outcome %+v; journal %+v", o, c.journal(t.TurnID))

@@ -26,6 +26,9 @@ import (
 
 func TestExecution(t *testing.T) {
 	RegisterFailHandler(Fail)
+	// A bound, not a wait: Eventually returns as soon as what it waits for holds; a load average of 30
+	// on two CPUs must not reach it.
+	SetDefaultEventuallyTimeout(time.Minute)
 	RunSpecs(t, "reference Core execution")
 }
 
@@ -196,6 +199,18 @@ var _ = Describe("a Turn", Label("execution"), func() {
 		Expect(r).NotTo(BeNil(), "the Run is subscribed before execution_start is sent")
 		r.push(proto.TypeDelta, t.RunID, &proto.DeltaPayload{Delta: "hel", Sequence: 1})
 		p.push(proto.TypePreparationStatus, prep.ID, status("h", 3, proto.StateStarted, t.RunID))
+		// On the wire started precedes done on one connection; here the two are separate streams,
+		// so done could overtake started, complete the Turn and close the preparation's stream
+		// before started was taken (a loaded machine did so): Core takes started in first.
+		Eventually(func() int {
+			n := 0
+			for _, typ := range v.showed() {
+				if typ == proto.TypePreparationStatus {
+					n++
+				}
+			}
+			return n
+		}).Should(Equal(3), "Core takes the started status in")
 		one, two := int32(1), int32(2)
 		r.push(proto.TypeUsage, t.RunID, &proto.UsagePayload{Usage: proto.Usage{Model: "m", OutputTokens: &one}})
 		r.push(proto.TypeDelta, t.RunID, &proto.DeltaPayload{Delta: "lo", Sequence: 2})

@@ -117,7 +117,7 @@ var _ = Describe("active input", Label("execution", "input"), func() {
 })
 
 func ctx() context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	c, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net: Quiesce waits for an event
 	DeferCleanup(cancel)
 	return c
 }

@@ -22,6 +22,9 @@ import (
 
 func TestGateway(t *testing.T) {
 	RegisterFailHandler(Fail)
+	// A bound, not a wait: Eventually returns as soon as what it waits for holds; a load average of 30
+	// on two CPUs must not reach it.
+	SetDefaultEventuallyTimeout(time.Minute)
 	RunSpecs(t, "reference Core gateway")
 }
 
