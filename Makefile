@@ -13,6 +13,7 @@ test:
 ## the reference as a child process, while busy loops hold the load average above 3 x the CPUs
 ## (.ci/hog); STRESS_RUNS=N plays it N times in a row. What fails here raced the wall clock.
 stress:
+	.ci/stress --build-only
 	.ci/hog .ci/stress
 
 ## mutants: the mutation kill matrix: the Runtime catalog against every single-bug variant of the reference
