@@ -27,17 +27,10 @@ const referenceCoreDevice = "runtime"
 // cued through the Core's own API (see refCoreDriver); a scenario that arms faults gets a relay
 // between the scripted Runtime and Core, on Core's clock.
 func PlayReferenceCore(ctx context.Context, sc *scenarios.Scenario, seed string) *scenarios.Result {
-	return PlayReferenceCoreWithin(ctx, sc, seed, 0)
+	return PlayReferenceCoreWith(ctx, sc, Options{Seed: seed})
 }
 
-// PlayReferenceCoreWithin is PlayReferenceCore with every read and wait of the scripted Runtime
-// bounded by step (0: InProcessBound, a safety net); the mutation matrix, which expects most plays to fail,
-// spends less waiting on frames a mutant withholds.
-func PlayReferenceCoreWithin(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration) *scenarios.Result {
-	return PlayReferenceCoreWatched(ctx, sc, seed, step, nil)
-}
-
-// PlayReferenceCoreWatched is PlayReferenceCoreWithin with a relay between the scripted Runtime and
+// PlayReferenceCoreWatched is PlayReferenceCore, every read bounded by step, with a relay between the scripted Runtime and
 // Core whose every connection and frame tap sees (a monitor.Monitor), faults or not.
 func PlayReferenceCoreWatched(ctx context.Context, sc *scenarios.Scenario, seed string, step time.Duration, tap fault.Tap) *scenarios.Result {
 	o := Options{Seed: seed, Step: step}
