@@ -29,7 +29,7 @@ type Conn struct {
 	writeBlocked bool   // the current Write got EAGAIN and the kernel has taken nothing since
 	readWaiting  bool   // the current Read got EAGAIN and has not returned since
 	readEnded    bool   // a Read met the end of the stream or a broken socket: nothing more arrives
-	reads        uint64 // Reads that returned
+	reads        uint64 // Reads that returned, and waiting Reads woken: any change to what a reader took
 }
 
 // Wrap watches c if it is a socket with a file descriptor, else returns it as it is.
@@ -49,6 +49,9 @@ func (w *Watcher) Wrap(c net.Conn) net.Conn {
 	w.mu.Unlock()
 	return wc
 }
+
+// testHookRead, when set by a test, runs after a read took bytes and before Read returns.
+var testHookRead func()
 
 func (c *Conn) set(f func()) {
 	c.w.mu.Lock()
@@ -115,8 +118,18 @@ func (c *Conn) Read(b []byte) (int, error) {
 	waited := false
 	err := c.raw.Read(func(fd uintptr) bool {
 		for {
+			if waited {
+				// Woken: no longer waiting, and counted as a return, before the read takes
+				// anything. Marked after the read, a queue AwaitReadAll finds empty could be
+				// one this reader just emptied while it still looked asleep.
+				waited = false
+				c.set(func() { c.readWaiting = false; c.reads++ })
+			}
 			var err error
 			n, err = syscall.Read(int(fd), b)
+			if testHookRead != nil && err == nil && n > 0 {
+				testHookRead()
+			}
 			switch {
 			case err == syscall.EINTR:
 				continue

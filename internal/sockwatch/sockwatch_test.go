@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -169,6 +170,40 @@ func TestAwaitReadAll(t *testing.T) {
 	// and no read is pending.
 	if err := w.AwaitReadAll(bounded(t)); err != nil {
 		t.Fatalf("AwaitReadAll after the end of the stream: %v", err)
+	}
+}
+
+// A reader woken from its wait that has taken the bytes but not yet returned is not waiting: the
+// queue it just emptied must not make AwaitReadAll return.
+func TestAwaitReadAllWhileAReadTakesBytes(t *testing.T) {
+	w := New()
+	c, peer := pair(t, w)
+	took, release := make(chan struct{}), make(chan struct{})
+	let := sync.OnceFunc(func() { close(release) })
+	testHookRead = func() { close(took); <-release }
+	// Before the pair's cleanup: Close waits for the read the hook holds.
+	t.Cleanup(func() { let(); testHookRead = nil })
+
+	read := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 64))
+		read <- err
+	}()
+	if err := w.AwaitReadAll(bounded(t)); err != nil {
+		t.Fatalf("AwaitReadAll with a reader waiting: %v", err)
+	}
+	if _, err := peer.Write([]byte("frame")); err != nil {
+		t.Fatal(err)
+	}
+	<-took
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := w.AwaitReadAll(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AwaitReadAll while the woken reader holds the bytes: %v; want it to wait", err)
+	}
+	let()
+	if err := <-read; err != nil {
+		t.Fatal(err)
 	}
 }
 
