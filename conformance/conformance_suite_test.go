@@ -84,6 +84,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 			_ = awaitDaemon()
 		}
 	})
+	// The child-process plays are the gate's real-time ones and most of its CPU (a daemon each):
+	// fewer of them at once than of the in-process plays, so a loaded machine stretches each less.
+	children := make(chan struct{}, childParallelism())
 	var jobs []runner.Job
 	for _, p := range pairings {
 		for _, sc := range catalog.Scenarios {
@@ -102,6 +105,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 						return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Played: scenarios.SideCore, Verdict: scenarios.HarnessError,
 							Failure: &scenarios.Failure{Message: err.Error()}}
 					}
+					select {
+					case children <- struct{}{}:
+						defer func() { <-children }()
+					case <-ctx.Done():
+						return nil
+					}
 				}
 				ctx, cancel := context.WithTimeout(ctx, scenarioTimeout)
 				defer cancel()
@@ -111,7 +120,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	batch = runner.StartBatch(background, jobs, parallelism(), nil)
 	DeferCleanup(batch.Stop)
-	AddReportEntry("batch", fmt.Sprintf("%d scenario plays, %d at once", len(jobs), parallelism()))
+	AddReportEntry("batch", fmt.Sprintf("%d scenario plays, %d at once (%d of them child processes)", len(jobs), parallelism(), childParallelism()))
 }, NodeTimeout(3*time.Minute))
 
 var _ = AfterSuite(func() {
@@ -128,14 +137,17 @@ var _ = ReportAfterSuite("no goroutine left behind", func(Report) {
 })
 
 // parallelism is how many scenario plays run at once: most of their time is spent waiting (on
-// sockets, silence windows, a daemon starting), so several per core. WIRECHECK_GATE_PARALLEL
+// sockets, silence windows, a daemon starting), so many per core. WIRECHECK_GATE_PARALLEL
 // overrides it.
 func parallelism() int {
 	if n, err := strconv.Atoi(os.Getenv("WIRECHECK_GATE_PARALLEL")); err == nil && n > 0 {
 		return n
 	}
-	return 4 * runtime.GOMAXPROCS(0)
+	return 16 * runtime.GOMAXPROCS(0)
 }
+
+// childParallelism is how many of them may be child-process plays.
+func childParallelism() int { return max(1, min(parallelism(), 8*runtime.GOMAXPROCS(0))) }
 
 // buildDaemon builds the wirecheck binary whose `runtime` command the child-process pairing runs.
 func buildDaemon(ctx context.Context) error {
