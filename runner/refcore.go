@@ -12,6 +12,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/fault"
+	"github.com/wirecheck/wirecheck/internal/sockwatch"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -62,7 +63,7 @@ func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, o Options) *
 	}
 	defer rc.close()
 	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: cmp.Or(o.Step, InProcessBound),
-		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, DeviceID: referenceCoreDevice}}
+		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, Sockets: rc.sockets, DeviceID: referenceCoreDevice}}
 	if o.Decided != nil {
 		cfg.Decided = func() { o.Decided(sc) }
 	}
@@ -86,10 +87,13 @@ type referenceCore struct {
 	// transport runs Core's per-frame write deadline; the scripted Runtime moves it only while it
 	// has stopped reading (scriptedruntime.TransportClocked).
 	transport *clock.Fake
-	url       string // the API base
-	dir       string
-	srv       *http.Server
-	done      chan struct{}
+	// sockets watches the connections Core accepts: await_stall asks its kernel whether Core's
+	// write is blocked (scriptedruntime.SocketWatched).
+	sockets *sockwatch.Watcher
+	url     string // the API base
+	dir     string
+	srv     *http.Server
+	done    chan struct{}
 }
 
 // startReferenceCore starts it; smallSendBuffer bounds its sockets' send buffer (a scenario whose
@@ -110,7 +114,7 @@ func startReferenceCore(smallSendBuffer bool) (*referenceCore, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	rc := &referenceCore{clock: clock.NewFake(), transport: clock.NewFake(), dir: dir, done: make(chan struct{})}
+	rc := &referenceCore{clock: clock.NewFake(), transport: clock.NewFake(), sockets: sockwatch.New(), dir: dir, done: make(chan struct{})}
 	base := "http://" + ln.Addr().String()
 	rc.core, err = core.Open(core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: rc.clock, TransportClock: rc.transport})
 	if err == nil {
@@ -130,7 +134,7 @@ func startReferenceCore(smallSendBuffer bool) (*referenceCore, error) {
 	}
 	rc.url = base + proto.APIPrefix
 	rc.srv = &http.Server{Handler: rc.core.Handler()}
-	go func() { defer close(rc.done); _ = rc.srv.Serve(ln) }()
+	go func() { defer close(rc.done); _ = rc.srv.Serve(rc.sockets.Listen(ln)) }()
 	return rc, nil
 }
 

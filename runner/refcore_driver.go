@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/internal/sockwatch"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
@@ -55,7 +56,9 @@ type refCoreDriver struct {
 	Clock *clock.Fake
 	// Transport runs Core's per-frame write deadline (nil: the wall clock's).
 	Transport *clock.Fake
-	DeviceID  string
+	// Sockets watches the connections Core accepted (nil: none are watched).
+	Sockets  *sockwatch.Watcher
+	DeviceID string
 
 	sc     *scenarios.Scenario
 	turnID string
@@ -104,6 +107,15 @@ func (d *refCoreDriver) AdvanceTransport(dur time.Duration) {
 	if d.Transport != nil {
 		d.Transport.AdvanceWhenDue(dur, time.Second)
 	}
+}
+
+// AwaitBlockedWrite returns once a write of Core is blocked in its kernel (await_stall): its
+// per-frame write deadline was armed before the write began, so the advance that follows finds it.
+func (d *refCoreDriver) AwaitBlockedWrite(ctx context.Context) error {
+	if d.Sockets == nil {
+		return errors.ErrUnsupported
+	}
+	return d.Sockets.AwaitBlockedWrite(ctx)
 }
 
 // Trigger makes the reference Core send the frames of a core step.

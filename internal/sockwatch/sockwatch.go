@@ -5,7 +5,7 @@
 // only guess from a quiet period of real time. A peer in another process cannot be watched so:
 // there the guesses stay.
 //
-// A Watcher wraps each connection its peer dials (Wrap, or a Dialer's Control-free DialContext):
+// A Watcher wraps each connection its peer dials or accepts (Wrap, DialContext, Listen):
 // the wrapper does the peer's reads and writes itself through the socket's syscall.RawConn, so it
 // sees every EAGAIN the kernel answers. Only Linux and the other unix systems support it; elsewhere
 // Wrap returns the connection as it is and every wait fails with errors.ErrUnsupported.
@@ -39,6 +39,22 @@ func (w *Watcher) DialContext(d *net.Dialer) func(ctx context.Context, network, 
 		}
 		return w.Wrap(c), nil
 	}
+}
+
+// Listen wraps every connection ln accepts: what a server in process is served on.
+func (w *Watcher) Listen(ln net.Listener) net.Listener { return listener{ln, w} }
+
+type listener struct {
+	net.Listener
+	w *Watcher
+}
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return l.w.Wrap(c), nil
 }
 
 // changedLocked wakes every waiter; the caller holds w.mu.

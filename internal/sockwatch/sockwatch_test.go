@@ -240,3 +240,45 @@ func TestDeadlinesAndClose(t *testing.T) {
 		t.Fatalf("AwaitReadAll with no connection: %v", err)
 	}
 }
+
+// A watched listener watches what it accepts: a server's blocked write is seen as a client's is.
+func TestListenWatchesWhatItAccepts(t *testing.T) {
+	w := New()
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 16<<10) }); err != nil {
+			return err
+		}
+		return serr
+	}}
+	plain, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := w.Listen(plain)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := server.(*Conn); !ok {
+		t.Fatalf("Accept returned a %T; want the watched *Conn", server)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := server.Write(make([]byte, 8<<20))
+		wrote <- err
+	}()
+	if err := w.AwaitBlockedWrite(bounded(t)); err != nil {
+		t.Fatalf("AwaitBlockedWrite with the client reading nothing: %v", err)
+	}
+	_ = server.Close()
+	if err := <-wrote; !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("the blocked Write when the server closes: %v; want net.ErrClosed", err)
+	}
+}
