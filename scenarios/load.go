@@ -122,10 +122,17 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 	sc.Spec = p.Strings(f["spec"], "spec")
 	sc.Rules = p.Strings(f["rules"], "rules")
 	for i, r := range sc.Rules {
-		if _, ok := RuleByID(r); !ok {
+		if r != RuleOf(r) {
+			if _, ok := ClauseByID(r); !ok {
+				p.Errorf(f["rules"].Content[i].Line, "rules: %q is not a clause of scenarios/rules/clauses (%s has %d)", r, RuleOf(r), len(ClausesOf(RuleOf(r))))
+			}
+		} else if _, ok := RuleByID(r); !ok {
 			p.Errorf(f["rules"].Content[i].Line, "rules: %q is not a rule of scenarios/rules/rules.tsv", r)
-		} else if slices.Contains(sc.Rules[:i], r) {
+		}
+		if slices.Contains(sc.Rules[:i], r) {
 			p.Errorf(f["rules"].Content[i].Line, "rules: %s is named twice", r)
+		} else if slices.Contains(sc.Rules[:i], RuleOf(r)) || (r == RuleOf(r) && slices.ContainsFunc(sc.Rules[:i], func(o string) bool { return RuleOf(o) == r })) {
+			p.Errorf(f["rules"].Content[i].Line, "rules: %s and a clause of it are both named: name the clauses the scenario checks", RuleOf(r))
 		}
 	}
 	sc.Labels = p.Strings(f["labels"], "labels")

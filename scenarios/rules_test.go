@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,6 +31,21 @@ func TestLoadRejectsUnknownRuleIDs(t *testing.T) {
 	want := []string{
 		`f.yaml:5: rules: "CN-99" is not a rule of scenarios/rules/rules.tsv`,
 		`f.yaml:6: rules: CN-14 is named twice`,
+	}
+	if diff := cmp.Diff(want, loadErrors(t, err)); diff != "" {
+		t.Fatalf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// A clause is named by its ID; one the rule does not have, or a rule named beside one of its
+// clauses, is an error at its line.
+func TestLoadChecksClauseIDs(t *testing.T) {
+	text := "id: a\ntitle: t\nrules:\n  - CN-14.1\n  - CN-14.99\n  - CN-14\n  - AD-38\n  - AD-38.1\nsteps: [{silence: core}]\n"
+	_, err := Parse("f.yaml", []byte(text))
+	want := []string{
+		`f.yaml:5: rules: "CN-14.99" is not a clause of scenarios/rules/clauses (CN-14 has ` + fmt.Sprint(len(ClausesOf("CN-14"))) + `)`,
+		`f.yaml:6: rules: CN-14 and a clause of it are both named: name the clauses the scenario checks`,
+		`f.yaml:8: rules: AD-38 and a clause of it are both named: name the clauses the scenario checks`,
 	}
 	if diff := cmp.Diff(want, loadErrors(t, err)); diff != "" {
 		t.Fatalf("errors (-want +got):\n%s", diff)
