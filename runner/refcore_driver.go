@@ -259,15 +259,38 @@ func (d *refCoreDriver) awaitCapabilities(ctx context.Context) error {
 	}
 }
 
+// awaitOnline waits until Core has a live connection of the device.
+func (d *refCoreDriver) awaitOnline(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, InProcessBound)
+	defer cancel()
+	for {
+		changed := d.Core.Changed()
+		if d.Core.Online(d.DeviceID) {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("Core has no connection of device %s to close (waited %v)", d.DeviceID, InProcessBound)
+		}
+	}
+}
+
 // Disconnect makes the reference Core close the Runtime's transport.
-func (d *refCoreDriver) Disconnect(_ context.Context, c *scenarios.CloseSpec) error {
+func (d *refCoreDriver) Disconnect(ctx context.Context, c *scenarios.CloseSpec) error {
 	if c.Stopped {
 		d.Core.CloseConnections() // Core shuts down: it closes on its own, as it chooses
 		return nil
 	}
-	switch c.Code {
-	case 0:
+	if c.Code == 0 {
 		return nil // Core closes on its own; the scripted Runtime checks that it did
+	}
+	// The daemon's upgrade completes before Core has registered its Session: a close ordered in
+	// between would find no connection to close.
+	if err := d.awaitOnline(ctx); err != nil {
+		return err
+	}
+	switch c.Code {
 	case proto.CloseRuntimeDeleted:
 		return d.Core.RetireDevice(d.DeviceID)
 	default:
