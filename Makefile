@@ -18,9 +18,11 @@ stress:
 
 ## mutants: the mutation kill matrix: the Runtime catalog against every single-bug variant of the reference
 ## Runtime, and the Core scenarios against every single-bug variant of the reference Core (both built only with
-## -tags wirecheck_mutants); fails on any survivor. A clean run maps which scenarios reach each mutant's point
+## -tags wirecheck_mutants). Every mutant is judged and shown, with the score per family; it fails on a survivor
+## runner/mutants/survivors.tsv does not list, on a listed one that was killed, and on a kill record
+## (scenarios/rules/kills, which coverage reads) that the run contradicts. A clean run maps which scenarios reach each mutant's point
 ## (out/mutants/*-reach.json); a mutant plays only those, in worker processes side by side. UPDATE=1 rewrites
-## docs/mutants.md; POINT=regexp judges only the mutants whose point matches (a focused run while writing one;
+## docs/mutants.md and the kill records; POINT=regexp judges only the mutants whose point matches (a focused run while writing one;
 ## never with UPDATE); WORKERS=n sets the worker processes per side (default 2 per CPU).
 mutants:
 	$(GO) test -count=1 -timeout 20m -tags wirecheck_mutants -v ./runner/mutants/... $(if $(UPDATE),-p 1) -args $(if $(UPDATE),-update) $(if $(POINT),-point '$(POINT)') $(if $(WORKERS),-workers $(WORKERS))

@@ -69,6 +69,21 @@ func countsLine(c scenarios.CoverageCounts) string {
 	return s
 }
 
+// clauseLine is one summary of clauses: per side, checked (a mutant killed by a scenario naming
+// the clause) of bound, with how many a scenario names and a mutant breaks.
+func clauseLine(c scenarios.ClauseCounts) string {
+	s := fmt.Sprintf("%d clauses; against a Runtime %d/%d checked (%s; %d named by a scenario, %d broken by a mutant), against a Core %d/%d checked (%s; %d named, %d broken)",
+		c.Clauses, c.RuntimeChecked, c.RuntimeBound, percent(c.RuntimeChecked, c.RuntimeBound), c.RuntimeNamed, c.RuntimeMutants,
+		c.CoreChecked, c.CoreBound, percent(c.CoreChecked, c.CoreBound), c.CoreNamed, c.CoreMutants)
+	if c.Unobservable > 0 {
+		s += fmt.Sprintf("; %d unobservable", c.Unobservable)
+	}
+	if c.Implicit > 0 {
+		s += fmt.Sprintf("; %d rules not yet split into clauses", c.Implicit)
+	}
+	return s
+}
+
 func percent(n, of int) string {
 	if of == 0 {
 		return "-"
@@ -89,9 +104,10 @@ func sideList(binds bool, ids []string) string {
 
 func writeCoverageText(w io.Writer, cov scenarios.Coverage) error {
 	fmt.Fprintf(w, "All families: %s\n", countsLine(cov.CoverageCounts))
+	fmt.Fprintf(w, "Clauses: %s\n", clauseLine(cov.ClauseCounts))
 	var unchecked, unobservable []scenarios.RuleCoverage
 	for _, f := range cov.Families {
-		fmt.Fprintf(w, "\n%s %s: %s\n", f.Prefix, f.Name, countsLine(f.CoverageCounts))
+		fmt.Fprintf(w, "\n%s %s: %s\n  clauses: %s\n", f.Prefix, f.Name, countsLine(f.CoverageCounts), clauseLine(f.ClauseCounts))
 		for _, r := range f.Rules {
 			switch {
 			case r.Unobservable != "":
@@ -114,11 +130,41 @@ func writeCoverageText(w io.Writer, cov scenarios.Coverage) error {
 	for _, r := range unobservable {
 		fmt.Fprintf(w, "  %s %s\n      why: %s\n", r.ID, r.Text, r.Unobservable)
 	}
+	fmt.Fprintf(w, "\nClauses not checked on a side they bind (no mutant breaking them killed by a scenario naming them):\n")
+	for _, f := range cov.Families {
+		for _, c := range f.Clauses {
+			if c.Unobservable != "" {
+				continue
+			}
+			for _, sd := range []struct {
+				name  string
+				binds bool
+				s     scenarios.SideClause
+			}{{"runtime", c.BindsRuntime(), c.Runtime}, {"core", c.BindsCore(), c.Core}} {
+				if sd.binds && !sd.s.Checked() {
+					fmt.Fprintf(w, "  %-8s %-7s %s\n", c.ID, sd.name, uncheckedWhy(sd.s))
+				}
+			}
+		}
+	}
 	return nil
 }
 
+// uncheckedWhy says what an unchecked clause lacks on one side.
+func uncheckedWhy(s scenarios.SideClause) string {
+	switch {
+	case len(s.Mutants) == 0 && len(s.Scenarios) == 0:
+		return "no mutant, no scenario"
+	case len(s.Mutants) == 0:
+		return "no mutant (named by " + strings.Join(s.Scenarios, ", ") + ")"
+	case len(s.Scenarios) == 0:
+		return "no scenario names it (mutants " + strings.Join(s.Mutants, ", ") + ")"
+	}
+	return "its mutants (" + strings.Join(s.Mutants, ", ") + ") were not killed by a scenario naming it"
+}
+
 func writeCoverageMarkdown(w io.Writer, cov scenarios.Coverage) error {
-	fmt.Fprintf(w, "# Rule coverage\n\nAll families: %s.\n\n", countsLine(cov.CoverageCounts))
+	fmt.Fprintf(w, "# Rule coverage\n\nAll families: %s.\n\nClauses: %s.\n\n", countsLine(cov.CoverageCounts), clauseLine(cov.ClauseCounts))
 	fmt.Fprintln(w, "| family | checked | against a Runtime | against a Core | unobservable |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
 	for _, f := range cov.Families {

@@ -15,11 +15,15 @@ import (
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
-// Mutant is a single-bug variant as the matrix sees it, of either side.
+// Mutant is a single-bug variant as the matrix sees it, of either side: the point that turns it
+// on and the clause (scenarios/rules/clauses) it breaks, or a rule not yet split into clauses.
 type Mutant struct {
-	Point, Rule, Description string
-	Activate                 func() (restore func())
+	Point, Clause, Description string
+	Activate                   func() (restore func())
 }
+
+// Rule is the rule of the mutant's clause.
+func (m Mutant) Rule() string { return scenarios.RuleOf(m.Clause) }
 
 // A Kill is the matrix's finding for one mutant: the scenario that killed it, if one did.
 type Kill struct {
@@ -31,6 +35,10 @@ type Kill struct {
 	// cheapest first, up to the kill.
 	Reaching, Played int
 	Took             time.Duration
+	// Names says the killer names the mutant's clause: only such a kill shows the clause checked.
+	Names bool
+	// Known is the survivors file's reason when the mutant is listed there.
+	Known string
 }
 
 // Only keeps the mutants whose point matches pattern (a regular expression; empty keeps all), for a
@@ -61,18 +69,19 @@ func Only(t testing.TB, ms []Mutant, pattern string, update bool) []Mutant {
 }
 
 // Judge plays each mutant against the scenarios that reach its point (the map r), those that name
-// its rule first, cheapest first, and stops at the first failure that repeats on a replay with the full bounds: load alone never
-// makes a kill, and a scenario that does not reach the point cannot make one either (the map is
-// proved complete by CheckComplete). Mutants play side by side on the pool's workers. A survivor,
-// reached by no scenario or failed by none, fails the test; it is never whitelisted.
-func Judge(ctx context.Context, t testing.TB, p *Pool, r Reach, ms []Mutant) []Kill {
+// its clause first, cheapest first, and stops at the first failure that repeats on a replay with
+// the full bounds: load alone never makes a kill, and a scenario that does not reach the point
+// cannot make one either (the map is proved complete by CheckComplete). Mutants play side by side
+// on the pool's workers. Every mutant is judged and shown; a survivor fails the test unless known
+// lists it, and a mutant known lists that was killed fails it too (the list only shrinks).
+func Judge(ctx context.Context, t testing.TB, p *Pool, r Reach, ms []Mutant, known Survivors) []Kill {
 	t.Helper()
 	matrix := make([]Kill, len(ms))
 	err := forEach(ctx, p, len(ms), func(i int) error {
 		m := ms[i]
 		began := time.Now()
-		k := Kill{Mutant: m}
-		reaching := r.Reaching(m.Point, m.Rule)
+		k := Kill{Mutant: m, Known: known[m.Point]}
+		reaching := r.Reaching(m.Point, m.Clause)
 		k.Reaching = len(reaching)
 		for _, id := range reaching {
 			k.Played++
@@ -89,6 +98,7 @@ func Judge(ctx context.Context, t testing.TB, p *Pool, r Reach, ms []Mutant) []K
 			}
 			if again.Verdict != scenarios.Pass {
 				k.Confirmed = fmt.Sprintf("%s (%s)", id, again.Verdict)
+				k.Names = r.Names(id, m.Clause)
 				break
 			}
 		}
@@ -101,12 +111,16 @@ func Judge(ctx context.Context, t testing.TB, p *Pool, r Reach, ms []Mutant) []K
 	}
 	for _, k := range matrix {
 		switch {
+		case k.Confirmed != "" && k.Known != "":
+			t.Errorf("mutant %s (%s) is listed in %s as a survivor but was killed by %s: take its line out (the list only shrinks)", k.Point, k.Clause, SurvivorsFile, k.Confirmed)
 		case k.Confirmed != "":
 			t.Logf("mutant %s killed by %s, the %d. of %d reaching scenarios, in %v", k.Point, k.Confirmed, k.Played, k.Reaching, k.Took.Round(time.Millisecond))
+		case k.Known != "":
+			t.Logf("known survivor %s (%s), reached by %d scenarios: %s", k.Point, k.Clause, k.Reaching, k.Known)
 		case k.Reaching == 0:
-			t.Errorf("mutant %s (%s) survived: no scenario reaches its point: %s", k.Point, k.Rule, k.Description)
+			t.Errorf("mutant %s (%s) survived: no scenario reaches its point: %s", k.Point, k.Clause, k.Description)
 		default:
-			t.Errorf("mutant %s (%s) survived all %d scenarios that reach its point: %s", k.Point, k.Rule, k.Reaching, k.Description)
+			t.Errorf("mutant %s (%s) survived all %d scenarios that reach its point: %s", k.Point, k.Clause, k.Reaching, k.Description)
 		}
 	}
 	return matrix
@@ -114,13 +128,18 @@ func Judge(ctx context.Context, t testing.TB, p *Pool, r Reach, ms []Mutant) []K
 
 // WriteRows renders the matrix as a Markdown table.
 func WriteRows(b *strings.Builder, matrix []Kill) {
-	fmt.Fprintf(b, "| mutant | rule | breaks | verdict | killed by (failed twice) | reaching scenarios | played |\n| --- | --- | --- | --- | --- | ---: | ---: |\n")
+	fmt.Fprintf(b, "| mutant | clause | breaks | verdict | killed by (failed twice) | reaching scenarios | played |\n| --- | --- | --- | --- | --- | ---: | ---: |\n")
 	for _, k := range matrix {
 		verdict := "killed"
-		if k.Confirmed == "" {
+		switch {
+		case k.Confirmed == "" && k.Known != "":
+			verdict = "**survived** (known: " + k.Known + ")"
+		case k.Confirmed == "":
 			verdict = "**survived**"
+		case !k.Names:
+			verdict = "killed, by a scenario that does not name its clause"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d |\n", k.Point, k.Rule, k.Description, verdict, k.Confirmed, k.Reaching, k.Played)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d | %d |\n", k.Point, k.Clause, k.Description, verdict, k.Confirmed, k.Reaching, k.Played)
 	}
 }
 

@@ -33,7 +33,8 @@ type Matrix struct {
 // Run is one side's whole matrix: it starts the workers, plays the clean run that builds the map
 // (every scenario must pass), completes the map and proves it complete on a second clean run
 // (Reach.Complete), saves it at reachFile, and judges ms. It fails t on a scenario the reference
-// fails, a hole in the map, and every survivor.
+// fails, a hole in the map, and a survivor the survivors file does not list. With -update it
+// rewrites the side's kill record (KillsFile).
 func Run(t *testing.T, s Side, ms []Mutant, reachFile string) Matrix {
 	t.Helper()
 	began := time.Now()
@@ -89,6 +90,20 @@ func Run(t *testing.T, s Side, ms []Mutant, reachFile string) Matrix {
 	t.Logf("the map is complete (seed %d): on a second clean run, no mutant whose point a scenario did not reach changed its verdict; %d racy reaches added; the map is at %s",
 		seed, len(racy), reachFile)
 
-	kills := Judge(ctx, t, p, reach, ms)
+	known, err := LoadSurvivors(s.Name, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kills := Judge(ctx, t, p, reach, ms, known)
+	switch {
+	case *updateMatrix:
+		if err := WriteKills(KillsFile(s.Name), kills); err != nil {
+			t.Fatal(err)
+		}
+	case *onlyPoints == "":
+		for _, e := range CheckKillRecord(s.Name, kills) {
+			t.Error(e)
+		}
+	}
 	return Matrix{Kills: kills, Scenarios: len(scs), Reach: reach, Took: time.Since(began)}
 }

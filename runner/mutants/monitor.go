@@ -34,12 +34,12 @@ func MonitorRows(b *strings.Builder, ms []Mutant, scs []*scenarios.Scenario, kil
 		}
 		slices.Sort(ids)
 		if len(ids) == 0 {
-			fmt.Fprintf(b, "| %s | %s | no | |\n", m.Point, m.Rule)
+			fmt.Fprintf(b, "| %s | %s | no | |\n", m.Point, m.Clause)
 			continue
 		}
 		caught++
 		a := alarms[ids[0]][0]
-		fmt.Fprintf(b, "| %s | %s | yes (%d scenarios) | %s: %s %s |\n", m.Point, m.Rule, len(ids), ids[0], a.Rule,
+		fmt.Fprintf(b, "| %s | %s | yes (%d scenarios) | %s: %s %s |\n", m.Point, m.Clause, len(ids), ids[0], a.Rule,
 			strings.ReplaceAll(a.Detail, "|", "\\|"))
 	}
 	return caught

@@ -28,31 +28,43 @@ type Reach struct {
 // ScenarioReach is one scenario's entry in the map.
 type ScenarioReach struct {
 	Took   time.Duration `json:"took_ns"`
-	Rules  []string      `json:"rules,omitempty"` // the rules the scenario names
+	Rules  []string      `json:"rules,omitempty"` // the rules and clauses the scenario names
 	Points []string      `json:"points"`
 }
 
-// Reaching returns the scenarios that reach point, in the order a mutant of rule plays them: those
-// that name its rule first, then the others, each group cheapest first. A point on a common path
-// (the handshake, a heartbeat) is reached by most of the catalog, and the scenario written for
-// its rule is seldom the cheapest.
-func (r Reach) Reaching(point, rule string) []string {
+// Reaching returns the scenarios that reach point, in the order a mutant of clause plays them:
+// those that name the clause first (by its ID or its whole rule), then those that name another
+// clause of its rule, then the others, each group cheapest first. A point on a common path (the
+// handshake, a heartbeat) is reached by most of the catalog, and the scenario written for its
+// clause is seldom the cheapest.
+func (r Reach) Reaching(point, clause string) []string {
 	var ids []string
 	for id, s := range r.Scenarios {
 		if _, ok := slices.BinarySearch(s.Points, point); ok {
 			ids = append(ids, id)
 		}
 	}
+	rule := scenarios.RuleOf(clause)
 	names := func(id string) int {
-		if slices.Contains(r.Scenarios[id].Rules, rule) {
+		rs := r.Scenarios[id].Rules
+		switch {
+		case slices.Contains(rs, clause) || slices.Contains(rs, rule):
 			return 0
+		case slices.ContainsFunc(rs, func(n string) bool { return scenarios.RuleOf(n) == rule }):
+			return 1
 		}
-		return 1
+		return 2
 	}
 	slices.SortFunc(ids, func(a, b string) int {
 		return cmp.Or(cmp.Compare(names(a), names(b)), cmp.Compare(r.Scenarios[a].Took, r.Scenarios[b].Took), cmp.Compare(a, b))
 	})
 	return ids
+}
+
+// Names reports whether scenario id names clause, by its ID or its whole rule.
+func (r Reach) Names(id, clause string) bool {
+	rs := r.Scenarios[id].Rules
+	return slices.Contains(rs, clause) || slices.Contains(rs, scenarios.RuleOf(clause))
 }
 
 // Write saves the map as JSON at path (the run's artefact, out/mutants/, for a reader who asks why

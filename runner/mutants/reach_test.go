@@ -62,22 +62,26 @@ func TestServeRefusesAnUnknownScenario(t *testing.T) {
 	}
 }
 
-// A mutant plays the scenarios that reach its point, those naming its rule first, each group
-// cheapest first; the others never.
-func TestReachingOrdersByRuleThenCost(t *testing.T) {
+// A mutant plays the scenarios that reach its point: those naming its clause (or its whole rule)
+// first, then those naming another clause of its rule, each group cheapest first; the others never.
+func TestReachingOrdersByClauseThenCost(t *testing.T) {
 	r := Reach{Scenarios: map[string]ScenarioReach{
-		"cheap":          {Took: 1, Points: []string{"p", "q"}},
-		"dear":           {Took: 9, Points: []string{"p"}},
-		"dear-for-rule":  {Took: 8, Rules: []string{"AD-1"}, Points: []string{"p"}},
-		"cheap-for-rule": {Took: 2, Rules: []string{"AD-1"}, Points: []string{"p"}},
-		"elsewhere":      {Took: 0, Rules: []string{"AD-1"}, Points: []string{"q"}},
+		"cheap":              {Took: 1, Points: []string{"p", "q"}},
+		"dear":               {Took: 9, Points: []string{"p"}},
+		"dear-for-clause":    {Took: 8, Rules: []string{"AD-01.2"}, Points: []string{"p"}},
+		"cheap-for-rule":     {Took: 2, Rules: []string{"AD-01"}, Points: []string{"p"}},
+		"cheap-other-clause": {Took: 1, Rules: []string{"CN-02", "AD-01.1"}, Points: []string{"p"}},
+		"elsewhere":          {Took: 0, Rules: []string{"AD-01.2"}, Points: []string{"q"}},
 	}}
-	got := r.Reaching("p", "AD-1")
-	want := []string{"cheap-for-rule", "dear-for-rule", "cheap", "dear"}
+	got := r.Reaching("p", "AD-01.2")
+	want := []string{"cheap-for-rule", "dear-for-clause", "cheap-other-clause", "cheap", "dear"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Reaching (-want +got):\n%s", d)
 	}
-	if got := r.Reaching("none", "AD-1"); len(got) != 0 {
+	if got := r.Reaching("none", "AD-01.2"); len(got) != 0 {
 		t.Errorf("a point nothing reaches: %v", got)
+	}
+	if !r.Names("cheap-for-rule", "AD-01.2") || r.Names("cheap-other-clause", "AD-01.2") {
+		t.Error("Names: a whole rule names each of its clauses, another clause of it does not")
 	}
 }

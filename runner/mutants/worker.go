@@ -48,6 +48,9 @@ type outcome struct {
 
 // Side is how one reference side's scenarios are played by a worker.
 type Side struct {
+	// Name is "runtime" or "core": which lines of the survivors file and which kill record are
+	// the side's.
+	Name string
 	// Scenarios are the side's scenarios the unmutated reference must pass.
 	Scenarios func() ([]*scenarios.Scenario, error)
 	// Play plays one scenario; alone asks for the full bounds of a confirming replay (a short

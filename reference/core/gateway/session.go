@@ -458,7 +458,9 @@ func (s *Session) dispatch(data []byte) {
 func (s *Session) onHeartbeat(frame *proto.Frame, perr error) {
 	if perr != nil {
 		s.mu.Lock()
-		s.heartbeat = nil
+		if !mutation.On(mutation.InvalidHeartbeatKeepsSnapshot) {
+			s.heartbeat = nil
+		}
 		s.mu.Unlock()
 		s.g.notify()
 		s.log.Warn("invalid heartbeat: clearing the capability snapshot and closing", "error", perr)

@@ -3,15 +3,16 @@
 package mutation
 
 // A Mutant is one single-bug variant of the reference Core: the point that turns it on and the
-// rule (scenarios/rules/rules.tsv) it breaks.
+// clause (scenarios/rules/clauses) it breaks.
 type Mutant struct {
-	Point       Point
-	Rule        string
+	Point Point
+	// Clause is the clause it breaks (scenarios/rules/clauses), or a rule not yet split.
+	Clause      string
 	Description string
 }
 
-// Core is the registry of Core mutants the matrix plays. Each was written from its rule's text; a
-// mutant no scenario kills stays out of it until a scenario does.
+// Core is the registry of Core mutants the matrix plays. Each was written from its clause's text;
+// one no scenario kills yet stays here and is listed in runner/mutants/survivors.tsv.
 var Core = []Mutant{
 	{IncompatibleVersionAccepted, "CN-14", "an upgrade whose version is not byte for byte proto.Version is accepted instead of 426"},
 	{VersionAfterAuthentication, "CN-15", "the upgrade is authenticated before its version is checked: a refused credential answers 401 where the version makes it 426"},
@@ -23,6 +24,7 @@ var Core = []Mutant{
 	{UnknownDeviceAsBadCredential, "CN-09", "an unknown device is answered 401 bad_credential instead of unknown_device"},
 	{LivenessNeverFires, "CN-30", "a connection silent for 60 s is never closed"},
 	{InvalidHeartbeatKeepsOpen, "CN-29", "an invalid heartbeat clears the snapshot but leaves the transport open"},
+	{InvalidHeartbeatKeepsSnapshot, "CN-29", "an invalid heartbeat closes the transport but keeps the capability snapshot"},
 	{ReplacedConnectionKept, "CN-35", "a newer connection for the device leaves the previous one open"},
 	{RunRoutesInherited, "CN-35", "a newer connection inherits the Run routes of the one it replaced"},
 	{StaleRevisionDelivered, "AD-54", "a preparation_status with a revision not above the last delivered is delivered"},

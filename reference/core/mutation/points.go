@@ -14,6 +14,7 @@ const (
 	UnknownDeviceAsBadCredential    Point = "unknown-device-as-bad-credential"
 	LivenessNeverFires              Point = "liveness-never-fires"
 	InvalidHeartbeatKeepsOpen       Point = "invalid-heartbeat-keeps-connection"
+	InvalidHeartbeatKeepsSnapshot   Point = "invalid-heartbeat-keeps-snapshot"
 	ReplacedConnectionKept          Point = "replaced-connection-kept"
 	RunRoutesInherited              Point = "run-routes-inherited"
 

@@ -3,15 +3,16 @@
 package mutation
 
 // A Mutant is one single-bug variant of the reference Runtime: the point that turns it on and the
-// rule (scenarios/rules/rules.tsv) it breaks.
+// clause (scenarios/rules/clauses) it breaks.
 type Mutant struct {
-	Point       Point
-	Rule        string
+	Point Point
+	// Clause is the clause it breaks (scenarios/rules/clauses), or a rule not yet split.
+	Clause      string
 	Description string
 }
 
-// Runtime is the registry of Runtime mutants the matrix plays. Each was written from its rule's
-// text; a mutant no scenario kills stays out of it until a scenario does.
+// Runtime is the registry of Runtime mutants the matrix plays. Each was written from its clause's
+// text; one no scenario kills yet stays here and is listed in runner/mutants/survivors.tsv.
 var Runtime = []Mutant{
 	{ReadyWithoutRevisionBump, "AD-05", "ready is published at the revision of preparing instead of the next one"},
 	{RejectionMovesRevision, "AD-07", "a rejection carries a non-zero revision, as if it changed the handle"},

@@ -25,26 +25,27 @@ func TestMain(m *testing.M) {
 
 // The Core-side catalog is worth what it catches: every registered single-bug variant of the
 // reference Core fails at least one Core scenario that the unmutated reference Core passes, among
-// those that reach its point. A survivor fails the test; it is never whitelisted.
+// those that reach its point. Every mutant is judged and shown; a survivor fails the test unless
+// runner/mutants/survivors.tsv lists it.
 func TestCoreMutationMatrix(t *testing.T) {
 	var ms []mutants.Mutant
 	for _, m := range coremutation.Core {
-		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Description: m.Description,
+		ms = append(ms, mutants.Mutant{Point: string(m.Point), Clause: m.Clause, Description: m.Description,
 			Activate: func() func() { return coremutation.Activate(m.Point) }})
 	}
 	mx := mutants.Run(t, coreSide, ms, filepath.Join("..", "..", "..", "out", "mutants", "core-reach.json"))
 
 	var b strings.Builder
 	fmt.Fprint(&b, mutants.CoreSection[1:])
-	fmt.Fprintf(&b, "\nEach single-bug variant of the reference Core (`reference/core/mutation`), the rule it breaks "+
-		"(`scenarios/rules/rules.tsv`: the spec's rules and the contract Harness's own), and the first Core scenario (of the %d the unmutated reference Core passes, "+
-		"played by the `core: reference` pairing) that kills it. A mutant plays only the scenarios that reach its point (`out/mutants/core-reach.json`), cheapest first, "+
-		"and a kill counts only when the failure repeats on a replay with the full bounds. A mutant no scenario kills fails the run.\n\n", mx.Scenarios)
+	fmt.Fprintf(&b, "\nEach single-bug variant of the reference Core (`reference/core/mutation`), the clause it breaks "+
+		"(`scenarios/rules/clauses`; a bare rule ID: a rule not yet split), and the first Core scenario (of the %d the unmutated reference Core passes, "+
+		"played by the `core: reference` pairing) that kills it. A mutant plays only the scenarios that reach its point (`out/mutants/core-reach.json`), "+
+		"those naming its clause first, each group cheapest first, and a kill counts only when the failure repeats on a replay with the full bounds. "+
+		"Every mutant is kept and shown; a survivor fails the run unless `runner/mutants/survivors.tsv` lists it.\n\n", mx.Scenarios)
+	fmt.Fprintf(&b, "### Score per family\n\n")
+	mutants.WriteScore(&b, mutants.Score(mx.Kills))
+	fmt.Fprintf(&b, "\n### Every mutant\n\n")
 	mutants.WriteRows(&b, mx.Kills)
-	fmt.Fprintf(&b, "\nDropped, with the scenario that should catch them (none can today):\n\n")
-	for _, d := range droppedCore {
-		fmt.Fprintf(&b, "- %s\n", d)
-	}
 	table := b.String()
 	fmt.Print(table)
 	t.Logf("%d Core mutants against %d scenarios in %v", len(mx.Kills), mx.Scenarios, mx.Took.Round(100*time.Millisecond))
@@ -55,19 +56,11 @@ func TestCoreMutationMatrix(t *testing.T) {
 	}
 }
 
-// droppedCore lists the Core mutants taken out of the catalog because no scenario can kill them,
-// each with its rule and what would.
-var droppedCore = []string{
-	"invalid-heartbeat-keeps-snapshot (CN-29): an invalid heartbeat closes the transport but keeps the snapshot. " +
-		"connection/heartbeat/incomplete-capabilities-close-the-transport would, but the variant is equivalent in the reference Core: the shutdown that follows " +
-		"in the same handler clears the snapshot under the lock that marks the Session closed, so the kept snapshot lives only between two statements " +
-		"of the reader goroutine, where no frame, check or Turn claim can be ordered. Only a Core that keeps snapshots beyond the connection could show it.",
-}
-
 // coreSide plays Core scenarios against a fresh in-process reference Core each. A first play has
 // a short real-time bound on each read, so a mutant that withholds a frame costs half a second;
 // the replay that confirms a failure has the full second.
 var coreSide = mutants.Side{
+	Name: "core",
 	Scenarios: func() ([]*scenarios.Scenario, error) {
 		cat, err := scenarios.Embedded()
 		if err != nil {

@@ -87,7 +87,7 @@ func TestMonitorCatchesCoreMutants(t *testing.T) {
 	}
 	var ms []mutants.Mutant
 	for _, m := range coremutation.Core {
-		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Activate: func() func() { return coremutation.Activate(m.Point) }})
+		ms = append(ms, mutants.Mutant{Point: string(m.Point), Clause: m.Clause, Activate: func() func() { return coremutation.Activate(m.Point) }})
 	}
 	caught := mutants.MonitorRows(&b, ms, scs, killers, watchedCore)
 	fmt.Fprintf(&b, "\n%d of %d Core mutants caught.\n", caught, len(coremutation.Core))

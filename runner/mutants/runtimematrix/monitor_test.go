@@ -88,7 +88,7 @@ func TestMonitorCatchesMutants(t *testing.T) {
 	}
 	var ms []mutants.Mutant
 	for _, m := range mutation.Runtime {
-		ms = append(ms, mutants.Mutant{Point: string(m.Point), Rule: m.Rule, Activate: func() func() { return mutation.Activate(m.Point) }})
+		ms = append(ms, mutants.Mutant{Point: string(m.Point), Clause: m.Clause, Activate: func() func() { return mutation.Activate(m.Point) }})
 	}
 	caught := mutants.MonitorRows(&b, ms, scs, killers, watched)
 	fmt.Fprintf(&b, "\n%d of %d Runtime mutants caught.\n", caught, len(mutation.Runtime))
