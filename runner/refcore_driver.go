@@ -271,7 +271,7 @@ func (d *refCoreDriver) awaitOnline(ctx context.Context) error {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return fmt.Errorf("Core has no connection of device %s to close (waited %v)", d.DeviceID, InProcessBound)
+			return fmt.Errorf("the reference Core has no connection of device %s to close (waited %v)", d.DeviceID, InProcessBound)
 		}
 	}
 }
