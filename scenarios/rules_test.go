@@ -18,7 +18,7 @@ func TestLoadRules(t *testing.T) {
 	for _, r := range Rules() {
 		perFamily[r.Family]++
 	}
-	want := map[string]int{"CN": 52, "AD": 70, "RS": 18, "CA": 21, "IN": 23, "IA": 20, "FN": 14, "RP": 26, "WS": 32, "SU": 10, "SA": 7, "DS": 6, "EF": 8, "PJ": 16, "CH": 1}
+	want := map[string]int{"CN": 52, "AD": 70, "RS": 18, "CA": 21, "IN": 23, "IA": 20, "FN": 14, "RP": 26, "WS": 32, "SU": 10, "SA": 7, "DS": 6, "EF": 8, "PJ": 16, "CH": 2}
 	if diff := cmp.Diff(want, perFamily); diff != "" {
 		t.Fatalf("rules per family (-want +got):\n%s", diff)
 	}
@@ -70,7 +70,7 @@ func TestLintCatalogRules(t *testing.T) {
 // Lint names an untagged scenario and a rule of the side the scenario does not test.
 func TestLintRulesFindsUntaggedAndWrongSide(t *testing.T) {
 	a, _ := Parse("a.yaml", []byte("id: a\ntitle: t\nsteps: [{silence: core}]\n"))
-	b, _ := Parse("b.yaml", []byte("id: b\ntitle: t\ntests: core\nrules: [AD-08]\nsteps: [{silence: core}]\n"))
+	b, _ := Parse("b.yaml", []byte("id: b\ntitle: t\ntests: core\nrules: [AD-08.1, AD-09]\nsteps: [{silence: core}]\n"))
 	c, errs := Link(append(a, b...))
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -81,7 +81,9 @@ func TestLintRulesFindsUntaggedAndWrongSide(t *testing.T) {
 	}
 	want := []string{
 		"a.yaml:1: scenario a names no rules: add rules: [ID, …] with the rules it checks",
-		"b.yaml:1: scenario b tests the core but rule AD-08 binds the runtime",
+		"b.yaml:1: scenario b tests the core but clause AD-08.1 binds the runtime",
+		"b.yaml:1: scenario b tests the core but rule AD-09 binds the runtime",
+		"b.yaml:1: scenario b names rule AD-09 whole, which has " + fmt.Sprint(len(ClausesOf("AD-09"))) + " clauses: name the clauses it checks (AD-09.1 … AD-09." + fmt.Sprint(len(ClausesOf("AD-09"))) + ")",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("lint (-want +got):\n%s", diff)

@@ -140,15 +140,9 @@ func (g *Gateway) Close() {
 	}
 	g.mu.Unlock()
 	for _, s := range all {
-		// Nothing went wrong: a clean close (CN-20), which the daemon does not take for an error.
-		switch {
-		case mutation.On(mutation.CN20ShutdownDrops):
-			s.shutdown(fmt.Errorf("%w: %s", ErrSessionClosed, reasonGatewayClosing), 0, "")
-		case mutation.On(mutation.CN20ShutdownErrorClose):
-			s.Close(websocket.StatusInternalError, reasonGatewayClosing)
-		default:
-			s.Close(websocket.StatusGoingAway, reasonGatewayClosing)
-		}
+		// Nothing went wrong: a clean close, which the daemon does not take for an error (CN-20
+		// binds only the daemon's side; no sentence binds how Core closes when it stops).
+		s.Close(websocket.StatusGoingAway, reasonGatewayClosing)
 	}
 	g.wg.Wait()
 }

@@ -214,10 +214,7 @@ const (
 )
 
 // CN-20: clean closes 1000/1001 are not errors.
-const (
-	CN20ShutdownErrorClose Point = "cn20-shutdown-error-close"
-	CN20ShutdownDrops      Point = "cn20-shutdown-drops"
-)
+const ()
 
 // CN-42: a per-frame write timeout of 10 s; a failed write closes the session.
 const (
