@@ -19,7 +19,7 @@ stress:
 ## mutants: the mutation kill matrix: the Runtime catalog against every single-bug variant of the reference
 ## Runtime, and the Core scenarios against every single-bug variant of the reference Core (both built only with
 ## -tags wirecheck_mutants). Every mutant is judged and shown, with the score per family; it fails on a survivor
-## runner/mutants/survivors.tsv does not list, on a listed one that was killed, and on a kill record
+## runner/mutants/survivors/<FAMILY>.tsv does not list, on a listed one that was killed, and on a kill record
 ## (scenarios/rules/kills, which coverage reads) that the run contradicts. A clean run maps which scenarios reach each mutant's point
 ## (out/mutants/*-reach.json); a mutant plays only those, in worker processes side by side. UPDATE=1 rewrites
 ## docs/mutants.md and the kill records; POINT=regexp judges only the mutants whose point matches (a focused run while writing one;

@@ -112,7 +112,7 @@ func Judge(ctx context.Context, t testing.TB, p *Pool, r Reach, ms []Mutant, kno
 	for _, k := range matrix {
 		switch {
 		case k.Confirmed != "" && k.Known != "":
-			t.Errorf("mutant %s (%s) is listed in %s as a survivor but was killed by %s: take its line out (the list only shrinks)", k.Point, k.Clause, SurvivorsFile, k.Confirmed)
+			t.Errorf("mutant %s (%s) is listed in %s as a survivor but was killed by %s: take its line out (the list only shrinks)", k.Point, k.Clause, SurvivorsDir, k.Confirmed)
 		case k.Confirmed != "":
 			t.Logf("mutant %s killed by %s, the %d. of %d reaching scenarios, in %v", k.Point, k.Confirmed, k.Played, k.Reaching, k.Took.Round(time.Millisecond))
 		case k.Known != "":

@@ -9,24 +9,34 @@ import (
 	"strings"
 )
 
-// SurvivorsFile lists the mutants known to survive the catalog, each with why: a mutant written
-// from its clause before the scenario that kills it, or one equivalent to the reference. The
-// matrix shows every survivor; it fails only on one this file does not list, and on a listed one
-// that was killed, so the file only shrinks. Its path is relative to the repository.
-const SurvivorsFile = "runner/mutants/survivors.tsv"
+// SurvivorsDir lists the mutants known to survive the catalog, one file per family
+// (<FAMILY>.tsv), each line with why: a mutant written from its clause before the scenario that
+// kills it, or one equivalent to the reference. The matrix shows every survivor; it fails only on
+// one no file lists, and on a listed one that was killed, so the files only shrink. Its path is
+// relative to the repository.
+const SurvivorsDir = "runner/mutants/survivors"
 
 // Survivors maps a known survivor's point to the reason the file gives.
 type Survivors map[string]string
 
-// LoadSurvivors reads the survivors file of one side ("runtime" or "core") from the matrix tests'
-// directory (two below this one): side, point, clause, why; tab-separated, # comments. A point the
-// side's registry does not have is an error: the file names only mutants that exist.
+// LoadSurvivors reads the survivors files' lines of one side ("runtime" or "core"), as the matrix
+// tests (two directories below this one) see them: side, point, clause, why; tab-separated, #
+// comments. A point the side's registry does not have is an error: the files name only mutants
+// that exist.
 func LoadSurvivors(side string, ms []Mutant) (Survivors, error) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", SurvivorsFile))
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", SurvivorsDir, "*.tsv"))
 	if err != nil {
 		return nil, err
 	}
-	return parseSurvivors(string(raw), side, ms)
+	var all strings.Builder
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		all.WriteString(fmt.Sprintf("# %s\n%s\n", filepath.Base(f), raw))
+	}
+	return parseSurvivors(all.String(), side, ms)
 }
 
 func parseSurvivors(text, side string, ms []Mutant) (Survivors, error) {
@@ -36,12 +46,18 @@ func parseSurvivors(text, side string, ms []Mutant) (Survivors, error) {
 	}
 	out := Survivors{}
 	var errs []string
-	for i, line := range strings.Split(text, "\n") {
+	file, n := SurvivorsDir, 0
+	for _, line := range strings.Split(text, "\n") {
+		n++
+		if name, ok := strings.CutPrefix(line, "# "); ok && strings.HasSuffix(name, ".tsv") && !strings.Contains(name, " ") {
+			file, n = SurvivorsDir+"/"+name, 0 // where LoadSurvivors joined the next file
+			continue
+		}
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		cols := strings.Split(line, "\t")
-		at := fmt.Sprintf("%s:%d", SurvivorsFile, i+1)
+		at := fmt.Sprintf("%s:%d", file, n)
 		switch {
 		case len(cols) != 4:
 			errs = append(errs, fmt.Sprintf("%s: want 4 tab-separated columns (side, point, clause, why), got %d", at, len(cols)))

@@ -26,10 +26,10 @@ func TestParseSurvivors(t *testing.T) {
 	bad := "runtime\tnope\tAD-01.2\twhy\nruntime\ta\tAD-01.1\twhy\nruntime\tb\tCN-14\t \nruntime\tc\tCN-14\n"
 	_, err = parseSurvivors(bad, "runtime", registry)
 	want := []string{
-		`runner/mutants/survivors.tsv:1: runtime has no mutant "nope": the file lists only registered mutants`,
-		"runner/mutants/survivors.tsv:2: mutant a breaks AD-01.2, not AD-01.1",
-		"runner/mutants/survivors.tsv:3: b is listed without a reason",
-		"runner/mutants/survivors.tsv:4: want 4 tab-separated columns (side, point, clause, why), got 3",
+		`runner/mutants/survivors:1: runtime has no mutant "nope": the file lists only registered mutants`,
+		"runner/mutants/survivors:2: mutant a breaks AD-01.2, not AD-01.1",
+		"runner/mutants/survivors:3: b is listed without a reason",
+		"runner/mutants/survivors:4: want 4 tab-separated columns (side, point, clause, why), got 3",
 	}
 	if err == nil {
 		t.Fatal("no error")

@@ -2,6 +2,8 @@
 
 package mutation
 
+import "slices"
+
 // A Mutant is one single-bug variant of the reference Core: the point that turns it on and the
 // clause (scenarios/rules/clauses) it breaks.
 type Mutant struct {
@@ -12,8 +14,12 @@ type Mutant struct {
 }
 
 // Core is the registry of Core mutants the matrix plays. Each was written from its clause's text;
-// one no scenario kills yet stays here and is listed in runner/mutants/survivors.tsv.
-var Core = []Mutant{
+// one no scenario kills yet stays here and is listed in runner/mutants/survivors/<FAMILY>.tsv.
+var Core = slices.Concat(baseCore, coreCN, coreAD, coreRS, coreCA, coreIN, coreIA, coreFN, coreRP, coreWS, coreSU, coreSA, coreDS, coreEF, corePJ, coreCH)
+
+// baseCore are the mutants written before W3.2, each rule's first; the mutants written from
+// the clauses since are in catalog_<family>.go, one file per family.
+var baseCore = []Mutant{
 	{IncompatibleVersionAccepted, "CN-14.3", "an upgrade whose version is not byte for byte proto.Version is accepted instead of 426"},
 	{VersionAfterAuthentication, "CN-15.1", "the upgrade is authenticated before its version is checked: a refused credential answers 401 where the version makes it 426"},
 	{BootstrapAnyMethod, "CN-12.1", "a bootstrap that is not a POST is judged as one instead of refused 405 method_not_allowed"},

@@ -2,6 +2,8 @@
 
 package mutation
 
+import "slices"
+
 // A Mutant is one single-bug variant of the reference Runtime: the point that turns it on and the
 // clause (scenarios/rules/clauses) it breaks.
 type Mutant struct {
@@ -12,8 +14,12 @@ type Mutant struct {
 }
 
 // Runtime is the registry of Runtime mutants the matrix plays. Each was written from its clause's
-// text; one no scenario kills yet stays here and is listed in runner/mutants/survivors.tsv.
-var Runtime = []Mutant{
+// text; one no scenario kills yet stays here and is listed in runner/mutants/survivors/<FAMILY>.tsv.
+var Runtime = slices.Concat(baseRuntime, runtimeCN, runtimeAD, runtimeRS, runtimeCA, runtimeIN, runtimeIA, runtimeFN, runtimeRP, runtimeWS, runtimeSU, runtimeSA, runtimeDS, runtimeEF, runtimePJ, runtimeCH)
+
+// baseRuntime are the mutants written before W3.2, each rule's first; the mutants written from
+// the clauses since are in catalog_<family>.go, one file per family.
+var baseRuntime = []Mutant{
 	{ReadyWithoutRevisionBump, "AD-05.2", "ready is published at the revision of preparing instead of the next one"},
 	{RejectionMovesRevision, "AD-04.1", "a rejection carries a non-zero revision, as if it changed the handle"},
 	{InvalidPrepareUnanswered, "AD-08.1", "an undecodable execution_prepare gets no rejected invalid_request"},

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 // The Core-side catalog is worth what it catches: every registered single-bug variant of the
 // reference Core fails at least one Core scenario that the unmutated reference Core passes, among
 // those that reach its point. Every mutant is judged and shown; a survivor fails the test unless
-// runner/mutants/survivors.tsv lists it.
+// runner/mutants/survivors/<FAMILY>.tsv lists it.
 func TestCoreMutationMatrix(t *testing.T) {
 	var ms []mutants.Mutant
 	for _, m := range coremutation.Core {
@@ -41,7 +41,7 @@ func TestCoreMutationMatrix(t *testing.T) {
 		"(`scenarios/rules/clauses`; a bare rule ID: a rule not yet split), and the first Core scenario (of the %d the unmutated reference Core passes, "+
 		"played by the `core: reference` pairing) that kills it. A mutant plays only the scenarios that reach its point (`out/mutants/core-reach.json`), "+
 		"those naming its clause first, each group cheapest first, and a kill counts only when the failure repeats on a replay with the full bounds. "+
-		"Every mutant is kept and shown; a survivor fails the run unless `runner/mutants/survivors.tsv` lists it.\n\n", mx.Scenarios)
+		"Every mutant is kept and shown; a survivor fails the run unless `runner/mutants/survivors/<FAMILY>.tsv` lists it.\n\n", mx.Scenarios)
 	fmt.Fprintf(&b, "### Score per family\n\n")
 	mutants.WriteScore(&b, mutants.Score(mx.Kills))
 	fmt.Fprintf(&b, "\n### Every mutant\n\n")

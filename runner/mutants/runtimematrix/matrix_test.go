@@ -68,7 +68,7 @@ func TestMutationMatrix(t *testing.T) {
 		"(`scenarios/rules/clauses`; a bare rule ID: a rule not yet split), and the first Runtime scenario (of the %d the unmutated reference passes) "+
 		"that kills it. A mutant plays only the scenarios that reach its point (the map a clean run builds, `out/mutants/runtime-reach.json`), "+
 		"those naming its clause first, each group cheapest first, and a kill counts only when the failure repeats on a replay with the full bounds. "+
-		"Every mutant is kept and shown; a survivor fails the run unless `runner/mutants/survivors.tsv` lists it.\n\n", mx.Scenarios)
+		"Every mutant is kept and shown; a survivor fails the run unless `runner/mutants/survivors/<FAMILY>.tsv` lists it.\n\n", mx.Scenarios)
 	fmt.Fprintf(&b, "### Score per family\n\n")
 	mutants.WriteScore(&b, mutants.Score(mx.Kills))
 	fmt.Fprintf(&b, "\n### Every mutant\n\n")

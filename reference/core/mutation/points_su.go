@@ -1,0 +1,4 @@
+package mutation
+
+// The decision points of the Core mutants in catalog_su.go.
+const ()

@@ -1,0 +1,8 @@
+//go:build wirecheck_mutants
+
+package mutation
+
+// runtimeIA are the Runtime mutants of the IA family written from its clauses
+// (scenarios/rules/clauses/IA.tsv), each before the scenario that kills it; their points are in
+// points_ia.go.
+var runtimeIA = []Mutant{}

@@ -1,0 +1,4 @@
+package mutation
+
+// The decision points of the Runtime mutants in catalog_ef.go.
+const ()
