@@ -20,7 +20,7 @@ func (r *router) admitReadOnlyLocked(p *proto.ExecutionPreparePayload, caps prot
 	if code := r.checkEnvironment(cfg, caps); code != "" {
 		return code
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked() || r.fencedLocked() {
+	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyReadOnly) || r.fencedLocked() {
 		return proto.CodeResourceUnavailable
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
