@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -40,6 +42,10 @@ type Client struct {
 	// Strict holds a 2xx bootstrap answer to every member of protocol-facts.md §1.2 (see
 	// CheckBootstrapAnswer): what a tester of Cores wants, where a Runtime reads leniently.
 	Strict bool
+	// HandshakeGuard is the wall-clock backstop of an upgrade (default proto.HandshakeTimeout). A
+	// caller that runs the handshake timeout on a virtual clock of its own sets a longer one: a
+	// safety net a loaded machine cannot reach before the virtual timeout is due.
+	HandshakeGuard time.Duration
 }
 
 func (c Client) httpClient() *http.Client {
@@ -108,14 +114,18 @@ func (c Client) Dial(ctx context.Context, wsURL string, id Identity) (*websocket
 	u.RawQuery = q.Encode()
 	h := http.Header{}
 	setBearer(h, id.Credential)
-	return Upgrade(ctx, u.String(), &websocket.DialOptions{HTTPHeader: h, HTTPClient: c.httpClient()})
+	return upgrade(ctx, u.String(), &websocket.DialOptions{HTTPHeader: h, HTTPClient: c.httpClient()}, cmp.Or(c.HandshakeGuard, proto.HandshakeTimeout))
 }
 
 // Upgrade dials a WebSocket within the handshake timeout and sets the protocol's read limit. A
 // non-101 answer is a *Refusal carrying the answer as it came.
 func Upgrade(ctx context.Context, wsURL string, opts *websocket.DialOptions) (*websocket.Conn, error) {
+	return upgrade(ctx, wsURL, opts, proto.HandshakeTimeout)
+}
+
+func upgrade(ctx context.Context, wsURL string, opts *websocket.DialOptions, guard time.Duration) (*websocket.Conn, error) {
 	// A socket guard: wall clock, like the per-frame write deadline.
-	ctx, cancel := context.WithTimeout(ctx, proto.HandshakeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, guard)
 	defer cancel()
 	ws, resp, err := websocket.Dial(ctx, wsURL, opts)
 	if err != nil {

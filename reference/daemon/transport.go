@@ -42,8 +42,18 @@ func withClockTimeout(ctx context.Context, c clock.Clock, d time.Duration) (cont
 }
 
 func (d *Daemon) client() transport.Client {
-	return transport.Client{HTTP: d.cfg.HTTPClient, UserAgent: "wirecheck-runtime/" + d.cfg.DaemonVersion}
+	c := transport.Client{HTTP: d.cfg.HTTPClient, UserAgent: "wirecheck-runtime/" + d.cfg.DaemonVersion}
+	if _, virtual := d.cfg.Clock.(*clock.Fake); virtual {
+		// The handshake timeout runs on the virtual clock (dial): the wall-clock guard is only a
+		// safety net, which a starved process must not reach first.
+		c.HandshakeGuard = virtualHandshakeGuard
+	}
+	return c
 }
+
+// virtualHandshakeGuard is the wall-clock backstop of an upgrade when the daemon's clock is
+// virtual.
+const virtualHandshakeGuard = 5 * time.Minute
 
 func (d *Daemon) identity() transport.Identity {
 	return transport.Identity{DeviceID: d.cfg.DeviceID, Credential: d.cfg.Credential, Version: proto.Version}
@@ -59,7 +69,7 @@ func (d *Daemon) dial(ctx context.Context, wsURL string) (*websocket.Conn, error
 		id.CredentialInQuery = true
 	}
 	// The handshake timeout (CN-21) runs on the daemon's clock; the transport's own wall-clock
-	// guard of the same length stays as the socket's backstop.
+	// guard stays as the socket's backstop (client: a safety net when the clock is virtual).
 	timeout := proto.HandshakeTimeout
 	if mutation.On(mutation.StallHandshakeShort) {
 		timeout /= 2
