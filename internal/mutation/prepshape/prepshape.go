@@ -271,9 +271,7 @@ var fixes = map[string]func(p *proto.RuntimePreparePayload) bool{
 			p.File = &proto.PreparedFile{Path: "/workspace/unnamed"}
 		case p.Action == proto.ActionInitialize && p.Initialization == nil:
 			p.Initialization = &proto.RuntimeInitialization{Action: proto.InitConfigure}
-		case p.Action == proto.ActionFinalize && p.Sources == nil:
-			p.Sources = &proto.CapabilitySources{}
-		default:
+		default: // a finalize without sources is RP-07.1's
 			return false
 		}
 		return true

@@ -79,7 +79,7 @@ var baseCore = []Mutant{
 	{PrepareUnlistedCodeRejected, "RP-15.4", "a rejected receipt with a code the spec does not list is recorded as a rejection instead of unknown"},
 	{PrepareRejectedRetried, "RP-16.6", "a rejected transfer is begun again (a fresh transfer ID) instead of stopping the preparation"},
 	{PrepareTransfersOverlap, "RP-17.1", "the next operation's begin is sent as soon as commit is, while the first transfer still awaits completed"},
-	{PrepareEmptyChunkSent, "RP-14.6", "a zero-size file (or an initialize, a finalize) sends a chunk without data before commit"},
+	{PrepareEmptyChunkSent, "RP-14.6", "a zero-size file sends a chunk without data before commit (initialize and finalize do not)"},
 	{PrepareDisconnectIgnored, "RP-18.3", "a disconnect mid-transfer leaves the preparation running instead of unknown runtime_preparation_unconfirmed"},
 	{PrepareResentAfterReconnect, "RP-16.7", "after the daemon reconnects, the runtime_prepare frame last sent on its previous connection is sent again"},
 	{WorkspaceWriteUnbounded, "WS-25.4", "a workspace write without its completed is awaited forever instead of at most 195 s"},
