@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/wirecheck/wirecheck/internal/mutation/prepshape"
@@ -90,7 +92,7 @@ func laxPrepare(raw json.RawMessage) *proto.RuntimePreparePayload {
 	}
 	var loose proto.RuntimePreparePayload
 	if json.Unmarshal(raw, &loose) != nil {
-		return nil
+		return base64URLChunk(raw)
 	}
 	for _, l := range laxRules {
 		fixed := prepshape.Fixed(l.clause, &loose)
@@ -103,6 +105,27 @@ func laxPrepare(raw json.RawMessage) *proto.RuntimePreparePayload {
 		return &loose
 	}
 	return nil
+}
+
+// base64URLChunk is RP-09.6's mutant: a chunk whose data is unpadded base64url is decoded all the
+// same, and served when that is all it breaks.
+func base64URLChunk(raw json.RawMessage) *proto.RuntimePreparePayload {
+	var m map[string]json.RawMessage
+	var data string
+	if json.Unmarshal(raw, &m) != nil || json.Unmarshal(m["data"], &data) != nil {
+		return nil
+	}
+	body, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(data, "="))
+	if err != nil {
+		return nil
+	}
+	m["data"], _ = json.Marshal(body)
+	fixed, _ := json.Marshal(m)
+	var p proto.RuntimePreparePayload
+	if json.Unmarshal(fixed, &p) != nil || p.Validate() != nil || !mutation.On(mutation.RPDataBase64URLAccepted) {
+		return nil
+	}
+	return &p
 }
 
 // limitRules are the at-limit mutants: a payload exactly on the limit is refused.

@@ -290,7 +290,7 @@ func (p *preparer) onReceipt(ev gateway.Event) {
 		return // awaited on
 	}
 	if ev.Invalid != nil {
-		if lax := laxReceipt(ev.Envelope.Payload); lax != nil {
+		if lax := laxReceipt(ev.Envelope.Payload, p.state.Phase); lax != nil {
 			r = envprep.Receipt{Payload: lax}
 		}
 	}

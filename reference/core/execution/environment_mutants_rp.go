@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution/envprep"
 	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -56,6 +57,11 @@ var laxReceipts = []struct {
 	keep  bool
 	fix   func(r *proto.RuntimePrepareResultPayload) bool
 }{
+	{mutation.RPCoreExitCodeUnbounded, true, func(r *proto.RuntimePrepareResultPayload) bool {
+		ok := r.Outcome == proto.OutcomeFailed && (r.ExitCode < 0 || r.ExitCode > 255)
+		r.ExitCode = 1
+		return ok
+	}},
 	{mutation.RPCoreStrayOffsetIgnored, false, func(r *proto.RuntimePrepareResultPayload) bool {
 		ok := (r.Outcome == proto.OutcomeReady || r.Outcome == proto.OutcomeCompleted) && r.Offset != 0
 		r.Offset = 0
@@ -93,12 +99,25 @@ var laxReceipts = []struct {
 	}},
 }
 
-// laxReceipt is the receipt a receipt-shape mutant takes from an invalid runtime_prepare_result,
-// or nil.
-func laxReceipt(raw json.RawMessage) *proto.RuntimePrepareResultPayload {
+// awaited is the outcome Core awaits in each phase of a transfer.
+var awaited = map[string]string{envprep.PhaseReady: proto.OutcomeReady, envprep.PhaseReceived: proto.OutcomeReceived,
+	envprep.PhaseCompleted: proto.OutcomeCompleted}
+
+// laxReceipt is the receipt a receipt-shape mutant takes from an invalid runtime_prepare_result
+// that arrived in phase, or nil.
+func laxReceipt(raw json.RawMessage, phase string) *proto.RuntimePrepareResultPayload {
 	var loose proto.RuntimePrepareResultPayload
 	if json.Unmarshal(raw, &loose) != nil {
 		return nil
+	}
+	switch loose.Outcome {
+	case proto.OutcomeReady, proto.OutcomeReceived, proto.OutcomeCompleted, proto.OutcomeRejected, proto.OutcomeFailed, proto.OutcomeUnknown:
+	default:
+		taken := loose
+		taken.Outcome = awaited[phase]
+		if taken.Outcome != "" && taken.Validate() == nil && mutation.On(mutation.RPCoreUnknownOutcomeTaken) {
+			return &taken
+		}
 	}
 	for _, l := range laxReceipts {
 		fixed := loose

@@ -83,6 +83,9 @@ var coreRP = []Mutant{
 	{RPCoreFirstConnectionOnly, "RP-14.8", "Core runs a device's preparation on its first connection only: a new connection after a completed preparation is taken as prepared and gets no transfer"},
 
 	// How Core takes receipts, and what it does after the transfer ended.
+	{RPCoreDataBase64URL, "RP-09.6", "Core encodes chunk data as unpadded base64url instead of standard base64"},
+	{RPCoreUnknownOutcomeTaken, "RP-12.1", "a receipt whose outcome is none of the six is taken as the outcome Core awaits instead of ending the preparation unknown"},
+	{RPCoreExitCodeUnbounded, "RP-12.7", "a failed whose exit_code is outside 0 to 255 is recorded as failed with that exit_code instead of ending the preparation unknown"},
 	{RPCoreStrayOffsetIgnored, "RP-12.2", "a ready or completed carrying an offset is taken with the offset ignored instead of ending the preparation unknown"},
 	{RPCoreStraySizeIgnored, "RP-12.4", "a ready or received carrying size_bytes is taken with it ignored instead of ending the preparation unknown"},
 	{RPCoreStrayCodeIgnored, "RP-12.6", "a ready, received or completed carrying an error_code is taken with it ignored instead of ending the preparation unknown"},

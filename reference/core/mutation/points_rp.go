@@ -80,6 +80,9 @@ const (
 	RPCoreFirstConnectionOnly      Point = "rp-core-first-connection-only"
 
 	// How Core takes receipts, and what it does after the transfer ended.
+	RPCoreUnknownOutcomeTaken       Point = "rp-core-unknown-outcome-taken"
+	RPCoreExitCodeUnbounded         Point = "rp-core-exit-code-unbounded"
+	RPCoreDataBase64URL             Point = "rp-core-data-base64url"
 	RPCoreStrayOffsetIgnored        Point = "rp-core-stray-offset-ignored"
 	RPCoreStraySizeIgnored          Point = "rp-core-stray-size-ignored"
 	RPCoreStrayCodeIgnored          Point = "rp-core-stray-code-ignored"

@@ -89,6 +89,9 @@ var runtimeRP = []Mutant{
 	{RPReceivedCarriesSize, "RP-12.4", "received carries size_bytes = the declared size, though size_bytes is set only on completed"},
 	{RPUnknownCarriesExitCode, "RP-12.8", "a setup command killed by a signal is answered unknown with exit_code 137 (128 + SIGKILL), though exit_code appears only with failed"},
 	{RPRefusedApplyUnlistedCode, "RP-13.1", "an apply refused before anything changed (an unsafe destination) is answered rejected unsafe_destination, a code not listed for runtime_prepare"},
+	{RPRejectedCarriesOffset, "RP-12.9", "a rejected that closes a transfer (a gap, an overflow, a short or corrupt body) carries offset = the bytes received so far (also breaks RP-12.2: an offset off received)"},
+	{RPUnknownWrongCode, "RP-13.3", "an uncertain apply is answered unknown with error_code runtime_preparation_failed instead of runtime_preparation_unconfirmed (also breaks RP-24.6, which names the code)"},
+	{RPDataBase64URLAccepted, "RP-09.6", "a chunk whose data is unpadded base64url instead of standard base64 is decoded and served instead of rejected invalid_request"},
 	{RPMissingSourceWrongCode, "RP-13.2", "a finalize whose sources are not installed is answered failed with error_code runtime_preparation_rejected instead of runtime_preparation_failed"},
 
 	// Invalid frames, the one slot, ownership.

@@ -86,6 +86,9 @@ const (
 	RPUnknownCarriesExitCode           Point = "rp-unknown-carries-exit-code"
 	RPRefusedApplyUnlistedCode         Point = "rp-refused-apply-unlisted-code"
 	RPMissingSourceWrongCode           Point = "rp-missing-source-wrong-code"
+	RPRejectedCarriesOffset            Point = "rp-rejected-carries-offset"
+	RPUnknownWrongCode                 Point = "rp-unknown-wrong-code"
+	RPDataBase64URLAccepted            Point = "rp-data-base64url-accepted"
 
 	// Invalid frames, the one slot, ownership.
 	RPUndecodableUnanswered         Point = "rp-undecodable-unanswered"

@@ -272,7 +272,11 @@ func (c *Conn) closeSlot(code string) []Effect {
 	t := c.Slot
 	c.Slot = nil
 	c.Seen[t.ID] = Spent
-	return []Effect{Close{t.ID}, reply(t.ID, proto.OutcomeRejected, code)}
+	r := reply(t.ID, proto.OutcomeRejected, code)
+	if t.Received > 0 && mutation.On(mutation.RPRejectedCarriesOffset) {
+		r.Result.Offset = t.Received
+	}
+	return []Effect{Close{t.ID}, r}
 }
 
 // HasBody reports whether a transfer of this action carries a body (file, skill, plugin).
@@ -406,6 +410,9 @@ func (c *Conn) reapplied(f Frame, phase Phase) ([]Effect, bool) {
 func mutateUnconfirmed(t *Transfer, r *Reply) {
 	if mutation.On(mutation.PrepareUnconfirmedReleasesSlot) {
 		r.Result.Outcome, r.Result.ErrorCode = proto.OutcomeFailed, proto.CodeRuntimePreparationFailed // the slot stays owned
+	}
+	if mutation.On(mutation.RPUnknownWrongCode) {
+		r.Result.ErrorCode = proto.CodeRuntimePreparationFailed
 	}
 	if mutation.On(mutation.RPUnknownOutcomeSpelledUnconfirmed) {
 		r.Result.Outcome = "unconfirmed"

@@ -127,6 +127,9 @@ type Chunk struct {
 func (c Chunk) Frame(trace string) (proto.Envelope, []byte, error) {
 	p := &proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: c.Offset, Data: c.Data}
 	mutateChunk(c, p)
+	if mutation.On(mutation.RPCoreDataBase64URL) {
+		return base64URLFrame(c.TransferID, trace, p)
+	}
 	return proto.EncodeFrame(proto.TypeRuntimePrepare, c.TransferID, trace, p)
 }
 
@@ -232,6 +235,9 @@ func (s *State) receipt(r Receipt) []Effect {
 	if err := p.Validate(); err != nil {
 		if mutation.On(mutation.PrepareUnlistedCodeRejected) && p.Outcome == proto.OutcomeRejected {
 			return s.end(store.PreparationRejected, p, "")
+		}
+		if p.Outcome == proto.OutcomeFailed && (p.ExitCode < 0 || p.ExitCode > 255) && mutation.On(mutation.RPCoreExitCodeUnbounded) {
+			return s.end(store.PreparationFailed, p, "")
 		}
 		if p.Outcome == proto.OutcomeFailed && mutation.On(mutation.RPCoreFailedCodeUnchecked) {
 			return s.end(store.PreparationFailed, p, "")

@@ -1,6 +1,8 @@
 package envprep
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -53,6 +55,25 @@ func mutateChunk(c Chunk, p *proto.RuntimePreparePayload) {
 	if mutation.On(mutation.RPCoreChunkOffsetIsEnd) {
 		p.Offset += int64(len(p.Data))
 	}
+}
+
+// base64URLFrame is a chunk's frame with its data in unpadded base64url (RP-09.6's mutant).
+func base64URLFrame(id, trace string, p *proto.RuntimePreparePayload) (proto.Envelope, []byte, error) {
+	env, err := proto.NewEnvelope(proto.TypeRuntimePrepare, id, p)
+	if err != nil {
+		return env, nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(env.Payload, &m); err != nil {
+		return env, nil, err
+	}
+	m["data"], _ = json.Marshal(base64.RawURLEncoding.EncodeToString(p.Data))
+	if env.Payload, err = json.Marshal(m); err != nil {
+		return env, nil, err
+	}
+	env.Trace = trace
+	raw, err := env.Encode()
+	return env, raw, err
 }
 
 // commit is the commit payload of the current transfer.
