@@ -25,6 +25,7 @@ type grant struct {
 // prepare handles execution_prepare: the rules of protocol-facts.md §4.3, in the table's order.
 func (r *router) prepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionPreparePayload](env)
+	p, err = laxFunctionTools(env, p, err)
 	if err != nil && mutation.On(mutation.KindBeforeMCPOrigin) {
 		var loose proto.ExecutionPreparePayload
 		if json.Unmarshal(env.Payload, &loose) == nil {
@@ -106,7 +107,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if cfg.WorkspaceReadOnly {
 		return r.admitReadOnlyLocked(p, caps)
 	}
-	if code := r.checkEnvironment(cfg, caps); code != "" {
+	if code := r.checkEnvironment(cfg, ungatedTools(cfg, caps, false)); code != "" {
 		return code
 	}
 	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrepare) || r.fencedLocked() {
@@ -162,9 +163,9 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 		return proto.CodeUnsupportedConfiguration
 	case cfg.LocalEnvironment == nil && !cfg.DisableExecutionEnvironment && !mutation.On(mutation.NoEnvironmentBindingAccepted):
 		return proto.CodeInvalidConfiguration // no Environment binding at all
-	case len(cfg.FunctionTools) > 0 && !caps.FunctionTools.Supported() && !mutation.On(mutation.FunctionToolsWithoutCapability):
+	case len(cfg.FunctionTools) > 0 && !caps.FunctionTools.Supported():
 		return proto.CodeUnsupportedConfiguration
-	case cfg.ToolSearch && !caps.ToolSearch.Supported() && !mutation.On(mutation.ToolSearchWithoutCapability):
+	case cfg.ToolSearch && !caps.ToolSearch.Supported():
 		return proto.CodeUnsupportedConfiguration
 	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported():
 		return proto.CodeUnsupportedConfiguration

@@ -48,6 +48,7 @@ func (r *router) interactionEmitted(rn *run, ev harness.Event) (proto.Envelope, 
 		k := interact.FunctionKey(rn.id, p.CallID)
 		r.ia.m.Emitted(k, rn.id, nil)
 		r.ia.runs[k] = rn
+		return mutateFunctionCall(rn.id, p)
 	case harness.Withdrawal:
 		k := interact.Key{Family: harness.Permission, ID: p.RequestID}
 		r.ia.m.Withdrawn(k)
@@ -60,11 +61,15 @@ func (r *router) interactionEmitted(rn *run, ev harness.Event) (proto.Envelope, 
 func (r *router) interactionsEnded(rn *run) {
 	r.iaMu.Lock()
 	defer r.iaMu.Unlock()
+	kept := r.keptCalls(rn)
 	r.ia.m.RunEnded(rn.id)
 	for k, owner := range r.ia.runs {
-		if owner == rn {
+		if owner == rn && !kept[k] {
 			delete(r.ia.runs, k)
 		}
+	}
+	for k := range kept {
+		r.ia.m.Emitted(k, rn.id, nil)
 	}
 }
 
@@ -100,16 +105,26 @@ func (r *router) userChoiceDecision(env proto.Envelope) {
 // functionResult answers one function_result (§4.12); its ack goes under the Run ID.
 func (r *router) functionResult(env proto.Envelope) {
 	p, err := proto.Decode[proto.FunctionResultPayload](env)
+	p, err = laxFunctionResult(env, p, err)
 	if err != nil {
-		r.refuseAnswer(env, proto.CodeInvalidResult, err)
+		if !r.refusedResultMutants(env) {
+			r.refuseAnswer(env, proto.CodeInvalidResult, err)
+		}
 		return
 	}
-	a := interact.Answer{Key: interact.FunctionKey(env.ID, p.CallID), Fingerprint: answerFingerprint(env.Payload)}
-	r.answer(env.ID, p.DeliveryID, a, func(caps proto.AgentKindCapabilities) (bool, string) {
+	if r.unknownCallRefused(env, p) {
+		return
+	}
+	a := interact.Answer{Key: interact.FunctionKey(r.resultRun(env.ID, p.CallID), p.CallID), Fingerprint: answerFingerprint(env.Payload)}
+	r.answer(resultAckID(env.ID, p), p.DeliveryID, a, func(caps proto.AgentKindCapabilities) (bool, string) {
+		declared := caps.FunctionTools.Supported() || mutation.On(mutation.FNUndeclaredServed)
 		if !caps.FunctionResultImages.Supported() && hasImage(p.Content) && !mutation.On(mutation.ResultImagesUngated) {
-			return caps.FunctionTools.Supported(), "content carries an image and function_result_images is not declared"
+			return declared, "content carries an image and function_result_images is not declared"
 		}
-		return caps.FunctionTools.Supported(), ""
+		if caps.FunctionResultImages.Supported() && hasImage(p.Content) && mutation.On(mutation.FNDeclaredImagesRefused) {
+			return declared, "content carries an image"
+		}
+		return declared, ""
 	}, p)
 }
 
@@ -156,12 +171,14 @@ func (r *router) answer(ackID, delivery string, a interact.Answer, declared func
 		}
 	}
 	mutateAnswer(r.ia.m, &a)
-	v := r.ia.m.Decide(a)
+	mutateFunctionAnswer(r.ia.m, a)
+	v := r.functionVerdict(rn, a, payload, r.ia.m.Decide(a))
 	receipt := v.Ack
 	if v.Apply {
-		o := mutateOutcome(r.resolveNative(rn, a.Key, payload))
+		o := mutateFunctionOutcome(a.Key, mutateOutcome(r.resolveNative(rn, a.Key, payload)))
 		receipt = r.ia.m.Settled(a, o)
 		mutateSettled(r.ia.m, a, o)
+		receipt = mutateFunctionSettled(r.ia.m, a, o, receipt)
 	}
 	r.iaMu.Unlock()
 	receipt.DeliveryID = delivery

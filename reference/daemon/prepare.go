@@ -23,7 +23,11 @@ type binding struct {
 func (b *binding) mismatch(envID, session string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.environment != "" && (b.environment != envID || b.session != session)
+	if b.environment == "" {
+		return false
+	}
+	return (b.environment != envID && !mutation.On(mutation.PrepareMismatchAccepted)) ||
+		(b.session != session && !mutation.On(mutation.RPSessionMismatchAccepted))
 }
 
 func (b *binding) adopt(envID, session string) {
@@ -72,11 +76,12 @@ func (r *router) runtimePrepareDecoded(env proto.Envelope, p *proto.RuntimePrepa
 			p, f.Payload, f.Err, err = &loose, &loose, nil, nil
 		}
 	}
-	if err != nil && mutation.On(mutation.PrepareInvalidBeginAccepted) {
-		var loose proto.RuntimePreparePayload
-		if json.Unmarshal(env.Payload, &loose) == nil && (loose.Step == proto.StepBegin || loose.Step == proto.StepChunk || loose.Step == proto.StepCommit) {
-			p, f.Payload, f.Err, err = &loose, &loose, nil, nil
+	if err != nil {
+		if lax := laxPrepare(env.Payload); lax != nil {
+			p, f.Payload, f.Err, err = lax, lax, nil, nil
 		}
+	} else if refused := refusedAtLimit(env, p); refused != nil {
+		f.Payload, f.Err, err = nil, refused, refused
 	}
 	if err != nil {
 		r.d.log.Info("runtime_prepare: invalid frame", "id", env.ID, "err", err)
@@ -91,7 +96,7 @@ func (r *router) runtimePrepareDecoded(env proto.Envelope, p *proto.RuntimePrepa
 			}
 		}
 	} else if p.Step == proto.StepBegin {
-		f.Mismatch = r.d.bind.mismatch(p.EnvironmentID, p.SessionID) && !mutation.On(mutation.PrepareMismatchAccepted)
+		f.Mismatch = r.d.bind.mismatch(p.EnvironmentID, p.SessionID)
 	}
 	if f.Payload == nil || f.Payload.Step != proto.StepChunk {
 		r.awaitDigests() // whatever else the frame is, the digest it may read is complete
@@ -101,16 +106,62 @@ func (r *router) runtimePrepareDecoded(env proto.Envelope, p *proto.RuntimePrepa
 		r.mu.Unlock()
 		return
 	}
-	f.Busy = (r.executionBusyLocked() || r.workspaceBusyLocked(busyOther) || r.fencedLocked()) && !mutation.On(mutation.PrepareBeginWhileBusy)
+	f.Busy = r.beginBusyLocked()
 	mutatePrepareFrame(&r.tr.m, &f)
-	effects := r.tr.m.Apply(f)
+	if r.transferOfEarlierConnection(f) {
+		r.mu.Unlock()
+		return
+	}
+	effects := mutatePrepareEffects(r, env, err, r.tr.m.Apply(f))
 	r.mu.Unlock()
 	for _, eff := range effects {
 		if rep, ok := eff.(rtprepare.Reply); ok && rep.Result.Outcome == proto.OutcomeReady {
 			r.d.bind.adopt(p.EnvironmentID, p.SessionID) // the first begin accepted binds the Environment
+			r.rememberTransfer(rep.ID)
 		}
 	}
 	r.prepareEffects(effects)
+}
+
+// beginBusyLocked: what a begin must not run beside exists (RP-21): a Run, an Executor (an idle
+// retained one included), an owned admission, a workspace write or export, a suspension's fence.
+// executionBusyLocked and workspaceBusyLocked, case by case.
+func (r *router) beginBusyLocked() bool {
+	if len(r.runs) > 0 && !mutation.On(mutation.PrepareBeginWhileBusy) {
+		return true
+	}
+	for _, e := range r.executors {
+		switch e.state {
+		case execClosed:
+		case execRunning: // a Run's
+			if !mutation.On(mutation.PrepareBeginWhileBusy) {
+				return true
+			}
+		case execIdle:
+			if !mutation.On(mutation.RPBeginBesideIdleExecutor) {
+				return true
+			}
+		case execPreparing, execAdmitted: // an admission's
+			if !mutation.On(mutation.RPBeginBesideAdmission) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	for _, g := range r.records {
+		if g.rec.Owned() && !mutation.On(mutation.RPBeginBesideAdmission) {
+			return true
+		}
+	}
+	if r.workspaceBusyLocked(busyOther) {
+		ignored := (r.wso.m.Writing() && mutation.On(mutation.RPBeginDuringWrite)) ||
+			(r.wso.m.Exporting() && mutation.On(mutation.RPBeginDuringExport))
+		if !ignored {
+			return true
+		}
+	}
+	return r.fencedLocked()
 }
 
 // executionBusyLocked: a Run, a live Executor or an owned admission exists (RP-21).
@@ -244,6 +295,9 @@ func (r *router) armTransfer(id string) {
 	if mutation.On(mutation.PrepareUnbounded) {
 		bound = 1000 * time.Hour
 	}
+	if mutation.On(mutation.RPBoundEarly) {
+		bound /= 2
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if t := r.tr.m.Slot; t != nil && t.ID == id && rtprepare.HasBody(t.Begin.Action) && !r.closing {
@@ -314,6 +368,7 @@ func (r *router) applyTransfer(b proto.RuntimePreparePayload, staged *environmen
 	case errors.Is(err, environment.ErrUnsafe):
 		r.d.log.Info("runtime_prepare: refused", "err", err)
 		return rtprepare.Applied{Outcome: rtprepare.Refused}
+	case errors.Is(err, environment.ErrInvalidContent) && mutation.On(mutation.RPInvalidContentUnconfirmed):
 	case errors.Is(err, environment.ErrInvalidContent), errors.Is(err, errMissingSource):
 		r.d.log.Info("runtime_prepare: failed", "err", err)
 		return rtprepare.Applied{Outcome: rtprepare.Failed}
@@ -377,10 +432,10 @@ func (r *router) initialize(in *proto.RuntimeInitialization, deadline time.Time)
 			if mutation.On(mutation.PrepareExitCodeDropped) {
 				out.ExitCode = 0
 			}
+			if out.Result == environment.NotStarted && mutation.On(mutation.RPNotStartedExitCode) {
+				out.ExitCode = 127
+			}
 			return rtprepare.Applied{Outcome: rtprepare.Failed, ExitCode: out.ExitCode}
-		}
-		if mutation.On(mutation.PrepareUnconfirmedReleasesSlot) {
-			return rtprepare.Applied{Outcome: rtprepare.Failed}
 		}
 		return rtprepare.Applied{Outcome: rtprepare.Unconfirmed}
 	}

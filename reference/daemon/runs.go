@@ -325,7 +325,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	case !ok || !h.Available():
 		reason = "agent kind " + p.AgentKind + " is not available"
 	default:
-		if code := r.checkEnvironment(p, h.Capabilities()); code != "" {
+		if code := r.checkEnvironment(p, ungatedTools(p, h.Capabilities(), true)); code != "" {
 			reason = "the configuration cannot run here: " + code
 		} else if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrompt) {
 			reason = "the workspace is busy with a runtime_prepare transfer, a write or an export"

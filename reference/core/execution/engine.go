@@ -232,15 +232,22 @@ func (e *Engine) policyRequest(req StartRequest, cfg proto.PromptRequestPayload)
 // unvalidatedTools is the configuration as the function-tool mutants validate it (FN-01, FN-02):
 // without its tools' shapes, or without the tool_search pairing. Otherwise cfg itself.
 func unvalidatedTools(cfg proto.PromptRequestPayload) proto.PromptRequestPayload {
-	if mutation.On(mutation.FunctionToolShapeUnchecked) {
-		tools := append([]proto.FunctionTool(nil), cfg.FunctionTools...)
-		for i := range tools {
-			tools[i].Name, tools[i].Parameters = "t"+strconv.Itoa(i), json.RawMessage(`{}`)
+	tools := append([]proto.FunctionTool(nil), cfg.FunctionTools...)
+	for i := range tools {
+		if mutation.On(mutation.FunctionToolShapeUnchecked) {
+			tools[i].Parameters = json.RawMessage(`{}`)
 		}
-		cfg.FunctionTools = tools
+		if strings.TrimSpace(tools[i].Name) == "" && mutation.On(mutation.FNCoreBlankToolName) {
+			tools[i].Name = "t" + strconv.Itoa(i)
+		}
 	}
-	if mutation.On(mutation.ToolSearchPairingUnchecked) {
-		cfg.ToolSearch = slices.ContainsFunc(cfg.FunctionTools, func(t proto.FunctionTool) bool { return t.DeferLoading })
+	cfg.FunctionTools = tools
+	deferred := slices.ContainsFunc(cfg.FunctionTools, func(t proto.FunctionTool) bool { return t.DeferLoading })
+	if cfg.ToolSearch && !deferred && mutation.On(mutation.ToolSearchPairingUnchecked) {
+		cfg.ToolSearch = false
+	}
+	if !cfg.ToolSearch && deferred && mutation.On(mutation.FNCoreDeferredWithoutSearch) {
+		cfg.ToolSearch = true
 	}
 	return cfg
 }

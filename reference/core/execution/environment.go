@@ -97,6 +97,9 @@ func (e *Engine) PrepareConnection(c PrepareConn) {
 		state = store.PreparationUnknown
 	} else if len(ops) > 0 {
 		state = store.PreparationRunning
+		if e.preparedBefore(c.DeviceID()) {
+			state = store.PreparationCompleted
+		}
 	}
 	cp := connPrep{conn: c.ID(), state: state}
 	if p != nil {
@@ -283,6 +286,14 @@ func (p *preparer) onReceipt(ev gateway.Event) {
 		return
 	}
 	r := envprep.Receipt{Invalid: ev.Invalid}
+	if ev.Invalid != nil && mutation.On(mutation.RPCoreUndecodableReceiptIgnored) {
+		return // awaited on
+	}
+	if ev.Invalid != nil {
+		if lax := laxReceipt(ev.Envelope.Payload, p.state.Phase); lax != nil {
+			r = envprep.Receipt{Payload: lax}
+		}
+	}
 	if ev.Invalid != nil && mutation.On(mutation.PrepareUnlistedCodeRejected) {
 		// The mutant reads a rejected receipt's code whatever it is (the machine takes it from there).
 		var raw proto.RuntimePrepareResultPayload
@@ -326,7 +337,7 @@ func (p *preparer) feed(ev envprep.Event) {
 func (p *preparer) apply(eff envprep.Effect) (answer, failure envprep.Event) {
 	switch e := eff.(type) {
 	case envprep.NewTransferID:
-		return envprep.TransferIDIssued{ID: NewID()}, nil
+		return envprep.TransferIDIssued{ID: p.transferID()}, nil
 	case envprep.Progress:
 		p.result.Operation, p.result.TransferID = e.Operation, p.state.Transfer
 		p.record()

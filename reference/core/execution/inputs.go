@@ -36,7 +36,8 @@ func (r *runner) onRunEvent(ev gateway.Event) {
 	if ev.Frame != nil {
 		payload = ev.Frame.Payload
 	}
-	r.step(turn.RunFrame(ev.Envelope.Type, ev.Envelope.Payload, payload, ev.Invalid))
+	payload, invalid := laxFunctionCall(ev.Envelope, payload, ev.Invalid)
+	r.step(turn.RunFrame(ev.Envelope.Type, ev.Envelope.Payload, payload, invalid))
 }
 
 func (r *runner) onReceipt(ev gateway.Event) {

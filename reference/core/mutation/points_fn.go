@@ -1,4 +1,15 @@
 package mutation
 
 // The decision points of the Core mutants in catalog_fn.go.
-const ()
+const (
+	FNCoreBlankToolName             Point = "fn-core-blank-tool-name"
+	FNCoreDeferredWithoutSearch     Point = "fn-core-deferred-without-search"
+	FNCoreCallWithoutIDTaken        Point = "fn-core-call-without-id-taken"
+	FNCoreCallWithoutNameTaken      Point = "fn-core-call-without-name-taken"
+	FNCoreCallWithoutArgumentsTaken Point = "fn-core-call-without-arguments-taken"
+	FNCoreResultWithoutDelivery     Point = "fn-core-result-without-delivery"
+	FNCoreResultWithoutCallID       Point = "fn-core-result-without-call-id"
+	FNCoreFalseSuccessOmitted       Point = "fn-core-false-success-omitted"
+	FNCoreEmptyContentNull          Point = "fn-core-empty-content-null"
+	FNCoreContentPartsUnchecked     Point = "fn-core-content-parts-unchecked"
+)

@@ -15,7 +15,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mutation/prepshape"
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // Phase is where one transfer ID stands on this connection.
@@ -47,6 +49,8 @@ type Conn struct {
 	Slot *Transfer
 	// Seen is every transfer ID begun on this connection (an expired one is forgotten).
 	Seen map[string]Phase
+	// reapply keeps completed initializations for the repeated-commit mutant (RP-24.9).
+	reapply map[string]proto.RuntimePreparePayload
 }
 
 // Frame is one runtime_prepare frame. Err is its decoding or validation error (Payload is nil then).
@@ -171,19 +175,33 @@ func reply(id, outcome, code string) Reply {
 }
 
 func (c *Conn) frame(f Frame) []Effect {
-	if !proto.CanonicalUUID(f.ID) {
+	if !proto.CanonicalUUID(f.ID) && !idAnswered(f.ID) {
 		return nil // no reply can name it (RP-11)
 	}
 	if !c.Serving {
-		return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeRuntimePreparationUnsupported)}
+		code := proto.CodeRuntimePreparationUnsupported
+		switch {
+		case f.Payload == nil:
+		case f.Payload.Step == proto.StepBegin && mutation.On(mutation.RPUnsupportedAsUnavailable):
+			code = proto.CodeResourceUnavailable
+		case f.Payload.Step != proto.StepBegin && mutation.On(mutation.RPUnsupportedAfterLookup):
+			code = proto.CodeResourceUnavailable // the transfer looked up first: none
+		}
+		return []Effect{reply(f.ID, proto.OutcomeRejected, code)}
 	}
 	phase, seen := c.Seen[f.ID]
+	if effects, ok := c.reapplied(f, phase); ok {
+		return effects
+	}
 	if seen && phase != Pending {
 		// Committed, closed or owned: its result is decided (or being decided) and no later frame
 		// may read as it (a late malformed frame can never claim the commit was rejected).
 		return nil
 	}
 	if f.Err != nil {
+		if seen && mutation.On(mutation.RPInvalidFrameKeepsTransfer) {
+			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeInvalidRequest)} // the transfer stays open
+		}
 		if seen {
 			return c.closeSlot(proto.CodeInvalidRequest)
 		}
@@ -194,9 +212,13 @@ func (c *Conn) frame(f Frame) []Effect {
 	case proto.StepBegin:
 		switch {
 		case seen:
+			if t := c.Slot; mutation.On(mutation.RPDuplicateBeginRestarts) {
+				t.Received, t.sum = 0, sha256.New()
+				return []Effect{Close{f.ID}, Arm{f.ID}} // restarted from 0 bytes, its bound re-armed
+			}
 			return nil // a duplicate begin (RP-20)
 		case c.Slot != nil:
-			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeRuntimePreparationCapacity)}
+			return c.capacity(f.ID)
 		case f.Mismatch || f.Busy:
 			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeResourceUnavailable)}
 		}
@@ -205,21 +227,38 @@ func (c *Conn) frame(f Frame) []Effect {
 		return []Effect{Arm{f.ID}, reply(f.ID, proto.OutcomeReady, "")}
 	case proto.StepChunk:
 		if !seen {
+			if mutation.On(mutation.RPUnknownChunkUnanswered) {
+				return nil
+			}
 			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeResourceUnavailable)}
 		}
 		t := c.Slot
-		if p.Offset != t.Received || t.Received+int64(len(p.Data)) > t.Begin.SizeBytes {
+		overflow := t.Received+int64(len(p.Data)) > t.Begin.SizeBytes && !mutation.On(mutation.RPOverflowStaged)
+		if p.Offset != t.Received || overflow {
 			return c.closeSlot(proto.CodeInvalidRequest) // a gap, a repeat or an overflow (RP-22)
 		}
 		t.Received += int64(len(p.Data))
 		r := Reply{ID: f.ID, Result: proto.RuntimePrepareResultPayload{Outcome: proto.OutcomeReceived, Offset: t.Received}}
+		if mutation.On(mutation.RPReceivedOffsetIsChunkStart) {
+			r.Result.Offset = p.Offset
+		}
+		if mutation.On(mutation.RPReceivedCarriesSize) {
+			r.Result.SizeBytes = t.Begin.SizeBytes
+		}
 		return []Effect{Stage{f.ID, p.Data, t.sum}, r} // the frame's own bytes: a decoded frame is not reused
 	default: // commit
 		if !seen {
+			if mutation.On(mutation.RPUnknownCommitInvalidRequest) {
+				return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeInvalidRequest)}
+			}
 			return []Effect{reply(f.ID, proto.OutcomeRejected, proto.CodeResourceUnavailable)}
 		}
 		t := c.Slot
-		if t.Received != t.Begin.SizeBytes || (HasBody(t.Begin.Action) && t.Sum() != t.Begin.SHA256) {
+		digested := HasBody(t.Begin.Action) || mutation.On(mutation.RPHeaderDigestChecked)
+		if t.Received != t.Begin.SizeBytes && mutation.On(mutation.RPShortCommitWrongCode) {
+			return c.closeSlot(proto.CodeRuntimePreparationRejected)
+		}
+		if t.Received != t.Begin.SizeBytes || (digested && t.Sum() != t.Begin.SHA256) {
 			return c.closeSlot(proto.CodeInvalidRequest) // RP-22: nothing is applied
 		}
 		t.Phase = Applying
@@ -233,7 +272,11 @@ func (c *Conn) closeSlot(code string) []Effect {
 	t := c.Slot
 	c.Slot = nil
 	c.Seen[t.ID] = Spent
-	return []Effect{Close{t.ID}, reply(t.ID, proto.OutcomeRejected, code)}
+	r := reply(t.ID, proto.OutcomeRejected, code)
+	if t.Received > 0 && mutation.On(mutation.RPRejectedCarriesOffset) {
+		r.Result.Offset = t.Received
+	}
+	return []Effect{Close{t.ID}, r}
 }
 
 // HasBody reports whether a transfer of this action carries a body (file, skill, plugin).
@@ -250,15 +293,44 @@ func (c *Conn) applied(a Applied) []Effect {
 	switch a.Outcome {
 	case Completed:
 		r = Reply{ID: t.ID, Result: proto.RuntimePrepareResultPayload{Outcome: proto.OutcomeCompleted, SizeBytes: t.Begin.SizeBytes}}
+		if mutation.On(mutation.RPCompletedWithoutSize) {
+			r.Result.SizeBytes = 0
+		}
+		if mutation.On(mutation.RPCompletedCarriesOffset) {
+			r.Result.Offset = t.Received
+		}
+		if t.Begin.Action == proto.ActionInitialize && mutation.On(mutation.RPRepeatedCommitReapplies) {
+			if c.reapply == nil {
+				c.reapply = map[string]proto.RuntimePreparePayload{}
+			}
+			c.reapply[t.ID] = t.Begin
+		}
 	case Failed:
-		r = reply(t.ID, proto.OutcomeFailed, proto.CodeRuntimePreparationFailed)
+		code := proto.CodeRuntimePreparationFailed
+		if t.Begin.Action == proto.ActionFinalize && mutation.On(mutation.RPMissingSourceWrongCode) {
+			code = proto.CodeRuntimePreparationRejected
+		}
+		r = reply(t.ID, proto.OutcomeFailed, code)
 		r.Result.ExitCode = a.ExitCode
+		if mutation.On(mutation.RPFailedKeepsSlot) {
+			t.Phase, c.Seen[t.ID] = Owned, Owned
+			return []Effect{Close{t.ID}, r}
+		}
 	case Refused:
-		r = reply(t.ID, proto.OutcomeRejected, proto.CodeRuntimePreparationRejected)
+		code := proto.CodeRuntimePreparationRejected
+		if mutation.On(mutation.RPRefusedApplyUnlistedCode) {
+			code = "unsafe_destination"
+		}
+		r = reply(t.ID, proto.OutcomeRejected, code)
 	default:
 		// Uncertain: the slot stays owned for the rest of the connection (RP-24).
+		r = reply(t.ID, proto.OutcomeUnknown, proto.CodeRuntimePreparationUnconfirmed)
+		mutateUnconfirmed(t, &r)
+		if mutation.On(mutation.RPUnconfirmedFreesSlot) {
+			break
+		}
 		t.Phase, c.Seen[t.ID] = Owned, Owned
-		return []Effect{Close{t.ID}, reply(t.ID, proto.OutcomeUnknown, proto.CodeRuntimePreparationUnconfirmed)}
+		return []Effect{Close{t.ID}, r}
 	}
 	c.Slot = nil
 	c.Seen[t.ID] = Spent
@@ -286,4 +358,66 @@ func short(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// The mutants' own steps (RP): each acts only once mutation.On says so.
+
+// idAnswered: an RP-11 mutant answers a frame whose id is no canonical UUID.
+func idAnswered(id string) bool {
+	n := prepshape.NormalizeUUID(id)
+	switch {
+	case id == "":
+		return false
+	case n == proto.NilUUID:
+		return mutation.On(mutation.RPNilIDAnswered)
+	case proto.CanonicalUUID(n):
+		return mutation.On(mutation.RPNonCanonicalIDAnswered)
+	}
+	return mutation.On(mutation.RPNonUUIDIDAnswered)
+}
+
+// capacity refuses a begin while the slot is held (RP-20).
+func (c *Conn) capacity(id string) []Effect {
+	code := proto.CodeRuntimePreparationCapacity
+	if mutation.On(mutation.RPCapacityAsResourceUnavailable) {
+		code = proto.CodeResourceUnavailable
+	}
+	if mutation.On(mutation.RPCapacityUnderPendingID) {
+		id = c.Slot.ID
+	}
+	effects := []Effect{reply(id, proto.OutcomeRejected, code)}
+	if t := c.Slot; t.Phase == Pending && mutation.On(mutation.RPCapacityClosesPending) {
+		c.Slot = nil
+		delete(c.Seen, t.ID)
+		effects = append([]Effect{Close{t.ID}}, effects...)
+	}
+	return effects
+}
+
+// reapplied is RP-24.9's mutant: a repeated commit of a completed initialization applies it again.
+func (c *Conn) reapplied(f Frame, phase Phase) ([]Effect, bool) {
+	b, ok := c.reapply[f.ID]
+	if !ok || phase != Spent || c.Slot != nil || f.Payload == nil || f.Payload.Step != proto.StepCommit ||
+		!mutation.On(mutation.RPRepeatedCommitReapplies) {
+		return nil, false
+	}
+	c.Slot = &Transfer{ID: f.ID, Begin: b, Phase: Applying, sum: sha256.New()}
+	c.Seen[f.ID] = Applying
+	return []Effect{Arm{f.ID}, Apply{f.ID}}, true
+}
+
+// mutateUnconfirmed bends the unknown answer to an uncertain apply.
+func mutateUnconfirmed(t *Transfer, r *Reply) {
+	if mutation.On(mutation.PrepareUnconfirmedReleasesSlot) {
+		r.Result.Outcome, r.Result.ErrorCode = proto.OutcomeFailed, proto.CodeRuntimePreparationFailed // the slot stays owned
+	}
+	if mutation.On(mutation.RPUnknownWrongCode) {
+		r.Result.ErrorCode = proto.CodeRuntimePreparationFailed
+	}
+	if mutation.On(mutation.RPUnknownOutcomeSpelledUnconfirmed) {
+		r.Result.Outcome = "unconfirmed"
+	}
+	if i := t.Begin.Initialization; i != nil && i.Action == proto.InitSetup && mutation.On(mutation.RPUnknownCarriesExitCode) {
+		r.Result.ExitCode = 137
+	}
 }

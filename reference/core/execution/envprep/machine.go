@@ -47,6 +47,8 @@ type State struct {
 	Sent     int64 // bytes of the current body confirmed received
 	Expect   int64 // the offset (awaiting received) or size (awaiting completed) Core expects
 	Result   *store.PreparationResult
+
+	mut mutantSteps // what a mutant sent ahead of the machine (mutants_rp.go); zero otherwise
 }
 
 // New returns the preparation of ops, not started.
@@ -116,13 +118,19 @@ type Chunk struct {
 	TransferID string
 	Offset     int64
 	Data       []byte // aliases the operation's body: never written
+
+	begin *proto.RuntimePreparePayload // the chunk-carries-begin mutant's base payload; nil otherwise
 }
 
 // Frame encodes the chunk's runtime_prepare envelope carrying trace (a traceparent; empty: none),
 // and the frame it is sent as (proto.EncodeFrame: one pass for a chunk).
 func (c Chunk) Frame(trace string) (proto.Envelope, []byte, error) {
-	return proto.EncodeFrame(proto.TypeRuntimePrepare, c.TransferID, trace,
-		&proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: c.Offset, Data: c.Data})
+	p := &proto.RuntimePreparePayload{Step: proto.StepChunk, Offset: c.Offset, Data: c.Data}
+	mutateChunk(c, p)
+	if mutation.On(mutation.RPCoreDataBase64URL) {
+		return base64URLFrame(c.TransferID, trace, p)
+	}
+	return proto.EncodeFrame(proto.TypeRuntimePrepare, c.TransferID, trace, p)
 }
 
 // NextChunk is the chunk Step will send when the chunk now awaiting its received is confirmed as
@@ -140,8 +148,8 @@ func (s State) chunkAt(offset int64) (Chunk, bool) {
 	if offset >= int64(len(body)) {
 		return Chunk{}, false
 	}
-	end := min(offset+proto.TransferChunkBytes, int64(len(body)))
-	return Chunk{TransferID: s.Transfer, Offset: offset, Data: body[offset:end]}, true
+	end := min(offset+chunkBytes(), int64(len(body)))
+	return s.mutantChunk(Chunk{TransferID: s.Transfer, Offset: offset, Data: body[offset:end]}), true
 }
 
 func (NewTransferID) effect() {}
@@ -176,7 +184,8 @@ func Step(s State, ev Event) (State, []Effect, error) {
 		}
 		return s, s.receipt(e), nil
 	case Deadline:
-		return s, s.unknown(fmt.Sprintf("no receipt completed the transfer within %v", ExchangeTimeout)), nil
+		resent := s.resentAtDeadline()
+		return s, append(resent, s.unknown(fmt.Sprintf("no receipt completed the transfer within %v", ExchangeTimeout))...), nil
 	case Closed:
 		if mutation.On(mutation.PrepareDisconnectIgnored) {
 			return s, nil, nil
@@ -193,7 +202,7 @@ func (s *State) next() []Effect {
 	if s.Index >= len(s.Ops) {
 		return s.finish(store.PreparationResult{State: store.PreparationCompleted, Outcome: proto.OutcomeCompleted})
 	}
-	s.Phase, s.Transfer, s.Sent, s.Expect = PhaseIdle, "", 0, 0
+	s.Phase, s.Transfer, s.Sent, s.Expect, s.mut = PhaseIdle, "", 0, 0, mutantSteps{}
 	return []Effect{NewTransferID{}}
 }
 
@@ -204,9 +213,9 @@ func (s *State) begin(id string) []Effect {
 	b := op.Begin
 	effects := []Effect{Progress{Operation: s.Index}, Await{TransferID: id}}
 	if !mutation.On(mutation.PrepareExchangeUnbounded) {
-		effects = append(effects, Arm{After: ExchangeTimeout})
+		effects = append(effects, Arm{After: exchangeTimeout()})
 	}
-	return append(effects, s.send(&b))
+	return append(append(effects, s.send(&b)), s.chunkBeforeReady()...)
 }
 
 func (s *State) send(p *proto.RuntimePreparePayload) Effect {
@@ -220,39 +229,64 @@ func (s *State) send(p *proto.RuntimePreparePayload) Effect {
 // receipt checks a receipt against the validator and against what Core expects now.
 func (s *State) receipt(r Receipt) []Effect {
 	if r.Invalid != nil {
-		return s.unknown("an invalid receipt: " + r.Invalid.Error())
+		return s.refuse("an invalid receipt: " + r.Invalid.Error())
 	}
 	p := r.Payload
 	if err := p.Validate(); err != nil {
 		if mutation.On(mutation.PrepareUnlistedCodeRejected) && p.Outcome == proto.OutcomeRejected {
 			return s.end(store.PreparationRejected, p, "")
 		}
-		return s.unknown("an invalid receipt: runtime_prepare_result." + err.Error())
+		if p.Outcome == proto.OutcomeFailed && (p.ExitCode < 0 || p.ExitCode > 255) && mutation.On(mutation.RPCoreExitCodeUnbounded) {
+			return s.end(store.PreparationFailed, p, "")
+		}
+		if p.Outcome == proto.OutcomeFailed && mutation.On(mutation.RPCoreFailedCodeUnchecked) {
+			return s.end(store.PreparationFailed, p, "")
+		}
+		if p.Outcome == proto.OutcomeUnknown && mutation.On(mutation.RPCoreUnknownCodeUnchecked) {
+			return s.end(store.PreparationUnknown, p, "the Runtime could not confirm the operation")
+		}
+		return s.refuse("an invalid receipt: runtime_prepare_result." + err.Error())
 	}
 	switch p.Outcome {
 	case proto.OutcomeRejected:
+		if mutation.On(mutation.RPCoreRejectedGoesOn) {
+			return s.goOn()
+		}
 		return s.end(store.PreparationRejected, p, "")
 	case proto.OutcomeFailed:
+		if mutation.On(mutation.RPCoreFailedGoesOn) {
+			return s.goOn()
+		}
 		return s.end(store.PreparationFailed, p, "")
 	case proto.OutcomeUnknown:
+		if mutation.On(mutation.RPCoreUnknownGoesOn) {
+			return s.goOn()
+		}
 		return s.end(store.PreparationUnknown, p, "the Runtime could not confirm the operation")
 	}
 	want := map[string]string{PhaseReady: proto.OutcomeReady, PhaseReceived: proto.OutcomeReceived, PhaseCompleted: proto.OutcomeCompleted}[s.Phase]
 	if p.Outcome != want {
-		return s.unknown(fmt.Sprintf("%s while Core awaited %s", p.Outcome, want))
+		if p.Outcome == proto.OutcomeCompleted && mutation.On(mutation.RPCoreWrongOutcomeCompletes) {
+			return s.goOn() // taken as the transfer's completion
+		}
+		return s.refuse(fmt.Sprintf("%s while Core awaited %s", p.Outcome, want))
 	}
 	switch s.Phase {
 	case PhaseReady:
+		if s.mut.early { // the first chunk went out with begin: its received comes next
+			s.mut.early, s.Phase = false, PhaseReceived
+			return nil
+		}
 		return s.sendBody()
 	case PhaseReceived:
-		if p.Offset != s.Expect && !mutation.On(mutation.PrepareWrongOffsetAccepted) {
-			return s.unknown(fmt.Sprintf("received offset %d; Core sent %d bytes", p.Offset, s.Expect))
+		if p.Offset != s.expectedOffset() && !mutation.On(mutation.PrepareWrongOffsetAccepted) {
+			return s.refuse(fmt.Sprintf("received offset %d; Core sent %d bytes", p.Offset, s.Expect))
 		}
 		s.Sent = s.Expect
 		return s.sendBody()
 	default: // completed
-		if p.SizeBytes != s.Ops[s.Index].Begin.SizeBytes {
-			return s.unknown(fmt.Sprintf("completed size_bytes %d; the transfer declared %d", p.SizeBytes, s.Ops[s.Index].Begin.SizeBytes))
+		if p.SizeBytes != s.expectedSize() && !mutation.On(mutation.RPCoreCompletedSizeUnchecked) {
+			return s.refuse(fmt.Sprintf("completed size_bytes %d; the transfer declared %d", p.SizeBytes, s.Ops[s.Index].Begin.SizeBytes))
 		}
 		effects := []Effect{Disarm{}, Release{TransferID: s.Transfer}}
 		s.Index++
@@ -260,16 +294,31 @@ func (s *State) receipt(r Receipt) []Effect {
 	}
 }
 
+// refuse ends the preparation unknown for a receipt that breaks its shape or what Core expects
+// (RP-15).
+func (s *State) refuse(detail string) []Effect {
+	if mutation.On(mutation.RPCoreInvalidReceiptGoesOn) {
+		return s.goOn()
+	}
+	return s.unknown(detail)
+}
+
 // sendBody sends the next chunk of the body, or commit once every byte is confirmed.
 func (s *State) sendBody() []Effect {
 	body := s.Ops[s.Index].Content
-	if len(body) == 0 && s.Phase == PhaseReady && mutation.On(mutation.PrepareEmptyChunkSent) {
+	if len(body) == 0 && s.Phase == PhaseReady && s.emptyChunkSent() {
 		s.Phase, s.Expect = PhaseReceived, 0
 		return []Effect{s.send(&proto.RuntimePreparePayload{Step: proto.StepChunk})}
 	}
 	if s.Sent >= int64(len(body)) {
+		if trailing := s.trailingChunk(); trailing != nil {
+			return trailing
+		}
 		s.Phase, s.Expect = PhaseCompleted, int64(len(body))
-		effects := []Effect{s.send(&proto.RuntimePreparePayload{Step: proto.StepCommit})}
+		if s.mut.committed { // the commit went out with the last chunk
+			return nil
+		}
+		effects := []Effect{s.send(s.commit())}
 		if mutation.On(mutation.PrepareTransfersOverlap) && s.Index+1 < len(s.Ops) {
 			effects = append(effects, s.overlap())
 		}
@@ -277,7 +326,10 @@ func (s *State) sendBody() []Effect {
 	}
 	chunk, _ := s.chunkAt(s.Sent)
 	s.Phase, s.Expect = PhaseReceived, chunk.Offset+int64(len(chunk.Data))
-	return []Effect{Send{Chunk: &chunk}}
+	if s.mut.streamed { // already sent
+		return nil
+	}
+	return append([]Effect{Send{Chunk: &chunk}}, s.aheadOfReceipts(chunk)...)
 }
 
 // unknown ends the preparation unconfirmed (RP-15, RP-18).

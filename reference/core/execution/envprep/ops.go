@@ -52,7 +52,7 @@ func build(p *store.Preparation, o store.PreparationOperation) (Op, error) {
 			return Op{}, fmt.Errorf("content: must be empty for %s (its header carries everything)", o.Action)
 		}
 	default:
-		if len(o.Content) > proto.TransferMaxBytes {
+		if len(o.Content) > proto.TransferMaxBytes && !(len(o.Content) == proto.TransferMaxBytes+1 && mutation.On(mutation.RPCoreBodyOver50MiB)) {
 			return Op{}, fmt.Errorf("content: must be at most %d bytes", proto.TransferMaxBytes)
 		}
 		sum := sha256.Sum256(o.Content)
@@ -66,11 +66,21 @@ func build(p *store.Preparation, o store.PreparationOperation) (Op, error) {
 	if err == nil && len(raw) > proto.RuntimePrepareMaxFrameBytes && !mutation.On(mutation.PreparationFrameSizeUnchecked) {
 		err = fmt.Errorf("runtime_prepare.begin: the whole frame must be at most %d bytes (RP-10)", proto.RuntimePrepareMaxFrameBytes)
 	}
+	if err == nil && len(raw) == proto.RuntimePrepareMaxFrameBytes && mutation.On(mutation.RPCoreFrame1MiBRefused) {
+		err = fmt.Errorf("runtime_prepare.begin: the whole frame must be under %d bytes", proto.RuntimePrepareMaxFrameBytes)
+	}
 	if err == nil {
 		_, err = proto.ParseFrame(raw) // the payload's own rules
+		if err != nil && tolerated(&begin) {
+			err = nil
+		}
+	}
+	if err == nil {
+		err = refusedAtLimit(&begin)
 	}
 	if err != nil {
 		return Op{}, err
 	}
+	mutateComputed(&begin)
 	return Op{Begin: begin, Content: o.Content}, nil
 }

@@ -230,6 +230,9 @@ func decisionEnvelope(runID string, in store.Interaction) (proto.Envelope, error
 	default:
 		var p proto.FunctionResultPayload
 		if err := json.Unmarshal(in.Answer, &p); err != nil {
+			if raw, ok := uncheckedResult(in); ok {
+				return proto.Envelope{Type: proto.TypeFunctionResult, ID: runID, Payload: raw}, nil
+			}
 			return proto.Envelope{}, err
 		}
 		p.DeliveryID, p.CallID = in.DeliveryID, in.ID
@@ -237,7 +240,7 @@ func decisionEnvelope(runID string, in store.Interaction) (proto.Envelope, error
 		if mutation.On(mutation.FunctionResultByCallID) {
 			id = in.ID
 		}
-		return proto.NewEnvelope(proto.TypeFunctionResult, id, &p)
+		return functionResultEnvelope(id, &p)
 	}
 }
 
