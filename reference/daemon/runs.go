@@ -271,6 +271,7 @@ func (r *router) sendDone(rn *run, done *proto.DonePayload) {
 	if err := r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, rn.id, done)); err != nil {
 		rn.doneLost.Store(true)
 	}
+	r.rememberFinished(rn)
 }
 
 // releaseExecutor ends a Run's hold on its Executor: a healthy reusable one goes idle for the next

@@ -61,7 +61,7 @@ var baseCore = []Mutant{
 	{InputWrittenUnbounded, "IN-21.2", "no written within 30 s of delivery never fails the Turn (the bound never fires)"},
 	{WrittenAdvancesCursor, "IN-22.1", "written advances the input cursor: the next input goes out before accepted"},
 	{PendingInputCompletes, "IN-22.2", "a Turn whose input was written but not accepted completes at done instead of input_outcome_unknown"},
-	{NotReadyFinal, "IN-23.1", "not_ready or busy before written fails the Turn instead of a later resend"},
+	{NotReadyFinal, "IN-23.1", "not_ready before written fails the Turn with input_not_ready instead of a later resend"},
 	{RetryResentAtOnce, "IN-23.3", "not_ready or busy before written resends the input at once instead of later"},
 	{InFlightFails, "IN-23.4", "in_flight fails the Turn instead of waiting on"},
 	{RejectionAfterCancelFails, "IN-23.13", "a rejected input fails the Turn with input_<code> although cancellation was already sent"},
