@@ -273,7 +273,7 @@ func (r *router) replayInputReceipt() {
 
 // mutateAnswer bends an interaction answer before the machine decides it.
 func mutateAnswer(m *interact.Machine, a *interact.Answer) {
-	if mutation.On(mutation.ReplayAnsweredAsNew) {
+	if a.Key.Family == harness.Permission && mutation.On(mutation.ReplayAnsweredAsNew) {
 		m.Forget(a.Key)
 	}
 	if prior, ok := m.Fingerprint(a.Key); ok && mutation.On(mutation.ConflictAnsweredAsReplay) {

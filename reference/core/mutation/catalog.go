@@ -69,7 +69,7 @@ var baseCore = []Mutant{
 	{AckRoutedByInteraction, "CA-14.1", "an interaction_decision_ack whose delivery_id no decision awaits settles the decision awaiting one anyway"},
 	{DecisionAckUnbounded, "IA-14.2", "a decision's ack is awaited forever instead of at most 15 s"},
 	{DecisionResentOnTimeout, "IA-14.2", "a decision without an ack within 15 s is sent again (a fresh delivery_id) instead of left unknown"},
-	{PermissionCancelIgnored, "IA-04.4", "permission_cancel does not detach the request: a decision sent for it keeps waiting for its ack"},
+	{PermissionCancelIgnored, "IA-04.4", "permission_cancel of a request whose decision was sent does not detach it: the decision keeps waiting for its ack"},
 	{FunctionResultByCallID, "FN-06.1", "function_result is sent with id = call_id instead of the Run ID"},
 	{InvalidRequestFailsTurn, "IA-02.2", "a permission_request without request_id fails the Turn instead of being dropped"},
 	{DecisionResentAfterReconnect, "CN-40.4", "after the daemon reconnects, the permission_decision sent on its previous connection is sent again"},

@@ -88,7 +88,7 @@ var baseRuntime = []Mutant{
 	{NativeWriteUnbounded, "IN-17.2", "the native write of an input has no 10 s bound: a write that never completes is never outcome_unknown"},
 	{DoneBeforeInputSettles, "IN-19.1", "done goes out as soon as the Turn settles, without waiting for the input in flight"},
 	{InputReceiptAfterReconnect, "IN-04.1", "an input written but not accepted when the connection dropped is receipted accepted on the next connection"},
-	{ReplayAnsweredAsNew, "IA-06.1", "the applied-decision memory is not consulted: an identical replayed decision is handled as new and answered not_pending"},
+	{ReplayAnsweredAsNew, "IA-06.1", "the applied-decision memory is not consulted for permission decisions: an identical replayed decision is handled as new and answered not_pending"},
 	{FingerprintWithDelivery, "IA-06.1", "the decision fingerprint includes delivery_id: an identical decision resent with a fresh delivery_id is a decision_conflict"},
 	{ConflictAnsweredAsReplay, "IA-07.1", "a decision for an applied interaction with different content is answered applied:true as if it were a replay"},
 	{UnaddressedAnswerAcked, "IA-05.1", "a decision or function result without delivery_id is acknowledged instead of dropped"},

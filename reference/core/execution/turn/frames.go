@@ -62,6 +62,9 @@ func RunFrame(typ string, raw json.RawMessage, payload any, invalid error) Event
 	if ev, ok := looseSteerAck(typ, raw, invalid); ok {
 		return ev
 	}
+	if ev, ok := looseInteractionRequest(typ, raw, invalid); ok {
+		return ev
+	}
 	ev := RunEvent(typ, payload, invalid)
 	if e, ok := ev.(EngineError); ok {
 		e.Error.Code, e.Error.HTTPStatus = EngineFailure(raw)

@@ -1,0 +1,469 @@
+package daemon
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/interact"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
+)
+
+// The interactions (IA) mutation points that need more than a changed condition. Every body is
+// guarded by mutation.On, a constant false outside the wirecheck_mutants build: there they do
+// nothing and keep nothing.
+
+// members is a payload as its members, to bend one of them.
+type members map[string]json.RawMessage
+
+func membersOf(v any) members {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m members
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+func (m members) raw() json.RawMessage {
+	raw, _ := json.Marshal(m)
+	return raw
+}
+
+// list reads an array member of objects (nil when it is not one).
+func (m members) list(name string) []members {
+	var l []members
+	if json.Unmarshal(m[name], &l) != nil {
+		return nil
+	}
+	return l
+}
+
+func (m members) setList(name string, l []members) {
+	raw, _ := json.Marshal(l)
+	m[name] = raw
+}
+
+// bentRequest is the permission_request envelope a mutant sends instead of the Turn's request; ok
+// is false when no mutant bends it.
+func bentRequest(runID string, p *proto.PermissionRequestPayload) (proto.Envelope, bool) {
+	env := proto.MustEnvelope(proto.TypePermissionRequest, runID, p)
+	m, bent := membersOf(p), false
+	switch {
+	case mutation.On(mutation.IARequestUnderRequestID):
+		env.ID, bent = p.RequestID, true
+	case mutation.On(mutation.IARequestIDLeftOut):
+		delete(m, "request_id")
+		bent = true
+	case mutation.On(mutation.IARequestToolLeftOut):
+		delete(m, "tool")
+		bent = true
+	case mutation.On(mutation.IARequestTitleLeftOut):
+		delete(m, "title")
+		bent = true
+	case len(p.Payload) > 0 && mutation.On(mutation.IARequestPayloadAsString):
+		m["payload"], _ = json.Marshal(string(p.Payload)) // encoded twice
+		bent = true
+	}
+	if !bent {
+		return proto.Envelope{}, false
+	}
+	if env.ID == runID {
+		env.Payload = m.raw()
+	}
+	return env, true
+}
+
+// bentPrompt is the prompt_for_user_choice envelope a mutant sends instead of the Turn's prompt;
+// ok is false when no mutant bends it.
+func bentPrompt(runID string, p *proto.PromptForUserChoicePayload) (proto.Envelope, bool) {
+	env := proto.MustEnvelope(proto.TypePromptForUserChoice, runID, p)
+	m := membersOf(p)
+	questions := m.list("questions")
+	bendQuestions := func(bend func(i int, q members)) bool {
+		for i, q := range questions {
+			bend(i, q)
+		}
+		m.setList("questions", questions)
+		return true
+	}
+	bent := false
+	switch {
+	case mutation.On(mutation.IAPromptUnderAskID):
+		env.ID, bent = p.AskID, true
+	case mutation.On(mutation.IAPromptAskIDLeftOut):
+		delete(m, "ask_id")
+		bent = true
+	case mutation.On(mutation.IAPromptQuestionsNull):
+		m["questions"], bent = json.RawMessage("null"), true
+	case len(questions) > 0 && mutation.On(mutation.IAPromptQuestionIDBlank):
+		bent = bendQuestions(func(_ int, q members) { q["id"] = json.RawMessage(`""`) })
+	case len(questions) > 1 && mutation.On(mutation.IAPromptQuestionIDShared):
+		first := questions[0]["id"]
+		bent = bendQuestions(func(_ int, q members) { q["id"] = first })
+	case len(questions) > 0 && mutation.On(mutation.IAPromptQuestionTextOut):
+		bent = bendQuestions(func(_ int, q members) { delete(q, "question") })
+	case len(questions) > 0 && mutation.On(mutation.IAPromptOptionsNull):
+		bent = bendQuestions(func(_ int, q members) { q["options"] = json.RawMessage("null") })
+	case p.AutoResolutionMS > 0 && mutation.On(mutation.IAPromptAutoMSString):
+		m["auto_resolution_ms"], _ = json.Marshal(string(m["auto_resolution_ms"]))
+		bent = true
+	}
+	if !bent {
+		return proto.Envelope{}, false
+	}
+	if env.ID == runID {
+		env.Payload = m.raw()
+	}
+	return env, true
+}
+
+// bentCancel bends a permission_cancel on its way out.
+func bentCancel(runID string, env proto.Envelope) proto.Envelope {
+	switch {
+	case mutation.On(mutation.IACancelUnderRunID):
+		env.ID = runID
+	case mutation.On(mutation.IACancelWithPayload):
+		env.Payload, _ = json.Marshal(map[string]string{"request_id": env.ID})
+	}
+	return env
+}
+
+// emittedKey names an interaction a router emitted, for the mutants that need the prompt or
+// whether it was ever emitted.
+type emittedKey struct {
+	r *router
+	k interact.Key
+}
+
+// emittedIA holds, under a mutant that needs it, every interaction emitted (with its prompt for a
+// user choice). Nothing is stored outside the mutants build: mutation.On is false there.
+var emittedIA sync.Map
+
+// noteEmitted remembers an emitted interaction for the mutants that read it back.
+func (r *router) noteEmitted(k interact.Key, prompt *proto.PromptForUserChoicePayload) {
+	if mutation.On(mutation.IAUnknownIDNotReady) ||
+		prompt != nil && (mutation.On(mutation.IAAnswersByPosition) || mutation.On(mutation.IAHeaderNamesQuestion) || mutation.On(mutation.IAUnansweredFilled)) {
+		emittedIA.Store(emittedKey{r, k}, prompt)
+	}
+}
+
+// emittedPrompt returns the prompt a router emitted under k, if a mutant kept it.
+func (r *router) emittedPrompt(k interact.Key) *proto.PromptForUserChoicePayload {
+	v, ok := emittedIA.Load(emittedKey{r, k})
+	if !ok {
+		return nil
+	}
+	p, _ := v.(*proto.PromptForUserChoicePayload)
+	return p
+}
+
+// choiceMembers are the members of a user-choice decision and of its question_answers entries.
+var (
+	choiceMembers = []string{"delivery_id", "question_answers", "cancelled", "reason"}
+	answerMembers = []string{"question_id", "answers"}
+)
+
+// looseChoice takes a user-choice decision the strict decoding refused when a mutant reads it
+// anyway (IA-16.4 … IA-17.4): each mutant takes only a decision whose one defect is its clause's,
+// as the decision without that defect. It returns the decision and its payload as taken.
+func looseChoice(env proto.Envelope) (*proto.PromptForUserChoiceDecisionPayload, json.RawMessage) {
+	var top members
+	if strings.TrimSpace(env.ID) == "" || json.Unmarshal(env.Payload, &top) != nil || top == nil {
+		return nil, nil
+	}
+	// taken decodes the payload as fix leaves it, if fix changed something and it validates.
+	taken := func(fix func(m members) bool) (*proto.PromptForUserChoiceDecisionPayload, json.RawMessage) {
+		m := members{}
+		for k, v := range top {
+			m[k] = v
+		}
+		if !fix(m) {
+			return nil, nil
+		}
+		raw := m.raw()
+		p, err := proto.Decode[proto.PromptForUserChoiceDecisionPayload](proto.Envelope{Type: env.Type, ID: env.ID, Payload: raw})
+		if err != nil {
+			return nil, nil
+		}
+		return p, raw
+	}
+	// entries fixes each question_answers entry; keep=false drops it.
+	entries := func(m members, fix func(e members) (keep, changed bool)) bool {
+		l := m.list("question_answers")
+		out, changed := l[:0], false
+		for _, e := range l {
+			keep, ch := fix(e)
+			changed = changed || ch || !keep
+			if keep {
+				out = append(out, e)
+			}
+		}
+		m.setList("question_answers", out)
+		return changed
+	}
+	fixes := []struct {
+		point mutation.Point
+		fix   func(m members) bool
+	}{
+		{mutation.IAChoiceUnknownMemberTaken, func(m members) bool {
+			n := len(m)
+			for k := range m {
+				if !slices.Contains(choiceMembers, k) {
+					delete(m, k)
+				}
+			}
+			return len(m) < n
+		}},
+		{mutation.IAChoiceInnerMemberTaken, func(m members) bool {
+			return entries(m, func(e members) (bool, bool) {
+				n := len(e)
+				for k := range e {
+					if !slices.Contains(answerMembers, k) {
+						delete(e, k)
+					}
+				}
+				return true, len(e) < n
+			})
+		}},
+		{mutation.IAChoiceCancelledString, func(m members) bool {
+			switch string(m["cancelled"]) {
+			case `"true"`:
+				m["cancelled"] = json.RawMessage("true")
+			case `"false"`:
+				m["cancelled"] = json.RawMessage("false")
+			default:
+				return false
+			}
+			return true
+		}},
+		{mutation.IAChoiceCancelledAnswers, func(m members) bool {
+			if string(m["cancelled"]) != "true" || len(m.list("question_answers")) == 0 {
+				return false
+			}
+			delete(m, "question_answers")
+			return true
+		}},
+		{mutation.IAChoiceBlankQuestionID, func(m members) bool {
+			return entries(m, func(e members) (bool, bool) {
+				var id string
+				_ = json.Unmarshal(e["question_id"], &id)
+				return strings.TrimSpace(id) != "", false
+			})
+		}},
+		{mutation.IAChoiceRepeatedQuestion, func(m members) bool {
+			l := m.list("question_answers")
+			last := map[string]int{}
+			for i, e := range l {
+				var id string
+				_ = json.Unmarshal(e["question_id"], &id)
+				last[id] = i
+			}
+			i := -1
+			return entries(m, func(e members) (bool, bool) {
+				i++
+				var id string
+				_ = json.Unmarshal(e["question_id"], &id)
+				return last[id] == i, false
+			})
+		}},
+		{mutation.IAChoiceNullAnswers, func(m members) bool {
+			return entries(m, func(e members) (bool, bool) {
+				if a, ok := e["answers"]; ok && string(a) != "null" {
+					return true, false
+				}
+				e["answers"] = json.RawMessage("[]")
+				return true, true
+			})
+		}},
+	}
+	for _, f := range fixes {
+		if p, raw := taken(f.fix); p != nil && mutation.On(f.point) {
+			return p, raw
+		}
+	}
+	return nil, nil
+}
+
+// bentChoice maps a question_id equal to a question's header to that question's ID (IA-19.2).
+func (r *router) bentChoice(k interact.Key, p *proto.PromptForUserChoiceDecisionPayload) *proto.PromptForUserChoiceDecisionPayload {
+	prompt := r.emittedPrompt(k)
+	if prompt == nil || !mutation.On(mutation.IAHeaderNamesQuestion) {
+		return p
+	}
+	q := *p
+	q.QuestionAnswers = slices.Clone(p.QuestionAnswers)
+	for i, a := range q.QuestionAnswers {
+		if slices.ContainsFunc(prompt.Questions, func(x proto.UserChoiceQuestion) bool { return x.ID == a.QuestionID }) {
+			continue
+		}
+		if j := slices.IndexFunc(prompt.Questions, func(x proto.UserChoiceQuestion) bool { return x.Header != "" && x.Header == a.QuestionID }); j >= 0 {
+			q.QuestionAnswers[i].QuestionID = prompt.Questions[j].ID
+		}
+	}
+	return &q
+}
+
+// nativeChoice is the user-choice decision as a mutant hands it to the native side: [] answers
+// left out (IA-17.5), answers matched by position (IA-19.1), questions left out filled (IA-19.3).
+func (r *router) nativeChoice(k interact.Key, p *proto.PromptForUserChoiceDecisionPayload) *proto.PromptForUserChoiceDecisionPayload {
+	q := *p
+	q.QuestionAnswers = slices.Clone(p.QuestionAnswers)
+	if slices.ContainsFunc(q.QuestionAnswers, func(a proto.QuestionAnswer) bool { return len(a.Answers) == 0 }) &&
+		mutation.On(mutation.IAChoiceEmptyAnswersOut) {
+		q.QuestionAnswers = slices.DeleteFunc(q.QuestionAnswers, func(a proto.QuestionAnswer) bool { return len(a.Answers) == 0 })
+	}
+	prompt := r.emittedPrompt(k)
+	if prompt == nil {
+		return &q
+	}
+	if mutation.On(mutation.IAAnswersByPosition) {
+		for i := range q.QuestionAnswers {
+			if i < len(prompt.Questions) {
+				q.QuestionAnswers[i].QuestionID = prompt.Questions[i].ID
+			}
+		}
+	}
+	if !q.Cancelled && mutation.On(mutation.IAUnansweredFilled) {
+		for _, x := range prompt.Questions {
+			answered := slices.ContainsFunc(q.QuestionAnswers, func(a proto.QuestionAnswer) bool { return a.QuestionID == x.ID })
+			if !answered && len(x.Options) > 0 {
+				q.QuestionAnswers = append(q.QuestionAnswers, proto.QuestionAnswer{QuestionID: x.ID, Answers: []string{x.Options[0].Label}})
+			}
+		}
+	}
+	return &q
+}
+
+// decisionKey is the interaction a decision names, by its type.
+func decisionKey(env proto.Envelope) (interact.Key, bool) {
+	switch env.Type {
+	case proto.TypePermissionDecision:
+		return interact.Key{Family: harness.Permission, ID: env.ID}, true
+	case proto.TypePromptForUserChoiceDecision:
+		return interact.Key{Family: harness.UserChoice, ID: env.ID}, true
+	}
+	return interact.Key{}, false
+}
+
+// unaddressedAnswer is what a mutant does with a decision that names no interaction or no
+// delivery; it reports whether the mutant answered it (the drop is not to happen).
+func (r *router) unaddressedAnswer(env proto.Envelope, delivery string) bool {
+	k, decision := decisionKey(env)
+	if !decision {
+		return false
+	}
+	switch {
+	case env.ID == "" && delivery != "" && env.Type == proto.TypePermissionDecision && mutation.On(mutation.IABlankIDDecisionAcked):
+		r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: delivery, ErrorCode: proto.CodeContractViolation})
+		return true
+	case env.ID != "" && delivery == "" && env.Type == proto.TypePromptForUserChoiceDecision && mutation.On(mutation.IAChoiceUnaddressedAcked):
+		r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: "unknown", ErrorCode: proto.CodeContractViolation})
+		return true
+	case env.ID != "" && delivery == "" && mutation.On(mutation.IADroppedDecisionConsumes):
+		r.iaMu.Lock()
+		r.ia.m.Withdrawn(k) // the drop consumes the request it names
+		r.iaMu.Unlock()
+	}
+	return false
+}
+
+// decide is the machine's verdict on an answer, as a mutant bends it.
+func (r *router) decide(a interact.Answer) interact.Verdict {
+	m := r.ia.m
+	choice := a.Key.Family == harness.UserChoice
+	if choice && !a.Declared && mutation.On(mutation.IAChoiceUndeclaredServed) {
+		a.Declared = true
+	}
+	if _, remembered := m.Fingerprint(a.Key); choice && a.Declared && len(a.Answered) > 0 && !remembered && !m.Pending(a.Key) &&
+		mutation.On(mutation.IAChoiceUnknownAsViolation) {
+		// the foreign-question check ran against a prompt that is not there: no question is its
+		return interact.Verdict{Ack: proto.InteractionDecisionAckPayload{ErrorCode: proto.CodeContractViolation, Error: "question_answers names questions the request did not emit"}}
+	}
+	v := m.Decide(a)
+	switch {
+	case v.Ack.ErrorCode == proto.CodeDecisionConflict && mutation.On(mutation.IAConflictReplacesMemory):
+		m.Replace(a.Key, a.Fingerprint, a.Now) // the later content now stands as the applied one
+	case v.Ack.ErrorCode == proto.CodeNotPending && mutation.On(mutation.IAUnknownIDNotReady):
+		if _, emitted := emittedIA.Load(emittedKey{r, a.Key}); !emitted {
+			v.Ack.ErrorCode, v.Ack.Error = proto.CodeNotReady, "the interaction may not be published yet"
+		}
+	case v.Ack.ErrorCode == proto.CodeContractViolation && choice && m.Pending(a.Key) && mutation.On(mutation.IAForeignCheckConsumes):
+		// Decide answers contract_violation for a pending prompt only for a foreign question_id
+		m.Withdrawn(a.Key) // the check ran after the prompt was taken
+	}
+	return v
+}
+
+// appliedBeforeNative acknowledges a permission decision applied:true before the native side
+// has taken it (IA-12.2), and records it applied; it reports whether it did.
+func (r *router) appliedBeforeNative(rn *run, a interact.Answer, v interact.Verdict, ackID, delivery string) bool {
+	if !v.Apply || rn == nil || a.Key.Family != harness.Permission || !mutation.On(mutation.IAAppliedBeforeNative) {
+		return false
+	}
+	receipt := r.ia.m.Settled(a, interact.Applied)
+	receipt.DeliveryID = delivery
+	r.ack(ackID, &receipt)
+	return true
+}
+
+// mutateOutcomeIA bends how the native side took a decision.
+func mutateOutcomeIA(family harness.Family, o interact.Outcome) interact.Outcome {
+	switch {
+	case o == interact.NotReady && family == harness.Permission && mutation.On(mutation.IANotPublishedFailed):
+		return interact.Failed
+	case o == interact.NotReady && family == harness.UserChoice && mutation.On(mutation.IAChoiceNotReadyFailed):
+		return interact.Failed
+	case o == interact.Unknown && family == harness.Permission && mutation.On(mutation.IANativeUnknownFailed):
+		return interact.Failed
+	}
+	return o
+}
+
+// mutateSettledIA bends what a settled decision leaves behind and its ack.
+func mutateSettledIA(m *interact.Machine, a interact.Answer, o interact.Outcome, receipt *proto.InteractionDecisionAckPayload) {
+	permission := a.Key.Family == harness.Permission
+	if o == interact.Unimplemented && permission && mutation.On(mutation.IAUnimplementedUnsupported) {
+		receipt.ErrorCode = proto.CodeUnsupported
+	}
+	if (o == interact.Unimplemented || o == interact.Failed) && permission && mutation.On(mutation.IAFailedAttemptConsumes) {
+		m.Withdrawn(a.Key)
+	}
+	if o == interact.Applied && a.Key.Family == harness.UserChoice && mutation.On(mutation.IAChoiceReplayForgotten) {
+		m.Forget(a.Key)
+	}
+}
+
+// mutateAckID is the id a decision's ack goes under, as a mutant bends it with the ack.
+func mutateAckID(rn *run, a interact.Answer, ackID string, receipt *proto.InteractionDecisionAckPayload) string {
+	decision := a.Key.Family == harness.Permission || a.Key.Family == harness.UserChoice
+	if receipt.Applied && decision && mutation.On(mutation.IAAckDeliveryIsInteraction) {
+		receipt.DeliveryID = ackID
+	}
+	if rn == nil {
+		return ackID
+	}
+	switch {
+	case a.Key.Family == harness.Permission && mutation.On(mutation.IAAckUnderRunID):
+		return rn.id
+	case a.Key.Family == harness.UserChoice && mutation.On(mutation.IAChoiceAckUnderRunID):
+		return rn.id
+	}
+	return ackID
+}
+
+// carriedInteractions is the interactions machine of a new connection: its own, unless a mutant
+// carries the previous connection's into it (IA-08.5).
+func carriedInteractions(d *Daemon, conn uint64, ia *interactions) *interactions {
+	if prev := keptInteractions(d); conn > 1 && prev != nil && mutation.On(mutation.IARoutesSurviveReconnect) {
+		ia = prev
+	}
+	keepInteractions(d, ia)
+	return ia
+}
