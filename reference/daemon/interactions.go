@@ -67,7 +67,7 @@ func (r *router) interactionEmitted(rn *run, ev harness.Event) (proto.Envelope, 
 func (r *router) interactionsEnded(rn *run) {
 	r.iaMu.Lock()
 	defer r.iaMu.Unlock()
-	if mutation.On(mutation.IAEndedRunStillPending) {
+	if r.leftPending(rn) && mutation.On(mutation.IAEndedRunStillPending) {
 		return // the finished Turn's requests stay pending, routed to it
 	}
 	r.ia.m.RunEnded(rn.id)

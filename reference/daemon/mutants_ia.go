@@ -341,6 +341,17 @@ func (r *router) nativeChoice(k interact.Key, p *proto.PromptForUserChoiceDecisi
 	return &q
 }
 
+// leftPending reports whether rn's Turn ends with an interaction still awaiting its answer (the
+// IA-08.3 mutant's case). The caller holds iaMu.
+func (r *router) leftPending(rn *run) bool {
+	for k, owner := range r.ia.runs {
+		if owner == rn && r.ia.m.Pending(k) {
+			return true
+		}
+	}
+	return false
+}
+
 // decisionKey is the interaction a decision names, by its type.
 func decisionKey(env proto.Envelope) (interact.Key, bool) {
 	switch env.Type {
