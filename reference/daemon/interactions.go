@@ -84,17 +84,23 @@ func (r *router) interactionsEnded(rn *run) {
 // permissionDecision answers one permission_decision (protocol-facts §4.8).
 func (r *router) permissionDecision(env proto.Envelope) {
 	p, err := proto.Decode[proto.PermissionDecisionPayload](env)
+	raw := env.Payload
+	if err != nil {
+		if loose, fixed := loosePermission(env); loose != nil {
+			p, raw, err = loose, fixed, nil
+		}
+	}
 	if err != nil {
 		r.refuseAnswer(env, proto.CodeContractViolation, err)
 		return
 	}
-	k := interact.Key{Family: harness.Permission, ID: env.ID}
+	k := r.decisionByRunID(interact.Key{Family: harness.Permission, ID: env.ID})
 	if p.UpdatedInput != nil && mutation.On(mutation.IAUpdatedInputDropped) {
 		q := *p
 		q.UpdatedInput = nil
 		p = &q
 	}
-	r.answer(env.ID, p.DeliveryID, interact.Answer{Key: k, Fingerprint: answerFingerprint(env.Payload)},
+	r.answer(env.ID, p.DeliveryID, interact.Answer{Key: k, Fingerprint: answerFingerprint(raw)},
 		func(caps proto.AgentKindCapabilities) (bool, string) { return caps.Permissions.Supported(), "" }, p)
 }
 
@@ -112,7 +118,7 @@ func (r *router) userChoiceDecision(env proto.Envelope) {
 		r.refuseAnswer(env, proto.CodeContractViolation, err)
 		return
 	}
-	a := interact.Answer{Key: interact.Key{Family: harness.UserChoice, ID: env.ID}, Fingerprint: answerFingerprint(raw)}
+	a := interact.Answer{Key: r.decisionByRunID(interact.Key{Family: harness.UserChoice, ID: env.ID}), Fingerprint: answerFingerprint(raw)}
 	p = r.bentChoice(a.Key, p)
 	if !mutation.On(mutation.ForeignQuestionAccepted) {
 		for _, qa := range p.QuestionAnswers {

@@ -291,6 +291,79 @@ func looseChoice(env proto.Envelope) (*proto.PromptForUserChoiceDecisionPayload,
 	return nil, nil
 }
 
+// loosePermission takes a permission_decision the strict decoding refused when a mutant reads it
+// anyway: one without approved, as a denial (IA-03.3), or one whose message is not a string,
+// without it (IA-03.5). It returns the decision and its payload as taken.
+func loosePermission(env proto.Envelope) (*proto.PermissionDecisionPayload, json.RawMessage) {
+	var top members
+	if strings.TrimSpace(env.ID) == "" || json.Unmarshal(env.Payload, &top) != nil || top == nil {
+		return nil, nil
+	}
+	taken := func(fix func(m members) bool) (*proto.PermissionDecisionPayload, json.RawMessage) {
+		m := members{}
+		for k, v := range top {
+			m[k] = v
+		}
+		if !fix(m) {
+			return nil, nil
+		}
+		raw := m.raw()
+		p, err := proto.Decode[proto.PermissionDecisionPayload](proto.Envelope{Type: env.Type, ID: env.ID, Payload: raw})
+		if err != nil {
+			return nil, nil
+		}
+		return p, raw
+	}
+	if p, raw := taken(func(m members) bool {
+		_, has := m["approved"]
+		m["approved"] = json.RawMessage("false")
+		return !has
+	}); p != nil && mutation.On(mutation.IADecisionWithoutApproved) {
+		return p, raw
+	}
+	if p, raw := taken(func(m members) bool {
+		msg, has := m["message"]
+		delete(m, "message")
+		return has && (len(msg) == 0 || msg[0] != '"')
+	}); p != nil && mutation.On(mutation.IADecisionMessageMistyped) {
+		return p, raw
+	}
+	return nil, nil
+}
+
+// decisionByRunID is the interaction a decision names: k, unless k is not pending, its ID is a
+// Run's and a mutant applies the decision to that Run's one pending interaction of the family
+// (IA-03.1, IA-16.1).
+func (r *router) decisionByRunID(k interact.Key) interact.Key {
+	r.mu.Lock()
+	rn := r.runs[k.ID]
+	r.mu.Unlock()
+	if rn == nil {
+		return k
+	}
+	r.iaMu.Lock()
+	defer r.iaMu.Unlock()
+	if r.ia.m.Pending(k) {
+		return k
+	}
+	var found []interact.Key
+	for pk, owner := range r.ia.runs {
+		if owner == rn && pk.Family == k.Family && r.ia.m.Pending(pk) {
+			found = append(found, pk)
+		}
+	}
+	if len(found) != 1 {
+		return k
+	}
+	switch {
+	case k.Family == harness.Permission && mutation.On(mutation.IADecisionByRunIDTaken):
+		return found[0]
+	case k.Family == harness.UserChoice && mutation.On(mutation.IAChoiceByRunIDTaken):
+		return found[0]
+	}
+	return k
+}
+
 // bentChoice maps a question_id equal to a question's header to that question's ID (IA-19.2).
 func (r *router) bentChoice(k interact.Key, p *proto.PromptForUserChoiceDecisionPayload) *proto.PromptForUserChoiceDecisionPayload {
 	prompt := r.emittedPrompt(k)

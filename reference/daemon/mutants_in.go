@@ -23,6 +23,8 @@ const (
 	defectUndecodable = "undecodable" // the payload does not decode (a member of the wrong type)
 	defectInputID     = "input_id"    // only the input_id is too long
 	defectInput       = "input"       // only the input does not validate
+	defectBlankID     = "blank-id"    // only the input_id is blank or absent
+	defectDurableText = "durable"     // only durable_receipt is a string ("true" or "false")
 )
 
 // steerDefect tells why a prompt_steer with a Run ID failed its strict decoding, and returns the
@@ -34,14 +36,21 @@ func steerDefect(env proto.Envelope) (string, *proto.PromptSteerPayload) {
 	}
 	v, err := spec.DecodePayload(env.Payload)
 	if err != nil {
+		if p := durableAsText(spec, env.Payload); p != nil {
+			return defectDurableText, p
+		}
 		return defectUndecodable, nil
 	}
 	p, ok := v.(*proto.PromptSteerPayload)
-	if !ok || strings.TrimSpace(p.InputID) == "" {
+	if !ok {
 		return "", nil
 	}
 	inputOK := p.Input.Validate() == nil
 	switch {
+	case strings.TrimSpace(p.InputID) == "" && inputOK:
+		return defectBlankID, p
+	case strings.TrimSpace(p.InputID) == "":
+		return "", nil
 	case len(p.InputID) > proto.InputIDMaxBytes && inputOK:
 		return defectInputID, p
 	case len(p.InputID) <= proto.InputIDMaxBytes && !inputOK:
@@ -59,8 +68,36 @@ func looseSteer(env proto.Envelope) *proto.PromptSteerPayload {
 		return p
 	case defect == defectInput && mutation.On(mutation.InInvalidInputTaken):
 		return p
+	case defect == defectBlankID && mutation.On(mutation.InBlankInputIDTaken):
+		return p
+	case defect == defectDurableText && mutation.On(mutation.InDurableReceiptStringTaken):
+		return p
 	}
 	return nil
+}
+
+// durableAsText decodes a prompt_steer payload whose only defect is a durable_receipt spelt as a
+// string, reading the string as the boolean; nil otherwise.
+func durableAsText(spec *proto.MessageSpec, payload json.RawMessage) *proto.PromptSteerPayload {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(payload, &m) != nil {
+		return nil
+	}
+	switch string(m["durable_receipt"]) {
+	case `"true"`:
+		m["durable_receipt"] = json.RawMessage("true")
+	case `"false"`:
+		m["durable_receipt"] = json.RawMessage("false")
+	default:
+		return nil
+	}
+	fixed, _ := json.Marshal(m)
+	v, err := spec.DecodePayload(fixed)
+	if err != nil || v.Validate() != nil {
+		return nil
+	}
+	p, _ := v.(*proto.PromptSteerPayload)
+	return p
 }
 
 // mutateRefusedSteer bends the invalid_input receipt of a prompt_steer that failed its decoding;
@@ -166,6 +203,9 @@ func mutateReceiptEnvelope(env proto.Envelope, receipt proto.PromptSteerAckPaylo
 	}
 	if receipt.Written && mutation.On(mutation.InWrittenOmitsAccepted) {
 		env.Payload, _ = json.Marshal(map[string]any{"input_id": receipt.InputID, "written": true})
+	}
+	if receipt.Written && mutation.On(mutation.InWrittenAsString) {
+		env.Payload, _ = json.Marshal(map[string]any{"input_id": receipt.InputID, "accepted": false, "written": "true"})
 	}
 	return env
 }

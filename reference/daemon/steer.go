@@ -73,6 +73,11 @@ func (r *router) promptSteer(env proto.Envelope) {
 	}
 	r.mu.Lock()
 	rn := r.runs[env.ID]
+	if rn == nil && len(r.runs) == 1 && mutation.On(mutation.InSteerRoutedToOnlyRun) {
+		for _, only := range r.runs {
+			rn = only // the Runtime's one Run takes the input, whatever Run it names
+		}
+	}
 	closing := r.closing
 	if closing && !mutation.On(mutation.InClosingRouterTaken) {
 		rn = nil

@@ -17,6 +17,7 @@ var coreIA = []Mutant{
 	{IABlankQuestionIDRegistered, "IA-15.4", "a prompt_for_user_choice with a blank question id is registered instead of refused"},
 	{IASharedQuestionIDRegistered, "IA-15.5", "a prompt_for_user_choice whose questions share an id is registered instead of refused"},
 	{IATextlessQuestionRegistered, "IA-15.6", "a prompt_for_user_choice with a question without its question text is registered instead of refused"},
+	{IAMistypedPromptRegistered, "IA-15.8", "a prompt_for_user_choice whose optional members have other types (multi_select \"yes\", auto_resolution_ms \"5\") is registered without them instead of refused"},
 	{IAOptionlessQuestionRegistered, "IA-15.7", "a prompt_for_user_choice with a question without options is registered instead of refused"},
 
 	// Decisions Core sends.

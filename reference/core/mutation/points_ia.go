@@ -14,6 +14,7 @@ const (
 	IASharedQuestionIDRegistered   Point = "ia-shared-question-id-registered"
 	IATextlessQuestionRegistered   Point = "ia-textless-question-registered"
 	IAOptionlessQuestionRegistered Point = "ia-optionless-question-registered"
+	IAMistypedPromptRegistered     Point = "ia-mistyped-prompt-registered"
 
 	// Decisions Core sends (IA-03, IA-04, IA-14, IA-16, IA-17).
 	IADecisionUnderRunID          Point = "ia-decision-under-run-id"

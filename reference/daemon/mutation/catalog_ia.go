@@ -24,6 +24,10 @@ var runtimeIA = []Mutant{
 	{IAPromptAutoMSString, "IA-15.8", "prompt_for_user_choice carries auto_resolution_ms as a string"},
 
 	// Decisions the Runtime takes.
+	{IADecisionByRunIDTaken, "IA-03.1", "a permission_decision under a Run ID is applied to that Run's one pending permission request instead of answered not_pending"},
+	{IADecisionWithoutApproved, "IA-03.3", "a permission_decision without approved is taken as a denial instead of refused"},
+	{IADecisionMessageMistyped, "IA-03.5", "a permission_decision whose message is not a string is taken (the message dropped) instead of refused"},
+	{IAChoiceByRunIDTaken, "IA-16.1", "a prompt_for_user_choice_decision under a Run ID is applied to that Run's one pending prompt instead of answered not_pending"},
 	{IAUpdatedInputDropped, "IA-03.4", "an approval's updated_input is dropped before the decision reaches the native side"},
 	{IABlankIDDecisionAcked, "IA-05.2", "a permission_decision with a blank envelope id and a delivery_id is acknowledged (under the blank id) instead of dropped"},
 	{IADroppedDecisionConsumes, "IA-05.3", "a decision dropped for its missing delivery_id withdraws the request it names: a later valid decision is not_pending"},

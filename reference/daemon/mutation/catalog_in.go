@@ -6,7 +6,13 @@ package mutation
 // (scenarios/rules/clauses/IN.tsv), each before the scenario that kills it; their points are in
 // points_in.go.
 var runtimeIN = []Mutant{
+	// prompt_steer shapes the Runtime takes.
+	{InSteerRoutedToOnlyRun, "IN-01.1", "a prompt_steer whose envelope id names no Run is taken by the Runtime's only active Run instead of answered run_inactive"},
+	{InBlankInputIDTaken, "IN-01.2", "a prompt_steer with a blank input_id is taken and written under that blank ID instead of refused"},
+	{InDurableReceiptStringTaken, "IN-01.6", "a prompt_steer whose durable_receipt is the string \"true\" is taken as durable instead of refused as undecodable"},
+
 	// prompt_steer_ack shapes.
+	{InWrittenAsString, "IN-02.4", "the written receipt carries written as the string \"true\" instead of a boolean"},
 	{InAcceptedUnderInputID, "IN-02.1", "the accepted receipt goes out under envelope id = the input_id instead of the Run ID"},
 	{InBusyNamesActiveInput, "IN-02.2", "a busy receipt names the input in flight instead of echoing the refused prompt_steer's input_id"},
 	{InWrittenOmitsAccepted, "IN-02.3", "the written receipt leaves accepted out (false omitted) instead of carrying accepted: false"},

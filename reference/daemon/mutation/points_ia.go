@@ -20,6 +20,10 @@ const (
 	IAPromptAutoMSString     Point = "ia-prompt-auto-ms-string"
 
 	// Decisions the Runtime takes (IA-03, IA-05, IA-16, IA-17, IA-19).
+	IADecisionByRunIDTaken     Point = "ia-decision-by-run-id-taken"
+	IADecisionWithoutApproved  Point = "ia-decision-without-approved"
+	IADecisionMessageMistyped  Point = "ia-decision-message-mistyped"
+	IAChoiceByRunIDTaken       Point = "ia-choice-by-run-id-taken"
 	IAUpdatedInputDropped      Point = "ia-updated-input-dropped"
 	IABlankIDDecisionAcked     Point = "ia-blank-id-decision-acked"
 	IADroppedDecisionConsumes  Point = "ia-dropped-decision-consumes"

@@ -2,7 +2,13 @@ package mutation
 
 // The decision points of the Runtime mutants in catalog_in.go.
 const (
+	// prompt_steer shapes the Runtime takes (IN-01).
+	InSteerRoutedToOnlyRun      Point = "in-steer-routed-to-only-run"
+	InBlankInputIDTaken         Point = "in-blank-input-id-taken"
+	InDurableReceiptStringTaken Point = "in-durable-receipt-string-taken"
+
 	// prompt_steer_ack shapes (IN-02).
+	InWrittenAsString      Point = "in-written-as-string"
 	InAcceptedUnderInputID Point = "in-accepted-under-input-id"
 	InBusyNamesActiveInput Point = "in-busy-names-active-input"
 	InWrittenOmitsAccepted Point = "in-written-omits-accepted"

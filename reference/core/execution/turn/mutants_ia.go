@@ -115,6 +115,24 @@ func looseInteractionRequest(typ string, raw json.RawMessage, invalid error) (Ev
 		}
 	}
 	switch {
+	case mended(func(o object) bool {
+		n := len(o)
+		delete(o, "tool_use_id")
+		delete(o, "auto_resolution_ms")
+		questions(func(_ int, q object, _ map[string]bool) bool {
+			for _, k := range []string{"header", "multi_select", "is_other", "is_secret"} {
+				delete(q, k)
+			}
+			opts := q.list("options")
+			for _, opt := range opts {
+				delete(opt, "description")
+			}
+			q.setList("options", opts)
+			return true
+		})(o)
+		return len(o) <= n
+	}) && mutation.On(mutation.IAMistypedPromptRegistered):
+		return take("ask_id")
 	case mended(set("ask_id", "ask")) && mutation.On(mutation.IAAsklessPromptRegistered):
 		return take("ask_id")
 	case mended(func(o object) bool {
