@@ -53,27 +53,23 @@ func (m members) setList(name string, l []members) {
 // bentRequest is the permission_request envelope a mutant sends instead of the Turn's request; ok
 // is false when no mutant bends it.
 func bentRequest(runID string, p *proto.PermissionRequestPayload) (proto.Envelope, bool) {
-	env := proto.MustEnvelope(proto.TypePermissionRequest, runID, p)
-	m, bent := membersOf(p), false
+	var bend func(env *proto.Envelope, m members)
 	switch {
 	case mutation.On(mutation.IARequestUnderRequestID):
-		env.ID, bent = p.RequestID, true
+		bend = func(env *proto.Envelope, _ members) { env.ID = p.RequestID }
 	case mutation.On(mutation.IARequestIDLeftOut):
-		delete(m, "request_id")
-		bent = true
+		bend = func(_ *proto.Envelope, m members) { delete(m, "request_id") }
 	case mutation.On(mutation.IARequestToolLeftOut):
-		delete(m, "tool")
-		bent = true
+		bend = func(_ *proto.Envelope, m members) { delete(m, "tool") }
 	case mutation.On(mutation.IARequestTitleLeftOut):
-		delete(m, "title")
-		bent = true
+		bend = func(_ *proto.Envelope, m members) { delete(m, "title") }
 	case len(p.Payload) > 0 && mutation.On(mutation.IARequestPayloadAsString):
-		m["payload"], _ = json.Marshal(string(p.Payload)) // encoded twice
-		bent = true
-	}
-	if !bent {
+		bend = func(_ *proto.Envelope, m members) { m["payload"], _ = json.Marshal(string(p.Payload)) } // encoded twice
+	default:
 		return proto.Envelope{}, false
 	}
+	env, m := proto.MustEnvelope(proto.TypePermissionRequest, runID, p), membersOf(p)
+	bend(&env, m)
 	if env.ID == runID {
 		env.Payload = m.raw()
 	}
@@ -83,41 +79,48 @@ func bentRequest(runID string, p *proto.PermissionRequestPayload) (proto.Envelop
 // bentPrompt is the prompt_for_user_choice envelope a mutant sends instead of the Turn's prompt;
 // ok is false when no mutant bends it.
 func bentPrompt(runID string, p *proto.PromptForUserChoicePayload) (proto.Envelope, bool) {
-	env := proto.MustEnvelope(proto.TypePromptForUserChoice, runID, p)
-	m := membersOf(p)
-	questions := m.list("questions")
-	bendQuestions := func(bend func(i int, q members)) bool {
-		for i, q := range questions {
-			bend(i, q)
+	var bend func(env *proto.Envelope, m members)
+	// questions bends each question of the prompt.
+	questions := func(each func(q, first members)) func(*proto.Envelope, members) {
+		return func(_ *proto.Envelope, m members) {
+			l := m.list("questions")
+			for _, q := range l {
+				each(q, l[0])
+			}
+			m.setList("questions", l)
 		}
-		m.setList("questions", questions)
-		return true
 	}
-	bent := false
+	n := len(p.Questions)
 	switch {
 	case mutation.On(mutation.IAPromptUnderAskID):
-		env.ID, bent = p.AskID, true
+		bend = func(env *proto.Envelope, _ members) { env.ID = p.AskID }
 	case mutation.On(mutation.IAPromptAskIDLeftOut):
-		delete(m, "ask_id")
-		bent = true
+		bend = func(_ *proto.Envelope, m members) { delete(m, "ask_id") }
 	case mutation.On(mutation.IAPromptQuestionsNull):
-		m["questions"], bent = json.RawMessage("null"), true
-	case len(questions) > 0 && mutation.On(mutation.IAPromptQuestionIDBlank):
-		bent = bendQuestions(func(_ int, q members) { q["id"] = json.RawMessage(`""`) })
-	case len(questions) > 1 && mutation.On(mutation.IAPromptQuestionIDShared):
-		first := questions[0]["id"]
-		bent = bendQuestions(func(_ int, q members) { q["id"] = first })
-	case len(questions) > 0 && mutation.On(mutation.IAPromptQuestionTextOut):
-		bent = bendQuestions(func(_ int, q members) { delete(q, "question") })
-	case len(questions) > 0 && mutation.On(mutation.IAPromptOptionsNull):
-		bent = bendQuestions(func(_ int, q members) { q["options"] = json.RawMessage("null") })
+		bend = func(_ *proto.Envelope, m members) { m["questions"] = json.RawMessage("null") }
+	case n > 0 && mutation.On(mutation.IAPromptQuestionIDBlank):
+		bend = questions(func(q, _ members) { q["id"] = json.RawMessage(`""`) })
+	case n > 1 && mutation.On(mutation.IAPromptQuestionIDShared):
+		first := ""
+		bend = questions(func(q, f members) {
+			if first == "" {
+				first = string(f["id"])
+			}
+			q["id"] = json.RawMessage(first)
+		})
+	case n > 0 && mutation.On(mutation.IAPromptQuestionTextOut):
+		bend = questions(func(q, _ members) { delete(q, "question") })
+	case n > 0 && mutation.On(mutation.IAPromptOptionsNull):
+		bend = questions(func(q, _ members) { q["options"] = json.RawMessage("null") })
 	case p.AutoResolutionMS > 0 && mutation.On(mutation.IAPromptAutoMSString):
-		m["auto_resolution_ms"], _ = json.Marshal(string(m["auto_resolution_ms"]))
-		bent = true
-	}
-	if !bent {
+		bend = func(_ *proto.Envelope, m members) {
+			m["auto_resolution_ms"], _ = json.Marshal(string(m["auto_resolution_ms"]))
+		}
+	default:
 		return proto.Envelope{}, false
 	}
+	env, m := proto.MustEnvelope(proto.TypePromptForUserChoice, runID, p), membersOf(p)
+	bend(&env, m)
 	if env.ID == runID {
 		env.Payload = m.raw()
 	}

@@ -149,26 +149,32 @@ type finishedRun struct {
 	id string
 }
 
-// rememberFinished notes that rn's done went out; outside the mutants build it keeps nothing.
+// rememberFinished notes that rn's done goes out; outside the mutants build it keeps nothing.
 func (r *router) rememberFinished(rn *run) {
 	mutation.Remember(finishedRun{r.d, rn.id}, []byte{1})
+}
+
+// doneOut reports whether the done of Run runID went out on this daemon (as far as the mutants
+// build remembers; never outside it).
+func (r *router) doneOut(runID string) bool {
+	key := finishedRun{r.d, runID}
+	if mutation.Recall(key) == nil {
+		return false
+	}
+	mutation.Remember(key, []byte{1})
+	return true
+}
+
+// doneOutNotReady reports whether a mutant answers not_ready for a Run whose done went out
+// (IN-06.2), whether or not the Run has left the router's table yet.
+func (r *router) doneOutNotReady(runID string) bool {
+	return r.doneOut(runID) && mutation.On(mutation.InFinishedRunNotReady)
 }
 
 // inactiveCode is the code for a prompt_steer that names no active Run: run_inactive, unless a
 // mutant answers otherwise.
 func (r *router) inactiveCode(runID string, closing bool) string {
-	if closing {
-		return proto.CodeRunInactive
-	}
-	key := finishedRun{r.d, runID}
-	finished := mutation.Recall(key) != nil
-	if finished {
-		mutation.Remember(key, []byte{1})
-	}
-	switch {
-	case finished && mutation.On(mutation.InFinishedRunNotReady):
-		return proto.CodeNotReady
-	case !finished && mutation.On(mutation.InUnknownRunNotReady):
+	if !closing && !r.doneOut(runID) && mutation.On(mutation.InUnknownRunNotReady) {
 		return proto.CodeNotReady
 	}
 	return proto.CodeRunInactive

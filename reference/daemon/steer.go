@@ -83,6 +83,10 @@ func (r *router) promptSteer(env proto.Envelope) {
 		rn = nil
 	}
 	r.mu.Unlock()
+	if r.doneOutNotReady(env.ID) {
+		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: proto.CodeNotReady})
+		return
+	}
 	if rn == nil {
 		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: r.inactiveCode(env.ID, closing)})
 		return
