@@ -36,6 +36,8 @@ func (r *router) interactionEmitted(rn *run, ev harness.Event) (proto.Envelope, 
 		k := interact.Key{Family: harness.Permission, ID: p.RequestID}
 		r.ia.m.Emitted(k, rn.id, nil)
 		r.ia.runs[k] = rn
+		r.noteEmitted(k, nil)
+		return bentRequest(rn.id, p)
 	case *proto.PromptForUserChoicePayload:
 		k := interact.Key{Family: harness.UserChoice, ID: p.AskID}
 		ids := make([]string, 0, len(p.Questions))
@@ -44,6 +46,8 @@ func (r *router) interactionEmitted(rn *run, ev harness.Event) (proto.Envelope, 
 		}
 		r.ia.m.Emitted(k, rn.id, ids)
 		r.ia.runs[k] = rn
+		r.noteEmitted(k, p)
+		return bentPrompt(rn.id, p)
 	case *proto.FunctionCallPayload:
 		k := interact.FunctionKey(rn.id, p.CallID)
 		r.ia.m.Emitted(k, rn.id, nil)
@@ -52,7 +56,10 @@ func (r *router) interactionEmitted(rn *run, ev harness.Event) (proto.Envelope, 
 	case harness.Withdrawal:
 		k := interact.Key{Family: harness.Permission, ID: p.RequestID}
 		r.ia.m.Withdrawn(k)
-		return proto.Envelope{Type: proto.TypePermissionCancel, ID: p.RequestID}, true
+		if mutation.On(mutation.IAWithdrawnAsConflict) {
+			r.ia.m.Replace(k, "withdrawn", r.d.cfg.Clock.Now()) // the withdrawal remembered as an answer
+		}
+		return bentCancel(rn.id, proto.Envelope{Type: proto.TypePermissionCancel, ID: p.RequestID}), true
 	}
 	return proto.Envelope{}, false
 }
@@ -61,9 +68,15 @@ func (r *router) interactionEmitted(rn *run, ev harness.Event) (proto.Envelope, 
 func (r *router) interactionsEnded(rn *run) {
 	r.iaMu.Lock()
 	defer r.iaMu.Unlock()
+	if r.leftPending(rn) && mutation.On(mutation.IAEndedRunStillPending) {
+		return // the finished Turn's requests stay pending, routed to it
+	}
 	kept := r.keptCalls(rn)
 	r.ia.m.RunEnded(rn.id)
 	for k, owner := range r.ia.runs {
+		if owner == rn && mutation.On(mutation.IAMemoryClearedAtRunEnd) {
+			r.ia.m.Forget(k)
+		}
 		if owner == rn && !kept[k] {
 			delete(r.ia.runs, k)
 		}
@@ -76,12 +89,23 @@ func (r *router) interactionsEnded(rn *run) {
 // permissionDecision answers one permission_decision (protocol-facts §4.8).
 func (r *router) permissionDecision(env proto.Envelope) {
 	p, err := proto.Decode[proto.PermissionDecisionPayload](env)
+	raw := env.Payload
+	if err != nil {
+		if loose, fixed := loosePermission(env); loose != nil {
+			p, raw, err = loose, fixed, nil
+		}
+	}
 	if err != nil {
 		r.refuseAnswer(env, proto.CodeContractViolation, err)
 		return
 	}
-	k := interact.Key{Family: harness.Permission, ID: env.ID}
-	r.answer(env.ID, p.DeliveryID, interact.Answer{Key: k, Fingerprint: answerFingerprint(env.Payload)},
+	k := r.decisionByRunID(interact.Key{Family: harness.Permission, ID: env.ID})
+	if p.UpdatedInput != nil && mutation.On(mutation.IAUpdatedInputDropped) {
+		q := *p
+		q.UpdatedInput = nil
+		p = &q
+	}
+	r.answer(env.ID, p.DeliveryID, interact.Answer{Key: k, Fingerprint: answerFingerprint(raw)},
 		func(caps proto.AgentKindCapabilities) (bool, string) { return caps.Permissions.Supported(), "" }, p)
 }
 
@@ -89,16 +113,24 @@ func (r *router) permissionDecision(env proto.Envelope) {
 // answered IDs are checked against the emitted questions before the interaction is consumed.
 func (r *router) userChoiceDecision(env proto.Envelope) {
 	p, err := proto.Decode[proto.PromptForUserChoiceDecisionPayload](env)
+	raw := env.Payload
+	if err != nil {
+		if loose, fixed := looseChoice(env); loose != nil {
+			p, raw, err = loose, fixed, nil
+		}
+	}
 	if err != nil {
 		r.refuseAnswer(env, proto.CodeContractViolation, err)
 		return
 	}
-	a := interact.Answer{Key: interact.Key{Family: harness.UserChoice, ID: env.ID}, Fingerprint: answerFingerprint(env.Payload)}
+	a := interact.Answer{Key: r.decisionByRunID(interact.Key{Family: harness.UserChoice, ID: env.ID}), Fingerprint: answerFingerprint(raw)}
+	p = r.bentChoice(a.Key, p)
 	if !mutation.On(mutation.ForeignQuestionAccepted) {
 		for _, qa := range p.QuestionAnswers {
 			a.Answered = append(a.Answered, qa.QuestionID)
 		}
 	}
+	p = r.nativeChoice(a.Key, p)
 	r.answer(env.ID, p.DeliveryID, a, func(caps proto.AgentKindCapabilities) (bool, string) { return caps.Permissions.Supported(), "" }, p)
 }
 
@@ -141,7 +173,13 @@ func hasImage(content []proto.InputContent) bool {
 // without an id or a delivery_id it is dropped with an error and gets no ack (IA-05, FN-07).
 func (r *router) refuseAnswer(env proto.Envelope, code string, err error) {
 	delivery := rawString(env.Payload, "delivery_id")
+	if code == proto.CodeContractViolation && env.Type == proto.TypePromptForUserChoiceDecision && mutation.On(mutation.IAChoiceRefusalOwnCode) {
+		code = "invalid_decision"
+	}
 	if env.ID == "" || delivery == "" || (env.Type == proto.TypeFunctionResult && rawString(env.Payload, "call_id") == "") {
+		if r.unaddressedAnswer(env, delivery) {
+			return
+		}
 		if !mutation.On(mutation.UnaddressedAnswerAcked) {
 			r.d.log.Warn("dropping an answer that names no interaction or no delivery", "type", env.Type, "err", err)
 			return
@@ -172,17 +210,26 @@ func (r *router) answer(ackID, delivery string, a interact.Answer, declared func
 	}
 	mutateAnswer(r.ia.m, &a)
 	mutateFunctionAnswer(r.ia.m, a)
-	v := r.functionVerdict(rn, a, payload, r.ia.m.Decide(a))
+	v := r.functionVerdict(rn, a, payload, r.decide(a))
 	receipt := v.Ack
+	if r.appliedBeforeNative(rn, a, v, ackID, delivery) {
+		r.resolveNative(rn, a.Key, payload)
+		r.iaMu.Unlock()
+		return
+	}
 	if v.Apply {
 		o := mutateFunctionOutcome(a.Key, mutateOutcome(r.resolveNative(rn, a.Key, payload)))
+		o = mutateOutcomeIA(a.Key.Family, o)
 		receipt = r.ia.m.Settled(a, o)
 		mutateSettled(r.ia.m, a, o)
+		mutateSettledIA(r.ia.m, a, o, &receipt)
 		receipt = mutateFunctionSettled(r.ia.m, a, o, receipt)
+	} else if v.Ack.Applied && rn != nil && mutation.On(mutation.IAReplayReachesNative) {
+		r.resolveNative(rn, a.Key, payload) // the replay goes to the native side again; its answer is not read
 	}
 	r.iaMu.Unlock()
 	receipt.DeliveryID = delivery
-	r.ack(ackID, &receipt)
+	r.ack(mutateAckID(rn, a, ackID, &receipt), &receipt)
 }
 
 // resolveNative hands the answer to the native Turn and classifies how it was taken.

@@ -198,15 +198,18 @@ func mutateSteer(m *input.Run, s *input.Steer) {
 		s.Steering = true // durable receipts taken to imply plain steering
 	}
 	rec := m.Records[s.InputID]
-	if mutation.On(mutation.StoredReceiptRewritten) && rec != nil && rec.Phase == input.Final {
+	if rec != nil && rec.Phase == input.Final && rec.Hash == s.Hash && rec.Durable == s.Durable && storedRewritten(*rec.Receipt) {
 		delete(m.Records, s.InputID) // forgotten: the repeat is written again
 		m.Order = slices.DeleteFunc(m.Order, func(id string) bool { return id == s.InputID })
 	}
 	if mutation.On(mutation.InputConflictIgnored) && rec != nil {
-		s.Hash, s.Durable = rec.Hash, rec.Durable
+		s.Hash = rec.Hash // the content difference is not seen (durable_receipt still is)
 	}
-	if mutation.On(mutation.BusyNotReported) && m.Active != s.InputID {
-		m.Active = "" // the new input is written beside the one in flight
+	if active := m.Records[m.Active]; active != nil && m.Active != s.InputID && m.Records[s.InputID] == nil {
+		if active.Phase == input.Writing && mutation.On(mutation.BusyNotReported) ||
+			active.Phase == input.Written && mutation.On(mutation.InWrittenBusyIgnored) {
+			m.Active = "" // the new input is written beside the one in flight
+		}
 	}
 	if mutation.On(mutation.InputLimitIgnored) && rec == nil && len(m.Records) >= proto.MaxSteeringInputs {
 		delete(m.Records, m.Order[0]) // the oldest input is forgotten to make room
@@ -219,9 +222,24 @@ func mutateReceipt(a *proto.PromptSteerAckPayload) {
 	if mutation.On(mutation.WrittenAsAccepted) && a.Written {
 		a.Written, a.Accepted = false, true
 	}
-	if mutation.On(mutation.InFlightAsBusy) && a.ErrorCode == proto.CodeInFlight {
-		a.ErrorCode = proto.CodeBusy
+	if a.ErrorCode == proto.CodeRejected && mutation.On(mutation.InRejectionCodeOwnName) {
+		a.ErrorCode = proto.ReasonInputPrefix + proto.CodeRejected // Core's failure reason, not a receipt code
 	}
+}
+
+// storedRewritten reports whether a mutant forgets an input's stored last receipt, so an identical
+// repeat is written again: an accepted one (IN-16.1), a definite refusal (IN-16.2) or an
+// outcome_unknown (IN-16.3).
+func storedRewritten(stored proto.PromptSteerAckPayload) bool {
+	switch {
+	case stored.Accepted:
+		return mutation.On(mutation.StoredReceiptRewritten)
+	case stored.ErrorCode == proto.CodeRejected || stored.ErrorCode == proto.CodeContractViolation:
+		return mutation.On(mutation.InStoredRefusalReoffered)
+	case stored.ErrorCode == proto.CodeOutcomeUnknown:
+		return mutation.On(mutation.InStoredUnknownRewritten)
+	}
+	return false
 }
 
 // inputReplay keys the mutation memory of an input receipt carried into the next connection.
@@ -255,7 +273,7 @@ func (r *router) replayInputReceipt() {
 
 // mutateAnswer bends an interaction answer before the machine decides it.
 func mutateAnswer(m *interact.Machine, a *interact.Answer) {
-	if mutation.On(mutation.ReplayAnsweredAsNew) {
+	if a.Key.Family == harness.Permission && mutation.On(mutation.ReplayAnsweredAsNew) {
 		m.Forget(a.Key)
 	}
 	if prior, ok := m.Fingerprint(a.Key); ok && mutation.On(mutation.ConflictAnsweredAsReplay) {

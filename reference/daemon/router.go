@@ -60,6 +60,7 @@ func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	r.wso.m.FS, r.closeWS = d.newWorkspaceFS()
 	r.wso.m.NoExport = !d.exports()
 	r.conn = d.susp.conns.Add(1)
+	r.ia = carriedInteractions(d, r.conn, r.ia)
 	return r
 }
 

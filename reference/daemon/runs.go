@@ -268,6 +268,7 @@ func (r *router) pump(rn *run) {
 // sendDone writes the Run's done; a done that could not be written locally is remembered, so a
 // cancellation waiting for it answers cancel_output_unavailable (CA-07).
 func (r *router) sendDone(rn *run, done *proto.DonePayload) {
+	r.rememberFinished(rn)
 	if err := r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, rn.id, done)); err != nil {
 		rn.doneLost.Store(true)
 	}

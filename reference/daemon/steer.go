@@ -48,29 +48,59 @@ func (r *router) applyInput(rn *run, ev input.Event) []input.Effect {
 func (r *router) promptSteer(env proto.Envelope) {
 	p, err := proto.Decode[proto.PromptSteerPayload](env)
 	if err != nil {
+		if loose := looseSteer(env); loose != nil {
+			p, err = loose, nil
+		}
+	}
+	if err != nil {
 		// invalid_input needs somewhere to go: the Run ID and an input ID to name.
 		id := rawInputID(env.Payload)
 		if env.ID == "" || id == "" {
 			r.d.log.Warn("dropping a prompt_steer that names no Run or no input", "err", err)
 			return
 		}
-		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: id, ErrorCode: proto.CodeInvalidInput, Error: err.Error()})
+		receipt := proto.PromptSteerAckPayload{InputID: id, ErrorCode: proto.CodeInvalidInput, Error: err.Error()}
+		if mutateRefusedSteer(env, &receipt) {
+			return
+		}
+		r.steerAck(env.ID, receipt)
+		r.recordRefusedSteer(env, id)
+		return
+	}
+	if len(p.InputID) == proto.InputIDMaxBytes && mutation.On(mutation.InIDAtLimitRefused) {
+		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: proto.CodeInvalidInput})
 		return
 	}
 	r.mu.Lock()
 	rn := r.runs[env.ID]
-	if r.closing {
+	if rn == nil && len(r.runs) == 1 && mutation.On(mutation.InSteerRoutedToOnlyRun) {
+		for _, only := range r.runs {
+			rn = only // the Runtime's one Run takes the input, whatever Run it names
+		}
+	}
+	closing := r.closing
+	if closing && !mutation.On(mutation.InClosingRouterTaken) {
 		rn = nil
 	}
 	r.mu.Unlock()
+	if r.doneOutNotReady(env.ID) {
+		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: proto.CodeNotReady})
+		return
+	}
 	if rn == nil {
-		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: proto.CodeRunInactive})
+		r.steerAck(env.ID, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: r.inactiveCode(env.ID, closing)})
 		return
 	}
 	content, _ := json.Marshal(p.Input)
 	sum := sha256.Sum256(content)
 	steer := input.Steer{InputID: p.InputID, Hash: hex.EncodeToString(sum[:]), Durable: p.DurableReceipt,
 		Ready: rn.hasTurn(), Steering: rn.exec.caps.Steering.Supported(), DurableReceipts: rn.exec.caps.DurableInputReceipts.Supported()}
+	if !steer.Ready {
+		if code := r.notReadyCode(rn); code != proto.CodeNotReady {
+			r.steerAck(rn.id, proto.PromptSteerAckPayload{InputID: p.InputID, ErrorCode: code})
+			return
+		}
+	}
 	rn.inputs.mu.Lock()
 	mutateSteer(&rn.inputs.m, &steer)
 	effects, err := rn.inputs.m.Apply(steer)
@@ -84,6 +114,7 @@ func (r *router) promptSteer(env proto.Envelope) {
 		r.d.log.Error("prompt_steer refused by the input machine", "run", rn.id, "err", err)
 	}
 	r.inputEffects(rn, effects)
+	r.repeatWrittenAgain(rn, p.InputID, p.Input, effects)
 }
 
 // rawInputID reads input_id from a payload that did not decode, if it is a non-blank string.
@@ -135,12 +166,22 @@ func (r *router) writeInput(rn *run, id string, in proto.MessageInput) {
 		r.inputEffects(rn, r.applyInput(rn, input.WriteEnded{InputID: id, Outcome: input.WriteUnimplemented}))
 		return
 	}
-	ctx, cancel := withClockTimeout(r.ctx, r.d.cfg.Clock, proto.NativeWriteTimeout)
+	bound := proto.NativeWriteTimeout
+	if mutation.On(mutation.InWriteBoundEarly) {
+		bound /= 2
+	}
+	ctx, cancel := withClockTimeout(r.ctx, r.d.cfg.Clock, bound)
 	if mutation.On(mutation.NativeWriteUnbounded) {
 		ctx, cancel = context.WithCancel(r.ctx)
 	}
+	early := r.writtenBeforeWrite(rn, id)
 	verdict, err := steerable.WriteInput(ctx, id, in)
-	cancel() // the write's timer stops once it is written
+	timedOut, stopping := ctx.Err() != nil && r.ctx.Err() == nil, r.ctx.Err() != nil
+	if !mutation.On(mutation.InWriteBoundCoversAcceptance) {
+		cancel() // the write's timer stops once it is written
+	} else {
+		defer cancel()
+	}
 	outcome := input.WriteDone
 	switch {
 	case err == nil:
@@ -148,17 +189,28 @@ func (r *router) writeInput(rn *run, id string, in proto.MessageInput) {
 		outcome = input.WriteNotReady
 	case errors.Is(err, harness.ErrInputRejected):
 		outcome = input.WriteRejected
+		r.writtenBeforeRejection(rn, id)
 	case errors.Is(err, harness.ErrInputUnimplemented):
 		outcome = input.WriteUnimplemented
 	default:
 		outcome = input.WriteUnknown // timed out or broken after the input may have been taken
+		if mutatedWriteFailure(timedOut, stopping) {
+			outcome = input.WriteRejected
+		}
 	}
-	r.inputEffects(rn, r.applyInput(rn, input.WriteEnded{InputID: id, Outcome: outcome}))
+	effects := r.applyInput(rn, input.WriteEnded{InputID: id, Outcome: outcome})
+	if early {
+		effects = withoutWrittenAck(effects)
+	}
+	r.inputEffects(rn, effects)
+	if outcome == input.WriteUnknown && mutation.On(mutation.InUnknownWriteRetried) {
+		r.writeAgain(rn, id, in) // the Runtime retries an uncertain write on its own
+	}
 	if outcome != input.WriteDone {
 		return
 	}
 	v := input.Consumed
-	switch err := <-verdict; {
+	switch err := awaitVerdict(ctx, verdict); {
 	case err == nil:
 	case errors.Is(err, harness.ErrInputRejected):
 		v = input.Refused
@@ -176,7 +228,11 @@ func (r *router) awaitInputs(rn *run) {
 		mutation.On(mutation.DoneBeforeInputSettles) {
 		return // nothing in flight: no timer, so a virtual clock sees none
 	}
-	t := r.d.cfg.Clock.NewTimer(proto.InFlightInputWait)
+	wait := proto.InFlightInputWait
+	if mutation.On(mutation.InDoneWaitShort) {
+		wait /= 3
+	}
+	t := r.d.cfg.Clock.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-rn.inputs.drained:
@@ -189,7 +245,8 @@ func (r *router) awaitInputs(rn *run) {
 // complete in time is abandoned, never retried.
 func (r *router) steerAck(runID string, receipt proto.PromptSteerAckPayload) {
 	mutateReceipt(&receipt)
-	if err := sendWithin(r.d.cfg.Clock, r.out.enqueue(proto.MustEnvelope(proto.TypePromptSteerAck, runID, &receipt)), proto.ReceiptSendBudget); err != nil {
+	env := mutateReceiptEnvelope(proto.MustEnvelope(proto.TypePromptSteerAck, runID, &receipt), receipt)
+	if err := sendWithin(r.d.cfg.Clock, r.out.enqueue(env), proto.ReceiptSendBudget); err != nil {
 		r.d.log.Warn("an input receipt could not be sent", "run", runID, "input", receipt.InputID, "err", err)
 	}
 }

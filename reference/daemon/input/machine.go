@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // Phase is where one recorded input stands.
@@ -163,18 +164,28 @@ func reject(id, code string) []Effect {
 
 // steer decides a prompt_steer, in the order of protocol-facts §4.11's table.
 func (r *Run) steer(s Steer) []Effect {
-	if r.Ending || r.Ended {
+	if r.Ended || (r.Ending && !mutation.On(mutation.InCompletingRunTaken)) {
 		return reject(s.InputID, proto.CodeRunInactive) // the Run is completing
 	}
-	if (s.Durable && !s.DurableReceipts) || (!s.Durable && !s.Steering) {
+	if (s.Durable && !s.DurableReceipts && !mutation.On(mutation.InDurableWithoutCapability)) || (!s.Durable && !s.Steering) {
 		return reject(s.InputID, proto.CodeUnsupported)
 	}
 	if rec := r.Records[s.InputID]; rec != nil {
+		if len(r.Records) >= proto.MaxSteeringInputs && mutation.On(mutation.InLimitBeforeRepeat) {
+			return reject(s.InputID, proto.CodeInputLimit)
+		}
 		switch {
-		case rec.Hash != s.Hash || rec.Durable != s.Durable:
+		case rec.Hash != s.Hash || (rec.Durable != s.Durable && !mutation.On(mutation.InConflictDurableIgnored)):
+			if mutation.On(mutation.InConflictReplacesRecord) {
+				rec.Hash, rec.Durable = s.Hash, s.Durable
+			}
 			return reject(s.InputID, proto.CodeInputConflict)
 		case rec.Phase == Final:
 			return []Effect{Ack{*rec.Receipt}} // the stored receipt, nothing re-attempted
+		case rec.Phase == Writing && mutation.On(mutation.InFlightAsBusy):
+			return reject(s.InputID, proto.CodeBusy)
+		case rec.Phase == Written && mutation.On(mutation.InWrittenRepeatBusy):
+			return reject(s.InputID, proto.CodeBusy)
 		default:
 			return reject(s.InputID, proto.CodeInFlight)
 		}
@@ -182,10 +193,19 @@ func (r *Run) steer(s Steer) []Effect {
 	if len(r.Records) >= proto.MaxSteeringInputs {
 		return reject(s.InputID, proto.CodeInputLimit)
 	}
+	if len(r.Records) == proto.MaxSteeringInputs-1 && mutation.On(mutation.InLimitAtLimitRefused) {
+		return reject(s.InputID, proto.CodeInputLimit)
+	}
 	if !s.Ready {
 		return reject(s.InputID, proto.CodeNotReady) // not recorded: a repeat is re-attempted
 	}
 	if r.Active != "" {
+		if mutation.On(mutation.InBusyNamesActiveInput) {
+			return reject(r.Active, proto.CodeBusy)
+		}
+		if mutation.On(mutation.InBusyStored) {
+			r.store(s, proto.CodeBusy)
+		}
 		return reject(s.InputID, proto.CodeBusy) // not recorded either
 	}
 	if r.Records == nil {
@@ -214,18 +234,37 @@ func (r *Run) writeEnded(w WriteEnded) ([]Effect, error) {
 	case WriteDone:
 		rec.Phase = Written
 		if !rec.Durable {
+			if mutation.On(mutation.InNonDurableAcceptedAtWrite) {
+				return r.finish(rec, ""), nil
+			}
+			if mutation.On(mutation.InNonDurableWritten) {
+				return []Effect{Ack{proto.PromptSteerAckPayload{InputID: rec.ID, Written: true}}}, nil
+			}
 			return nil, nil // written is a durable-receipt phase only (IN-03)
+		}
+		if mutation.On(mutation.InWrittenReceiptSkipped) {
+			return nil, nil
 		}
 		return []Effect{Ack{proto.PromptSteerAckPayload{InputID: rec.ID, Written: true}}}, nil
 	case WriteNotReady:
+		if mutation.On(mutation.InNativeNotReadyStored) {
+			return r.finish(rec, proto.CodeNotReady), nil
+		}
 		// Nothing was written: the input is forgotten, so Core's resend is attempted again.
 		delete(r.Records, rec.ID)
 		r.Order = slices.DeleteFunc(r.Order, func(id string) bool { return id == rec.ID })
 		r.free(rec.ID)
-		return append(reject(rec.ID, proto.CodeNotReady), r.released()...), nil
+		code := proto.CodeNotReady
+		if mutation.On(mutation.InNativeNotReadyAsBusy) {
+			code = proto.CodeBusy
+		}
+		return append(reject(rec.ID, code), r.released()...), nil
 	case WriteRejected:
 		return r.finish(rec, proto.CodeRejected), nil
 	case WriteUnimplemented:
+		if mutation.On(mutation.InUnimplementedUnsupported) {
+			return r.finish(rec, proto.CodeUnsupported), nil
+		}
 		return r.finish(rec, proto.CodeContractViolation), nil
 	case WriteUnknown:
 		return r.finish(rec, proto.CodeOutcomeUnknown), nil
@@ -240,10 +279,19 @@ func (r *Run) settled(s Settled) ([]Effect, error) {
 	}
 	switch s.Verdict {
 	case Consumed:
+		if mutation.On(mutation.InConsumptionUnreported) {
+			return withoutAck(r.finish(rec, "")), nil
+		}
 		return r.finish(rec, ""), nil
 	case Refused:
+		if mutation.On(mutation.InLateRejectionUnknown) {
+			return r.finish(rec, proto.CodeOutcomeUnknown), nil
+		}
 		return r.finish(rec, proto.CodeRejected), nil
 	case NotConsumed:
+		if mutation.On(mutation.InUnconsumedSilent) {
+			return withoutAck(r.finish(rec, proto.CodeOutcomeUnknown)), nil
+		}
 		return r.finish(rec, proto.CodeOutcomeUnknown), nil
 	}
 	return nil, fmt.Errorf("unknown verdict %q", s.Verdict)
@@ -253,9 +301,29 @@ func (r *Run) settled(s Settled) ([]Effect, error) {
 // next input; a done that waited for it may go.
 func (r *Run) finish(rec *Record, code string) []Effect {
 	receipt := proto.PromptSteerAckPayload{InputID: rec.ID, Accepted: code == "", ErrorCode: code}
+	if code == "" && rec.Durable && mutation.On(mutation.InAcceptedKeepsWritten) {
+		receipt.Written = true // the written phase's flag left on the accepted receipt
+	}
 	rec.Phase, rec.Receipt = Final, &receipt
 	r.free(rec.ID)
 	return append([]Effect{Ack{receipt}}, r.released()...)
+}
+
+// withoutAck drops the receipt from finish's effects (the mutants that store a last receipt
+// without sending it).
+func withoutAck(effects []Effect) []Effect {
+	return slices.DeleteFunc(effects, func(e Effect) bool { _, ack := e.(Ack); return ack })
+}
+
+// store records an input the machine refused as if it had been taken, with code as its stored
+// receipt (the mutant that stores busy).
+func (r *Run) store(s Steer, code string) {
+	if r.Records == nil {
+		r.Records = map[string]*Record{}
+	}
+	r.Records[s.InputID] = &Record{ID: s.InputID, Hash: s.Hash, Durable: s.Durable, Phase: Final,
+		Receipt: &proto.PromptSteerAckPayload{InputID: s.InputID, ErrorCode: code}}
+	r.Order = append(r.Order, s.InputID)
 }
 
 // free ends id's hold on the Run's one in-flight slot.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // Applied-decision memory bounds (IA-13): at most MemoryEntries, an entry older than MemoryAge is
@@ -168,7 +169,11 @@ func (m *Machine) Settled(a Answer, o Outcome) proto.InteractionDecisionAckPaylo
 // remember stores an applied answer: expired entries go first, then the oldest while full (IA-13).
 func (m *Machine) remember(k Key, fingerprint string, now time.Time) {
 	m.evictExpired(now)
-	for len(m.order) >= MemoryEntries {
+	limit := MemoryEntries
+	if mutation.On(mutation.IAMemoryHolds1023) {
+		limit-- // evicts once it holds 1023
+	}
+	for len(m.order) >= limit && !mutation.On(mutation.IAMemoryUnbounded) {
 		delete(m.applied, m.order[0])
 		m.order = m.order[1:]
 	}
@@ -177,7 +182,11 @@ func (m *Machine) remember(k Key, fingerprint string, now time.Time) {
 }
 
 func (m *Machine) evictExpired(now time.Time) {
-	for len(m.order) > 0 && now.Sub(m.applied[m.order[0]].at) > MemoryAge {
+	age := MemoryAge
+	if len(m.order) > 0 && mutation.On(mutation.IAMemoryExpiresEarly) {
+		age /= 2
+	}
+	for len(m.order) > 0 && now.Sub(m.applied[m.order[0]].at) > age {
 		delete(m.applied, m.order[0])
 		m.order = m.order[1:]
 	}
@@ -194,3 +203,13 @@ func (m *Machine) Fingerprint(k Key) (string, bool) {
 
 // Forget drops k from the replay memory (the mutants use it).
 func (m *Machine) Forget(k Key) { delete(m.applied, k) }
+
+// Replace makes fingerprint the content remembered as applied to k (the mutants use it).
+func (m *Machine) Replace(k Key, fingerprint string, now time.Time) {
+	if e, ok := m.applied[k]; ok {
+		e.fingerprint = fingerprint
+		m.applied[k] = e
+		return
+	}
+	m.remember(k, fingerprint, now)
+}

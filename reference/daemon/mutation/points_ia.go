@@ -1,4 +1,70 @@
 package mutation
 
 // The decision points of the Runtime mutants in catalog_ia.go.
-const ()
+const (
+	// What the Runtime sends: requests, withdrawals, prompts (IA-01, IA-04, IA-15).
+	IARequestUnderRequestID  Point = "ia-request-under-request-id"
+	IARequestIDLeftOut       Point = "ia-request-id-left-out"
+	IARequestToolLeftOut     Point = "ia-request-tool-left-out"
+	IARequestTitleLeftOut    Point = "ia-request-title-left-out"
+	IARequestPayloadAsString Point = "ia-request-payload-as-string"
+	IACancelUnderRunID       Point = "ia-cancel-under-run-id"
+	IACancelWithPayload      Point = "ia-cancel-with-payload"
+	IAPromptUnderAskID       Point = "ia-prompt-under-ask-id"
+	IAPromptAskIDLeftOut     Point = "ia-prompt-ask-id-left-out"
+	IAPromptQuestionsNull    Point = "ia-prompt-questions-null"
+	IAPromptQuestionIDBlank  Point = "ia-prompt-question-id-blank"
+	IAPromptQuestionIDShared Point = "ia-prompt-question-id-shared"
+	IAPromptQuestionTextOut  Point = "ia-prompt-question-text-out"
+	IAPromptOptionsNull      Point = "ia-prompt-options-null"
+	IAPromptAutoMSString     Point = "ia-prompt-auto-ms-string"
+
+	// Decisions the Runtime takes (IA-03, IA-05, IA-16, IA-17, IA-19).
+	IADecisionByRunIDTaken     Point = "ia-decision-by-run-id-taken"
+	IADecisionWithoutApproved  Point = "ia-decision-without-approved"
+	IADecisionMessageMistyped  Point = "ia-decision-message-mistyped"
+	IAChoiceByRunIDTaken       Point = "ia-choice-by-run-id-taken"
+	IAUpdatedInputDropped      Point = "ia-updated-input-dropped"
+	IABlankIDDecisionAcked     Point = "ia-blank-id-decision-acked"
+	IADroppedDecisionConsumes  Point = "ia-dropped-decision-consumes"
+	IAChoiceUnaddressedAcked   Point = "ia-choice-unaddressed-acked"
+	IAChoiceUnknownMemberTaken Point = "ia-choice-unknown-member-taken"
+	IAChoiceInnerMemberTaken   Point = "ia-choice-inner-member-taken"
+	IAChoiceCancelledString    Point = "ia-choice-cancelled-string"
+	IAChoiceCancelledAnswers   Point = "ia-choice-cancelled-answers"
+	IAChoiceBlankQuestionID    Point = "ia-choice-blank-question-id"
+	IAChoiceRepeatedQuestion   Point = "ia-choice-repeated-question"
+	IAChoiceNullAnswers        Point = "ia-choice-null-answers"
+	IAChoiceEmptyAnswersOut    Point = "ia-choice-empty-answers-out"
+	IAForeignCheckConsumes     Point = "ia-foreign-check-consumes"
+	IAAnswersByPosition        Point = "ia-answers-by-position"
+	IAHeaderNamesQuestion      Point = "ia-header-names-question"
+	IAUnansweredFilled         Point = "ia-unanswered-filled"
+
+	// The applied-decision memory and the pending interactions (IA-06 … IA-09, IA-11, IA-13).
+	IAReplayReachesNative      Point = "ia-replay-reaches-native"
+	IAMemoryClearedAtRunEnd    Point = "ia-memory-cleared-at-run-end"
+	IAConflictReplacesMemory   Point = "ia-conflict-replaces-memory"
+	IAUnknownIDNotReady        Point = "ia-unknown-id-not-ready"
+	IAWithdrawnAsConflict      Point = "ia-withdrawn-as-conflict"
+	IAEndedRunStillPending     Point = "ia-ended-run-still-pending"
+	IANativeUnknownFailed      Point = "ia-native-unknown-failed"
+	IARoutesSurviveReconnect   Point = "ia-routes-survive-reconnect"
+	IANotPublishedFailed       Point = "ia-not-published-failed"
+	IAUnimplementedUnsupported Point = "ia-unimplemented-unsupported"
+	IAFailedAttemptConsumes    Point = "ia-failed-attempt-consumes"
+	IAMemoryHolds1023          Point = "ia-memory-holds-1023"
+	IAMemoryUnbounded          Point = "ia-memory-unbounded"
+	IAMemoryExpiresEarly       Point = "ia-memory-expires-early"
+
+	// Acks (IA-12, IA-20).
+	IAAckDeliveryIsInteraction Point = "ia-ack-delivery-is-interaction"
+	IAAppliedBeforeNative      Point = "ia-applied-before-native"
+	IAAckUnderRunID            Point = "ia-ack-under-run-id"
+	IAChoiceUndeclaredServed   Point = "ia-choice-undeclared-served"
+	IAChoiceAckUnderRunID      Point = "ia-choice-ack-under-run-id"
+	IAChoiceUnknownAsViolation Point = "ia-choice-unknown-as-violation"
+	IAChoiceReplayForgotten    Point = "ia-choice-replay-forgotten"
+	IAChoiceNotReadyFailed     Point = "ia-choice-not-ready-failed"
+	IAChoiceRefusalOwnCode     Point = "ia-choice-refusal-own-code"
+)

@@ -59,6 +59,12 @@ func interactionEvent(typ, id string, p any) Event {
 // extracted by Core from the frame's own members (protocol-facts §6.1: the receiver normalises
 // it, whatever the sender's decoder did), the same extraction for every delivery.
 func RunFrame(typ string, raw json.RawMessage, payload any, invalid error) Event {
+	if ev, ok := looseSteerAck(typ, raw, invalid); ok {
+		return ev
+	}
+	if ev, ok := looseInteractionRequest(typ, raw, invalid); ok {
+		return ev
+	}
 	ev := RunEvent(typ, payload, invalid)
 	if e, ok := ev.(EngineError); ok {
 		e.Error.Code, e.Error.HTTPStatus = EngineFailure(raw)

@@ -124,6 +124,7 @@ func (s *State) deliverNext() []Effect {
 	}
 	var effects []Effect
 	if s.Inputs[i].State == store.InputPending {
+		s.lastFirst(i)
 		effects = s.send(i)
 	}
 	if mutation.On(mutation.InputNotSerialized) {
@@ -143,14 +144,17 @@ func (s *State) send(i int) []Effect {
 	first := in.Sends == 0
 	in.State, in.Sends = store.InputSent, in.Sends+1
 	s.withInput(i, in)
-	env, err := proto.NewEnvelope(proto.TypePromptSteer, s.Spec.RunID,
-		&proto.PromptSteerPayload{InputID: in.ID, Input: in.Input, DurableReceipt: !mutation.On(mutation.DurableReceiptOmitted)})
+	env, err := steerEnvelope(s.Spec.RunID, in, first)
 	if err != nil {
 		return s.inputUnknown(i, "input "+in.ID+" could not be encoded: "+err.Error())
 	}
 	effects := []Effect{s.commit(), note(fmt.Sprintf("input %s sent (attempt %d)", in.ID, in.Sends))}
 	if first && !mutation.On(mutation.InputWrittenUnbounded) {
-		effects = append(effects, s.arm(TimerInputWritten, proto.WrittenWait))
+		bound := proto.WrittenWait
+		if mutation.On(mutation.InWrittenBoundEarly) {
+			bound /= 2
+		}
+		effects = append(effects, s.arm(TimerInputWritten, bound))
 	}
 	return append(effects, Send{Envelope: env, Reported: true})
 }
@@ -159,10 +163,13 @@ func (s *State) send(i int) []Effect {
 func steerAck(s *State, ev Event) ([]Effect, error) {
 	ack := ev.(SteerAck).Ack
 	i := s.current()
-	if i < 0 || s.Inputs[i].ID != ack.InputID || s.Inputs[i].State == store.InputPending && s.Inputs[i].Sends == 0 {
+	if i < 0 || (s.Inputs[i].ID != ack.InputID && !mutation.On(mutation.InAckInputIDUnchecked)) || s.Inputs[i].State == store.InputPending && s.Inputs[i].Sends == 0 {
 		return []Effect{note("ignoring a prompt_steer_ack for input " + ack.InputID + ": no such input awaits a receipt")}, nil
 	}
 	in := s.Inputs[i]
+	if effects, ok := s.mutatedSteerCode(i, ack.ErrorCode); ok {
+		return effects, nil
+	}
 	switch {
 	case ack.Accepted:
 		return s.inputAccepted(i), nil
@@ -173,6 +180,9 @@ func steerAck(s *State, ev Event) ([]Effect, error) {
 		in.State, in.Code = store.InputWritten, ""
 		s.withInput(i, in)
 		effects := s.disarm(TimerInputWritten)
+		if mutation.On(mutation.InWrittenKeepsBound) {
+			effects = nil // the 30 s bound goes on running after written
+		}
 		if mutation.On(mutation.WrittenAdvancesCursor) {
 			s.InputCursor++
 			return append(append(effects, s.commit(), note("input "+in.ID+" written")), s.deliverNext()...), nil
@@ -182,7 +192,7 @@ func steerAck(s *State, ev Event) ([]Effect, error) {
 		return []Effect{note("input " + in.ID + " is in flight: keep waiting")}, nil
 	case ack.ErrorCode == proto.CodeContractViolation && in.State == store.InputSent && mutation.On(mutation.ContractViolationRetried):
 		return s.inputRetry(i, ack.ErrorCode), nil
-	case proto.RetryableSteerCode(ack.ErrorCode) && mutation.On(mutation.NotReadyFinal):
+	case ack.ErrorCode == proto.CodeNotReady && mutation.On(mutation.NotReadyFinal):
 	case proto.RetryableSteerCode(ack.ErrorCode) && in.State == store.InputSent:
 		return s.inputRetry(i, ack.ErrorCode), nil
 	case proto.RetryableSteerCode(ack.ErrorCode):
@@ -199,6 +209,9 @@ func (s *State) inputAccepted(i int) []Effect {
 	s.InputCursor = i + 1
 	effects := append(s.disarm(TimerInputWritten), s.commit(),
 		note("input "+in.ID+" accepted: the cursor moves to "+strconv.Itoa(s.InputCursor)))
+	if s.current() >= 0 && !s.Timers.Has(TimerInputResend) && mutation.On(mutation.InNextInputDelayed) {
+		return append(effects, s.arm(TimerInputResend, InputResendInterval))
+	}
 	return append(effects, s.deliverNext()...)
 }
 
@@ -250,7 +263,8 @@ func writtenTimedOut(s *State, _ Event) ([]Effect, error) {
 	if i < 0 {
 		return []Effect{note("the written bound fired with no input awaiting a receipt")}, nil
 	}
-	return s.inputUnknown(i, "input "+s.Inputs[i].ID+" was not written within "+proto.WrittenWait.String()+": its outcome is unknown"), nil
+	resend := s.resendGivenUp(i)
+	return append(resend, s.inputUnknown(i, "input "+s.Inputs[i].ID+" was not written within "+proto.WrittenWait.String()+": its outcome is unknown")...), nil
 }
 
 // resendDue sends the input again, unless cancellation was sent meanwhile.
@@ -267,6 +281,9 @@ func steerUndelivered(s *State, ev Event) ([]Effect, error) {
 	i := s.awaiting()
 	if i < 0 {
 		return []Effect{note("prompt_steer could not be confirmed as sent: " + f.Err.Error())}, nil
+	}
+	if mutation.On(mutation.InFailedSendAdvances) {
+		return s.skipInput(i, store.InputUnknown, ""), nil
 	}
 	return s.inputUnknown(i, "prompt_steer for input "+s.Inputs[i].ID+" could not be confirmed as sent: "+f.Err.Error()), nil
 }

@@ -85,6 +85,9 @@ func (s *State) decisionAwaited() int {
 // interactionArrived records a request of the Run for a caller to answer.
 func interactionArrived(s *State, ev Event) ([]Effect, error) {
 	r := ev.(InteractionRequest)
+	if r.ID == "" && mutation.On(mutation.IARunIDAsInteractionID) {
+		r.ID = s.Spec.RunID // the envelope's Run ID stands in for the missing request_id
+	}
 	if s.interaction(r.ID) >= 0 {
 		return []Effect{note(r.Type + " " + r.ID + ": that interaction ID is known already; ignored")}, nil
 	}
@@ -126,7 +129,7 @@ func permissionCancelled(s *State, ev Event) ([]Effect, error) {
 		return []Effect{note("permission_cancel " + id + ": no such permission request; ignored")}, nil
 	}
 	in := s.Interactions[i]
-	if mutation.On(mutation.PermissionCancelIgnored) {
+	if in.State == store.InteractionSent && mutation.On(mutation.PermissionCancelIgnored) {
 		return []Effect{note("permission_cancel " + id)}, nil
 	}
 	var effects []Effect
@@ -162,7 +165,7 @@ func answered(s *State, ev Event) ([]Effect, error) {
 		}
 		return nil, nil
 	}
-	if in.State != store.InteractionPending {
+	if in.State != store.InteractionPending && !(in.State == store.InteractionDetached && mutation.On(mutation.IADetachedStillAnswered)) {
 		return nil, &InteractionRefused{Code: RefusedNotPending, Why: "interaction " + a.ID + " is " + in.State}
 	}
 	if in.Kind == store.InteractionFunction && hasImage(a.Answer) && !s.declared("function_result_images") && !mutation.On(mutation.ResultImagesUngated) {
@@ -191,7 +194,9 @@ func (s *State) nextDecision() []Effect {
 // the 15 s bound exist before the frame is queued.
 func (s *State) sendDecision(i int) []Effect {
 	in := s.Interactions[i]
-	s.DecisionSeq++
+	if !mutation.On(mutation.IADeliveryIDReused) {
+		s.DecisionSeq++
+	}
 	in.State, in.DeliveryID = store.InteractionSent, DecisionDeliveryID(s.Spec.RunID, s.DecisionSeq)
 	s.withInteraction(i, in)
 	env, err := decisionEnvelope(s.Spec.RunID, in)
@@ -201,7 +206,11 @@ func (s *State) sendDecision(i int) []Effect {
 	effects := []Effect{s.commit(), note(fmt.Sprintf("%s for %s sent with delivery_id %s", env.Type, in.ID, in.DeliveryID)),
 		Subscribe{Stream: StreamDecision, ID: in.DeliveryID}}
 	if !mutation.On(mutation.DecisionAckUnbounded) {
-		effects = append(effects, s.arm(TimerDecisionAck, proto.InteractionAckTimeout))
+		bound := proto.InteractionAckTimeout
+		if mutation.On(mutation.IAAckWaitEarly) {
+			bound /= 2
+		}
+		effects = append(effects, s.arm(TimerDecisionAck, bound))
 	}
 	return append(effects, Send{Envelope: env, Reported: true})
 }
@@ -215,18 +224,22 @@ func decisionEnvelope(runID string, in store.Interaction) (proto.Envelope, error
 		if err := json.Unmarshal(in.Answer, &p); err != nil {
 			return proto.Envelope{}, err
 		}
-		p.DeliveryID = in.DeliveryID
+		if !mutation.On(mutation.IADecisionBlankDeliveryID) {
+			p.DeliveryID = in.DeliveryID
+		}
 		if mutation.On(mutation.UpdatedInputDropped) {
 			p.UpdatedInput = nil
 		}
-		return proto.NewEnvelope(proto.TypePermissionDecision, in.ID, &p)
+		return bentPermissionDecision(runID, in.ID, &p)
 	case store.InteractionUserChoice:
 		var p proto.PromptForUserChoiceDecisionPayload
 		if err := json.Unmarshal(in.Answer, &p); err != nil {
 			return proto.Envelope{}, err
 		}
-		p.DeliveryID = in.DeliveryID
-		return proto.NewEnvelope(proto.TypePromptForUserChoiceDecision, in.ID, &p)
+		if !mutation.On(mutation.IAChoiceBlankDeliveryID) {
+			p.DeliveryID = in.DeliveryID
+		}
+		return bentChoiceDecision(runID, in, &p)
 	default:
 		var p proto.FunctionResultPayload
 		if err := json.Unmarshal(in.Answer, &p); err != nil {
