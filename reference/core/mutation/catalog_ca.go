@@ -21,7 +21,7 @@ var coreCA = []Mutant{
 	{CARunInactiveBeforeDoneCompletes, "CA-17.5", "a run_inactive receipt before any done of the Run completes the Turn from its stream instead of cancel_unconfirmed"},
 	{CAAppliedBeforeDoneIncomplete, "CA-18.1", "an applied receipt with its outcome before any done fails the Turn with event_stream_incomplete instead of cancelling it"},
 	{CACancelledKeepsStream, "CA-18.3", "the cancelled Turn's result is taken from the stream (and its done) instead of the receipt's snapshot"},
-	{CALostReceiptDoneCompletes, "CA-19.1", "when no receipt comes within 15 s but a done did, the Turn is completed from that done instead of cancel_unconfirmed"},
+	{CALostReceiptDoneCompletes, "CA-19.1", "when the connection closes before the cancellation receipt but after the Run's done, the Turn is completed from that done instead of cancel_unconfirmed"},
 	{CALostReceiptRestarts, "CA-19.2", "after a reconnect Core sends again the execution_start of a Run whose cancellation receipt was lost with the old connection"},
 	{CAReadyCancelWithoutRelease, "CA-20.2", "an admission that turns ready after the Turn was cancelled is abandoned without execution_release"},
 	{CAAbandonedAlsoCancelled, "CA-20.3", "a Turn abandoned before start gets a prompt_cancel for its Run ID beside the execution_release"},

@@ -72,8 +72,6 @@ func cancelTimedOut(s *State, _ Event) ([]Effect, error) {
 	switch {
 	case mutation.On(mutation.CancelTimeoutCancels):
 		return []Effect{s.cancelled()}, nil
-	case mutation.On(mutation.CALostReceiptDoneCompletes) && s.Seen.Done != nil:
-		return []Effect{s.finish(s.fromDone())}, nil
 	case mutation.On(mutation.CancelResentOnTimeout):
 		env, err := proto.NewEnvelope(proto.TypePromptCancel, s.Spec.RunID, &proto.PromptCancelPayload{DeliveryID: CancelDeliveryID(s.Spec.RunID)})
 		if err == nil {
@@ -134,6 +132,9 @@ func receiptWaitClosed(s *State, ev Event) ([]Effect, error) {
 	err := ev.(ReceiptWaitClosed).Err
 	if err == nil || errors.Is(err, context.Canceled) {
 		return nil, nil
+	}
+	if s.Seen.Done != nil && mutation.On(mutation.CALostReceiptDoneCompletes) {
+		return []Effect{s.finish(s.fromDone())}, nil // the stream had finished: taken as completed
 	}
 	return []Effect{s.fail(proto.ReasonCancelUnconfirmed, "the cancellation receipt can no longer arrive: "+err.Error())}, nil
 }
