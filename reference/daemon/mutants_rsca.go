@@ -440,7 +440,7 @@ func bentOutcome(rn *run, outcome *proto.DonePayload) *proto.DonePayload {
 // bendFrame bends the shape of a frame on its way to the wire (RS-10, RS-11, RS-14.5, CA-13).
 // Only the points of the frame's type are asked.
 func bendFrame(env proto.Envelope) proto.Envelope {
-	if !mutation.Built || !frameBent(env.Type) {
+	if !mutation.Built || !frameBent(env) {
 		return env
 	}
 	var m map[string]any
@@ -508,16 +508,19 @@ func bendFrame(env proto.Envelope) proto.Envelope {
 	return env
 }
 
-// frameBent reports whether a mutant that bends the shape of a frame of type typ is on.
-func frameBent(typ string) bool {
-	switch typ {
+// frameBent reports whether a mutant that bends the shape of env is on; a done's points are asked
+// only when it carries what their mutant changes.
+func frameBent(env proto.Envelope) bool {
+	has := func(member string) bool { return bytes.Contains(env.Payload, []byte(`"`+member+`"`)) }
+	switch env.Type {
 	case proto.TypeDelta:
 		return mutation.On(mutation.RSDeltaTextAsText) || mutation.On(mutation.RSDeltaSequenceAsString)
 	case proto.TypeThinking:
 		return mutation.On(mutation.RSThinkingTextAsDelta)
 	case proto.TypeDone:
-		return mutation.On(mutation.RSEmptyDoneContentOmitted) || mutation.On(mutation.RSDoneMetadataAsString) ||
-			mutation.On(mutation.RSMissingMeasurementZero)
+		return bytes.Contains(env.Payload, []byte(`"content":""`)) && mutation.On(mutation.RSEmptyDoneContentOmitted) ||
+			has("metadata") && mutation.On(mutation.RSDoneMetadataAsString) ||
+			has("usage") && mutation.On(mutation.RSMissingMeasurementZero)
 	case proto.TypeUsage:
 		return mutation.On(mutation.RSMissingMeasurementZero)
 	case proto.TypeToolCall:
