@@ -168,6 +168,8 @@ func lenientAckBent(env proto.Envelope, perr error) (*proto.Frame, error) {
 func (s *Session) ackRoute(envID, deliveryID string) *AckWaiter {
 	w := s.acks[deliveryID]
 	switch {
+	case w == nil && deliveryID != strings.TrimSpace(deliveryID) && mutation.On(mutation.CAAckDeliveryIDTrimmed):
+		return s.acks[strings.TrimSpace(deliveryID)]
 	case w == nil && mutation.On(mutation.CAUnheldAckSettlesDecision):
 		return s.anyDecisionWaiter()
 	case w != nil && mutation.On(mutation.AckRoutedByInteraction):

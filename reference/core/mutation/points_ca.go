@@ -22,6 +22,8 @@ const (
 	CAReadyCancelWithoutRelease      Point = "ca-ready-after-cancel-without-release"
 	CAAbandonedAlsoCancelled         Point = "ca-abandoned-admission-also-prompt-cancelled"
 	CAStartingCancelReleases         Point = "ca-starting-cancel-releases"
+	CAAbandonedAdmissionStarted      Point = "ca-abandoned-admission-started-anyway"
+	CAAckDeliveryIDTrimmed           Point = "ca-ack-delivery-id-trimmed"
 	CAPendingAtDoneAfterCancelFails  Point = "ca-pending-at-done-after-cancel-fails"
 	CASteerFailureAfterCancelFails   Point = "ca-steer-failure-after-cancel-fails"
 )

@@ -25,6 +25,9 @@ func preparing(s *State, ev Event) ([]Effect, error) {
 // ready: the reservation is ready; Core starts the Run unless it was asked to cancel.
 func ready(s *State, ev Event) ([]Effect, error) {
 	s.learn(ev.(Status))
+	if s.CancelRequested && mutation.On(mutation.CAAbandonedAdmissionStarted) {
+		return append(s.start(), s.release(true)...), nil // the start was built before the cancellation was looked at
+	}
 	if s.CancelRequested {
 		return s.release(true), nil
 	}
