@@ -107,7 +107,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if cfg.WorkspaceReadOnly {
 		return r.admitReadOnlyLocked(p, caps)
 	}
-	if code := r.checkEnvironment(cfg, ungatedTools(cfg, caps, false)); code != "" {
+	if code := r.checkEnvironment(cfg, ungatedTools(cfg, caps, false), false); code != "" {
 		return code
 	}
 	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrepare) || r.fencedLocked() {
@@ -153,22 +153,27 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 }
 
 // checkEnvironment rejects an Environment binding the Runtime cannot apply or does not support.
-func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.AgentKindCapabilities) string {
+func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.AgentKindCapabilities, direct bool) string {
 	switch {
 	case cfg.LocalEnvironment != nil && !caps.LocalEnvironment.Supported() && !mutation.On(mutation.LocalEnvironmentUnsupportedOK):
 		return proto.CodeUnsupportedConfiguration
-	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment) && !mutation.On(mutation.LocalEnvironmentBindingUnchecked):
+	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment) && !mutation.On(mutation.LocalEnvironmentBindingUnchecked) &&
+		!(direct && mutation.On(mutation.RSForeignBindingRunsDirect)):
 		return proto.CodeInvalidConfiguration
 	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported():
 		return proto.CodeUnsupportedConfiguration
-	case cfg.LocalEnvironment == nil && !cfg.DisableExecutionEnvironment && !mutation.On(mutation.NoEnvironmentBindingAccepted):
+	case cfg.LocalEnvironment == nil && !cfg.DisableExecutionEnvironment && !mutation.On(mutation.NoEnvironmentBindingAccepted) &&
+		!(direct && mutation.On(mutation.RSNoBindingRunsDirect)):
 		return proto.CodeInvalidConfiguration // no Environment binding at all
-	case len(cfg.FunctionTools) > 0 && !caps.FunctionTools.Supported():
+	case len(cfg.FunctionTools) > 0 && !caps.FunctionTools.Supported() && !(direct && mutation.On(mutation.RSFunctionToolsUncheckedDirect)):
 		return proto.CodeUnsupportedConfiguration
 	case cfg.ToolSearch && !caps.ToolSearch.Supported():
 		return proto.CodeUnsupportedConfiguration
 	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported():
 		return proto.CodeUnsupportedConfiguration
+	}
+	if direct && mutation.On(mutation.RSOptionsCheckedAfterSetup) {
+		return "" // checked only after native setup (optionsAfterSetup)
 	}
 	return checkOptions(cfg, caps)
 }

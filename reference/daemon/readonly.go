@@ -17,7 +17,7 @@ func (r *router) admitReadOnlyLocked(p *proto.ExecutionPreparePayload, caps prot
 	case p.CheckReadOnlyPreparation() != nil:
 		return proto.CodeInvalidConfiguration
 	}
-	if code := r.checkEnvironment(cfg, caps); code != "" {
+	if code := r.checkEnvironment(cfg, caps, false); code != "" {
 		return code
 	}
 	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyReadOnly) || r.fencedLocked() {

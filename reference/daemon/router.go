@@ -225,6 +225,7 @@ func (r *router) afterFunc(d time.Duration, f func()) (stop func()) {
 
 // send writes a frame and waits until the write completed locally (or failed).
 func (r *router) send(env proto.Envelope) error {
+	env = bendFrame(env)
 	if mutation.On(mutation.ReplayAfterReconnect) {
 		if data, err := env.Encode(); err == nil {
 			mutation.Remember(r.d, data)

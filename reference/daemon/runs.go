@@ -34,6 +34,11 @@ type run struct {
 	// observeSubagents: the configuration set observe_subagent_identities (subagents.go).
 	observeSubagents bool
 	subagents        subagentOrder
+	// observeTools: the configuration set observe_tool_observations; direct: a prompt_request
+	// started the Run (no admission). Both are read only by mutants (mutants_rsca.go).
+	observeTools bool
+	direct       bool
+	bent         atomic.Pointer[bentRun] // what a mutant remembers of the Run (mutants_rsca.go)
 	// startMu guards the native start's cancellation: prompt_cancel aborts a start still running.
 	startMu      sync.Mutex
 	startCancel  context.CancelFunc
@@ -171,11 +176,13 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		after := r.applyLocked(g, failure)
 		r.mu.Unlock()
 		after.run()
+		r.failedStartBent(rn)
 		rn.finish()
 		return
 	}
 	rn.turn = turn
 	rn.observeSubagents = g.cfg.ObserveSubagentIdentities
+	rn.observeTools = g.cfg.ObserveToolObservations
 	close(rn.started)
 	// Output may race started: the pump begins at once.
 	pumped := make(chan struct{})
@@ -216,11 +223,14 @@ func (r *router) startAborted(g *grant, rn *run, turn harness.Turn) {
 // pump writes a Turn's events in order, then exactly one done, then releases the Executor.
 func (r *router) pump(rn *run) {
 	defer rn.finish()
-	events := mutateEvents(rn, rn.turn.Events())
+	events := bendStream(rn, mutateEvents(rn, rn.turn.Events()))
 	if mutation.On(mutation.OutputBeforeConsumerLost) {
 		<-events // starting went out before a consumer existed: what the Turn emitted first is lost
 	}
 	for ev := range events {
+		if eventDropped(rn) {
+			continue // a mutant closed the Run early
+		}
 		if isSubagentType(ev.Type) {
 			if env, ok := r.subagentEnvelope(rn, ev); ok {
 				_ = r.sendRun(rn, env)
@@ -231,7 +241,7 @@ func (r *router) pump(rn *run) {
 			_ = r.sendRun(rn, env)
 			continue
 		}
-		env, err := proto.NewEnvelope(ev.Type, rn.id, ev.Payload)
+		env, err := proto.NewEnvelope(ev.Type, bentRunFrameID(rn, ev), ev.Payload)
 		if err != nil {
 			r.d.log.Error("dropping an event the harness could not encode", "run", rn.id, "type", ev.Type, "err", err)
 			continue
@@ -247,7 +257,8 @@ func (r *router) pump(rn *run) {
 		done = &proto.DonePayload{} // the Turn produced no terminal frame: the stream still closes
 	}
 	holdDone(rn)
-	if mutation.On(mutation.DropDone) {
+	done = bentDone(rn, done, res.Done != nil)
+	if mutation.On(mutation.DropDone) || done == nil {
 		r.releaseExecutor(rn, res.Reusable)
 		return
 	}
@@ -259,9 +270,11 @@ func (r *router) pump(rn *run) {
 	if rn.releaseFirst && !mutation.On(mutation.DoneBeforeRelease) {
 		r.releaseExecutor(rn, res.Reusable)
 		r.sendDone(rn, done)
+		r.afterDone(rn, done)
 		return
 	}
 	r.sendDone(rn, done)
+	r.afterDone(rn, done)
 	r.releaseExecutor(rn, res.Reusable)
 }
 
@@ -301,7 +314,8 @@ func (r *router) promptRequest(env proto.Envelope) {
 		if runID == "" {
 			runID = loose.RunID // RS-01: the payload's run_id when the envelope has none
 		}
-		if strings.TrimSpace(runID) == "" || (strings.TrimSpace(loose.AgentKind) == "" && !mutation.On(mutation.PromptWithoutKindAnswered)) {
+		if (strings.TrimSpace(runID) == "" && !mutation.On(mutation.RSNoRunIDAnswered)) ||
+			(strings.TrimSpace(loose.AgentKind) == "" && !mutation.On(mutation.PromptWithoutKindAnswered)) {
 			r.d.log.Warn("dropping prompt_request without a Run ID or agent_kind", "err", err)
 			return
 		}
@@ -313,7 +327,19 @@ func (r *router) promptRequest(env proto.Envelope) {
 	if mutation.On(mutation.PayloadRunIDWins) && p.RunID != "" {
 		runID = p.RunID
 	}
+	if mutation.On(mutation.RSEnvelopeIDUnread) && strings.TrimSpace(p.RunID) == "" {
+		r.d.log.Warn("dropping prompt_request without a payload run_id")
+		return
+	}
+	if mutation.On(mutation.RSPayloadRunIDUnread) {
+		runID = env.ID
+	}
 	r.mu.Lock()
+	if !r.closing && r.runs[runID] != nil && mutation.On(mutation.RSDuplicatePromptAnswered) {
+		r.mu.Unlock()
+		r.failRun(runID, env.Trace, "the Run is already active")
+		return
+	}
 	if r.closing || (r.runs[runID] != nil && !mutation.On(mutation.DuplicatePromptRequestRestart)) {
 		r.mu.Unlock()
 		return // a duplicate of an active Run is ignored
@@ -323,12 +349,12 @@ func (r *router) promptRequest(env proto.Envelope) {
 	switch {
 	case p.WorkspaceReadOnly && !mutation.On(mutation.ReadOnlyPromptRequestRuns):
 		reason = "a read-only configuration cannot run a Turn"
-	case !ok || !h.Available():
+	case !ok || (!h.Available() && !mutation.On(mutation.RSUnavailableKindRuns)):
 		reason = "agent kind " + p.AgentKind + " is not available"
 	default:
-		if code := r.checkEnvironment(p, ungatedTools(p, h.Capabilities(), true)); code != "" {
+		if code := r.checkEnvironment(p, ungatedTools(p, h.Capabilities(), true), true); code != "" {
 			reason = "the configuration cannot run here: " + code
-		} else if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrompt) {
+		} else if r.directBusyLocked() {
 			reason = "the workspace is busy with a runtime_prepare transfer, a write or an export"
 		} else if r.fencedLocked() {
 			reason = "the Environment is quiesced for suspension"
@@ -338,6 +364,11 @@ func (r *router) promptRequest(env proto.Envelope) {
 	}
 	if reason != "" {
 		r.mu.Unlock()
+		if !ok && mutation.On(mutation.FailRunWithoutError) {
+			// an unknown kind: the empty done goes out without the error frame
+			_ = r.sendRun(&run{trace: runTrace(env.Trace)}, proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
+			return
+		}
 		r.failRun(runID, env.Trace, reason)
 		return
 	}
@@ -347,8 +378,10 @@ func (r *router) promptRequest(env proto.Envelope) {
 	rn.releaseFirst = p.ReleaseOnCompletion
 	rn.environmentID = environmentOf(p)
 	rn.observeSubagents = p.ObserveSubagentIdentities
+	rn.observeTools, rn.direct = p.ObserveToolObservations, true
 	r.runs[runID] = rn
 	r.mu.Unlock()
+	r.directRunBent(rn, e.id)
 	cfg := *p
 	r.goOwned(func() {
 		// abort reports a Run that never got a native Turn: nothing ran, the Executor is closed.
@@ -363,8 +396,21 @@ func (r *router) promptRequest(env proto.Envelope) {
 		}
 		native, err := h.NewExecutor(r.ctx, &cfg)
 		e.native = native
+		if err != nil && mutation.On(mutation.RSSetupFailureUnanswered) {
+			close(rn.started)
+			r.mu.Lock()
+			delete(r.runs, runID)
+			r.mu.Unlock()
+			r.closeExecutor(e)
+			rn.finish()
+			return
+		}
 		if err != nil {
 			abort("native setup failed: " + err.Error())
+			return
+		}
+		if code := optionsAfterSetup(&cfg, h.Capabilities()); code != "" {
+			abort("the configuration cannot run here: " + code)
 			return
 		}
 		turn, err := native.Start(r.ctx, runID, cfg.Input)
@@ -381,18 +427,16 @@ func (r *router) promptRequest(env proto.Envelope) {
 // failRun reports a failure of a Run before it started: an error frame followed by an empty done.
 func (r *router) failRun(runID, requestTrace, reason string) {
 	rn := &run{trace: runTrace(requestTrace)} // its frames carry the request's trace, as a Run's do
-	if mutation.On(mutation.FailRunWithoutError) {
-		_ = r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
-		return
-	}
 	_ = r.sendRun(rn, proto.MustEnvelope(proto.TypeError, runID, &proto.ErrorPayload{Error: reason}))
 	_ = r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, runID, &proto.DonePayload{}))
+	r.rememberDone(runID, &proto.DonePayload{})
 }
 
 // promptCancel cancels a Run. With a delivery_id the receipt is sent only after native settlement
 // and after the stream's done; without one (legacy) no receipt is sent.
 func (r *router) promptCancel(env proto.Envelope) {
 	p, err := proto.Decode[proto.PromptCancelPayload](env)
+	p, err = cancelDecoded(env, p, err)
 	if err != nil {
 		r.d.log.Warn("dropping an invalid prompt_cancel", "err", err)
 		return
@@ -401,9 +445,12 @@ func (r *router) promptCancel(env proto.Envelope) {
 	rn := r.runs[env.ID]
 	r.mu.Unlock()
 	if rn == nil {
-		if p.DeliveryID != "" && !mutation.On(mutation.UnknownRunCancelSilent) {
-			r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, ErrorCode: proto.CodeRunInactive})
+		if p.DeliveryID != "" && !r.inactiveCancelBent(env.ID, p.DeliveryID) {
+			r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, ErrorCode: inactiveCode()})
 		}
+		return
+	}
+	if !r.cancelledBent(rn, p.DeliveryID) {
 		return
 	}
 	if mutation.On(mutation.EventsAfterCancellation) {
@@ -418,7 +465,7 @@ func (r *router) promptCancel(env proto.Envelope) {
 		r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, Applied: true, Outcome: &proto.DonePayload{}})
 	}
 	r.goOwned(func() {
-		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, proto.CancellationConfirmationTimeout)
+		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, cancelConfirmation())
 		defer cancel()
 		outcome, err := rn.cancelNative(ctx)
 		if p.DeliveryID == "" && mutation.On(mutation.LegacyCancelGetsReceipt) {
@@ -432,11 +479,13 @@ func (r *router) promptCancel(env proto.Envelope) {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 			receipt.ErrorCode = proto.CodeCancelTimeout
+			r.cancelTimedOutBent(rn, env.ID, p.DeliveryID)
 		case err != nil:
 			receipt.ErrorCode = proto.CodeCancelFailed
 			if mutation.On(mutation.CancelFailureAsTimeout) {
 				receipt.ErrorCode = proto.CodeCancelTimeout
 			}
+			r.cancelFailedBent(rn)
 		default:
 			// The stream's done goes first; then the receipt owns the terminal outcome.
 			select {
@@ -450,6 +499,7 @@ func (r *router) promptCancel(env proto.Envelope) {
 				receipt.ErrorCode = proto.CodeCancelTimeout
 			}
 			if receipt.ErrorCode == "" {
+				outcome = bentOutcome(rn, outcome)
 				if outcome == nil && mutation.On(mutation.MissingOutcomeApplied) {
 					receipt.Applied, receipt.Outcome = true, &proto.DonePayload{}
 				} else if outcome == nil {

@@ -39,6 +39,7 @@ func replayedType() string {
 
 // rememberSent keeps the frame s sends for the replay mutants.
 func (s *Session) rememberSent(env proto.Envelope, raw []byte) {
+	s.rememberCancelled(env, raw)
 	if t := replayedType(); t != "" && env.Type == t {
 		replayed.Store(replayKey{s.g, s.deviceID}, raw)
 	}
@@ -46,6 +47,7 @@ func (s *Session) rememberSent(env proto.Envelope, raw []byte) {
 
 // replayOnReconnect re-sends, on the device's new connection, the frame its previous one sent.
 func (s *Session) replayOnReconnect() {
+	s.restartCancelled()
 	if replayedType() == "" {
 		return
 	}
@@ -82,15 +84,14 @@ func lenientAck(env proto.Envelope) (*proto.Frame, error) {
 // the clause of the strict decoding the active mutant drops is taken as a valid tool call.
 func lenientToolCall(env proto.Envelope, perr error) (*proto.Frame, error) {
 	msg := perr.Error()
-	dropped := mutation.On(mutation.ToolCallUnknownMembersAccepted) && strings.HasSuffix(msg, ": unknown member") ||
-		mutation.On(mutation.ToolCallStageUnchecked) && strings.HasPrefix(msg, "tool_call.stage:") ||
-		mutation.On(mutation.ToolCallArgsNotObjectAccepted) && (strings.HasPrefix(msg, "tool_call.args:") || strings.HasPrefix(msg, "tool_call.result:")) ||
-		mutation.On(mutation.ToolObservationUnchecked) && strings.HasPrefix(msg, "tool_call.observation.")
-	if !dropped {
+	payload := env.Payload
+	if raw := observationMemberDropped(env, msg); raw != nil {
+		payload = raw
+	} else if !toolCallFaultDropped(msg) {
 		return nil, perr
 	}
 	var p proto.ToolCallPayload
-	if err := json.Unmarshal(env.Payload, &p); err != nil {
+	if err := json.Unmarshal(payload, &p); err != nil {
 		return nil, perr
 	}
 	return &proto.Frame{Envelope: env, Payload: &p}, nil

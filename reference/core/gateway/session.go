@@ -163,7 +163,7 @@ func (s *Session) AwaitAck(deliveryID string) (*AckWaiter, error) {
 	if s.closed {
 		return nil, ErrSessionClosed
 	}
-	if _, dup := s.acks[deliveryID]; dup {
+	if _, dup := s.acks[deliveryID]; dup && !duplicateAckReplaced() {
 		return nil, fmt.Errorf("delivery %s: %w", deliveryID, ErrDuplicate)
 	}
 	w := &AckWaiter{DeliveryID: deliveryID}
@@ -397,8 +397,8 @@ func (s *Session) dispatch(data []byte) {
 	case env.Type == proto.TypeRuntimePrepareResult:
 		s.routeTransferResult(env, frame, perr)
 	case env.Type == proto.TypeInteractionDecisionAck:
-		if perr != nil && mutation.On(mutation.AckDecodedLeniently) {
-			frame, perr = lenientAck(env)
+		if perr != nil {
+			frame, perr = lenientAckBent(env, perr)
 		}
 		if perr != nil {
 			s.log.Warn("skipping an invalid interaction_decision_ack", "id", env.ID, "error", perr)
@@ -406,10 +406,7 @@ func (s *Session) dispatch(data []byte) {
 		}
 		ack := frame.Payload.(*proto.InteractionDecisionAckPayload)
 		s.mu.Lock()
-		w := s.acks[ack.DeliveryID]
-		if w == nil && mutation.On(mutation.AckRoutedByInteraction) {
-			w = s.anyDecisionWaiter()
-		}
+		w := s.ackRoute(env.ID, ack.DeliveryID)
 		s.mu.Unlock()
 		if w == nil {
 			s.log.Debug("dropping a receipt nobody waits for", "id", env.ID)
@@ -438,6 +435,9 @@ func (s *Session) dispatch(data []byte) {
 		}
 		if perr != nil && env.Type == proto.TypeToolCall {
 			frame, perr = lenientToolCall(env, perr)
+		}
+		if perr != nil && (env.Type == proto.TypeDelta || env.Type == proto.TypeThinking || env.Type == proto.TypeDone) {
+			frame, perr = lenientRunFrame(env, perr)
 		}
 		ev := Event{Envelope: env, Frame: frame, Invalid: perr}
 		if perr != nil {

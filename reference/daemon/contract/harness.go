@@ -295,7 +295,7 @@ type messages struct {
 // add opens a message if none is open and appends a delta's text; it returns the item ID the delta
 // names and whether cancellation interrupted the start frame.
 func (m *messages) add(delta string) (string, bool) {
-	if !m.turn.e.observeMessages {
+	if !m.turn.e.observeMessages && !mutation.On(mutation.RSMessagesWithoutOptIn) {
 		return "", false
 	}
 	if m.id == "" {

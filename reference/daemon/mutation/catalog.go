@@ -52,7 +52,7 @@ var baseRuntime = []Mutant{
 	{DropDone, "RS-07.3", "a Turn's stream never ends with done"},
 	{FirstEventsSwapped, "RS-07.2", "a Turn's first two events go out in the wrong order"},
 	{DuplicatePromptRequestRestart, "RS-03.1", "a duplicate prompt_request for an active Run starts it again"},
-	{FailRunWithoutError, "RS-04.1", "a prompt_request that cannot run gets an empty done without the error frame"},
+	{FailRunWithoutError, "RS-04.1", "a prompt_request for an agent_kind the Runtime does not advertise gets an empty done without the error frame"},
 	{DoneWithoutNativeIdentity, "RS-18.1", "done.metadata loses the native identity (agent_session_id)"},
 	{ErrorClassificationDropped, "EF-08.1", "an error frame loses the engine failure code the adapter mapped"},
 	{EventsAfterCancellation, "CA-04.2", "a cancelled Turn goes on emitting events after the cancellation interrupted it"},

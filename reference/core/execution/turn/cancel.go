@@ -38,9 +38,9 @@ func cancelBeforeStart(s *State, _ Event) ([]Effect, error) {
 		return nil, nil
 	}
 	if s.LearnedHandle != "" {
-		return append(effects, s.release()...), nil
+		return append(effects, s.release(false)...), nil
 	}
-	return append(effects, s.arm(TimerCancelConfirmation, proto.CancellationConfirmationTimeout)), nil
+	return append(effects, s.arm(TimerCancelConfirmation, cancelConfirmation())), nil
 }
 
 // cancelRun sends prompt_cancel once the Run may own the admission. The receipt waiter and the
@@ -50,10 +50,13 @@ func cancelRun(s *State, _ Event) ([]Effect, error) {
 	if effects == nil {
 		return nil, nil
 	}
+	if s.Phase == store.PhaseStarting && mutation.On(mutation.CAStartingCancelReleases) {
+		return append(effects, s.release(false)...), nil // the old handle released after start was sent
+	}
 	delivery := CancelDeliveryID(s.Spec.RunID)
 	effects = append(effects, Subscribe{Stream: StreamReceipt, ID: delivery},
-		s.arm(TimerCancelConfirmation, proto.CancellationConfirmationTimeout), s.moveTo(store.PhaseCancelling))
-	env, err := proto.NewEnvelope(proto.TypePromptCancel, s.Spec.RunID, &proto.PromptCancelPayload{DeliveryID: delivery})
+		s.arm(TimerCancelConfirmation, cancelConfirmation()), s.moveTo(store.PhaseCancelling))
+	env, err := cancelEnvelope(s.Spec.RunID, delivery)
 	if err != nil {
 		return append(effects, s.fail(proto.ReasonCancelUnconfirmed, "prompt_cancel could not be confirmed as sent: "+err.Error())), nil
 	}
@@ -85,8 +88,12 @@ func receipt(s *State, ev Event) ([]Effect, error) {
 	ack := ev.(Receipt).Ack
 	var o *store.Outcome
 	switch {
-	case ack.Applied && ack.Outcome != nil:
+	case ack.Applied && ack.Outcome != nil && s.Seen.Done == nil && mutation.On(mutation.CAAppliedBeforeDoneIncomplete):
 		o = s.merge(ack.Outcome)
+		o.Status, o.Reason = proto.TurnFailed, proto.ReasonEventStreamIncomplete
+		o.Error = "the cancellation was applied but the Run's stream never closed with done"
+	case ack.Applied && ack.Outcome != nil:
+		o = s.merge(cancelledSnapshot(s, ack.Outcome))
 		o.Status, o.DoneObserved = proto.TurnCancelled, s.Seen.Done != nil
 	case ack.Applied && mutation.On(mutation.ReceiptWithoutOutcomeCancels):
 		o = s.merge(s.Seen.Done)
@@ -95,11 +102,22 @@ func receipt(s *State, ev Event) ([]Effect, error) {
 		o = s.merge(s.Seen.Done)
 		o.Status, o.Reason = proto.TurnFailed, proto.ReasonCancelOutcomeUnavailable
 		o.Error = "the cancellation was applied without an outcome snapshot"
-	case ack.ErrorCode == proto.CodeRunInactive && s.Seen.Done != nil && !mutation.On(mutation.RunInactiveAfterDoneUnconfirmed):
+	case ack.ErrorCode == proto.CodeRunInactive && (s.Seen.Done != nil || mutation.On(mutation.CARunInactiveBeforeDoneCompletes)) &&
+		!mutation.On(mutation.RunInactiveAfterDoneUnconfirmed):
 		o = s.fromDone()
-	case mutation.On(mutation.ReceiptNotAppliedCancels):
+	case mutation.On(mutation.ReceiptNotAppliedCancels) && ack.ErrorCode == proto.CodeCancelFailed:
 		o = s.merge(s.Seen.Done)
 		o.Status = proto.TurnCancelled
+	case mutation.On(mutation.CACancelTimeoutAwaited) && ack.ErrorCode == proto.CodeCancelTimeout:
+		return []Effect{note("cancel_timeout: still waiting for the cancellation to settle")}, nil
+	case mutation.On(mutation.CAOutputUnavailableIncomplete) && ack.ErrorCode == proto.CodeCancelOutputUnavailable:
+		o = s.merge(s.Seen.Done)
+		o.Status, o.Reason = proto.TurnFailed, proto.ReasonEventStreamIncomplete
+		o.Error = "the cancelled Run's output was lost"
+	case mutation.On(mutation.CAOutcomeUnavailableKept) && ack.ErrorCode == proto.CodeCancelOutcomeUnavailable:
+		o = s.merge(s.Seen.Done)
+		o.Status, o.Reason = proto.TurnFailed, proto.ReasonCancelOutcomeUnavailable
+		o.Error = "the cancellation settled without an outcome snapshot"
 	default:
 		o = s.merge(s.Seen.Done)
 		o.Status, o.Reason = proto.TurnFailed, proto.ReasonCancelUnconfirmed
@@ -114,6 +132,9 @@ func receiptWaitClosed(s *State, ev Event) ([]Effect, error) {
 	err := ev.(ReceiptWaitClosed).Err
 	if err == nil || errors.Is(err, context.Canceled) {
 		return nil, nil
+	}
+	if s.Seen.Done != nil && mutation.On(mutation.CALostReceiptDoneCompletes) {
+		return []Effect{s.finish(s.fromDone())}, nil // the stream had finished: taken as completed
 	}
 	return []Effect{s.fail(proto.ReasonCancelUnconfirmed, "the cancellation receipt can no longer arrive: "+err.Error())}, nil
 }

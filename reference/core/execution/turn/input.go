@@ -146,7 +146,7 @@ func (s *State) send(i int) []Effect {
 	s.withInput(i, in)
 	env, err := steerEnvelope(s.Spec.RunID, in, first)
 	if err != nil {
-		return s.inputUnknown(i, "input "+in.ID+" could not be encoded: "+err.Error())
+		return s.inputUnknown(i, "input "+in.ID+" could not be encoded: "+err.Error(), false)
 	}
 	effects := []Effect{s.commit(), note(fmt.Sprintf("input %s sent (attempt %d)", in.ID, in.Sends))}
 	if first && !mutation.On(mutation.InputWrittenUnbounded) {
@@ -246,12 +246,13 @@ func (s *State) inputFailed(i int, code string) []Effect {
 
 // inputUnknown: the input's outcome can no longer be known; the Turn fails with
 // input_outcome_unknown unless cancellation was sent. The input is never resent.
-func (s *State) inputUnknown(i int, why string) []Effect {
+// failsAfterCancel: a mutant fails the Turn even though cancellation was sent (CA-21).
+func (s *State) inputUnknown(i int, why string, failsAfterCancel bool) []Effect {
 	in := s.Inputs[i]
 	in.State = store.InputUnknown
 	s.withInput(i, in)
 	effects := append(append(s.disarm(TimerInputWritten), s.disarm(TimerInputResend)...), s.commit(), note(why))
-	if s.CancelRequested && !mutation.On(mutation.UnknownInputAfterCancelFails) {
+	if s.CancelRequested && !failsAfterCancel {
 		return append(effects, note("cancellation was sent: its receipt owns the outcome"))
 	}
 	return append(effects, s.fail(proto.ReasonInputOutcomeUnknown, why))
@@ -264,7 +265,8 @@ func writtenTimedOut(s *State, _ Event) ([]Effect, error) {
 		return []Effect{note("the written bound fired with no input awaiting a receipt")}, nil
 	}
 	resend := s.resendGivenUp(i)
-	return append(resend, s.inputUnknown(i, "input "+s.Inputs[i].ID+" was not written within "+proto.WrittenWait.String()+": its outcome is unknown")...), nil
+	return append(resend, s.inputUnknown(i, "input "+s.Inputs[i].ID+" was not written within "+proto.WrittenWait.String()+": its outcome is unknown",
+		mutation.On(mutation.UnknownInputAfterCancelFails))...), nil
 }
 
 // resendDue sends the input again, unless cancellation was sent meanwhile.
@@ -285,7 +287,8 @@ func steerUndelivered(s *State, ev Event) ([]Effect, error) {
 	if mutation.On(mutation.InFailedSendAdvances) {
 		return s.skipInput(i, store.InputUnknown, ""), nil
 	}
-	return s.inputUnknown(i, "prompt_steer for input "+s.Inputs[i].ID+" could not be confirmed as sent: "+f.Err.Error()), nil
+	return s.inputUnknown(i, "prompt_steer for input "+s.Inputs[i].ID+" could not be confirmed as sent: "+f.Err.Error(),
+		mutation.On(mutation.CASteerFailureAfterCancelFails)), nil
 }
 
 // disarm stops a timer if it is armed; nothing otherwise.

@@ -54,7 +54,7 @@ func (s *State) fromDone() *store.Outcome {
 		if !mutation.On(mutation.EngineCodeDropped) {
 			o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
 		}
-	} else if s.pendingAtEnd() && !s.CancelRequested && !mutation.On(mutation.PendingInputCompletes) {
+	} else if s.pendingAtEnd() && (!s.CancelRequested || mutation.On(mutation.CAPendingAtDoneAfterCancelFails)) && !mutation.On(mutation.PendingInputCompletes) {
 		// An input not yet accepted when the stream ends: whether the Turn consumed it is unknown.
 		// After prompt_cancel the cancellation receipt owns the outcome instead.
 		o.Status, o.Reason = proto.TurnFailed, proto.ReasonInputOutcomeUnknown
@@ -74,21 +74,21 @@ func (s *State) merge(d *proto.DonePayload) *store.Outcome {
 		d = &proto.DonePayload{}
 	}
 	o.Content, o.Transcript, o.SourceCompletedAtMS = d.Content, d.Transcript, d.SourceCompletedAtMS
-	if o.Content == "" {
+	if o.Content == "" && !mutation.On(mutation.RSEmptyContentNotFilled) {
 		o.Content = s.Seen.Deltas.String()
 	}
-	if o.Content == "" {
+	if o.Content == "" && !mutation.On(mutation.RSEmptyContentNotFilled) {
 		o.Content = s.Seen.LastMessage
 	}
 	last := s.Seen.Usage
 	switch {
 	case d.Usage != nil && !d.Usage.IsZero():
-		u := *d.Usage
-		if u.Model == "" && last != nil {
+		u := bentDoneUsage(*d.Usage, last)
+		if u.Model == "" && last != nil && !mutation.On(mutation.RSModelNotFilled) {
 			u.Model = last.Model
 		}
 		o.Usage = &u
-	case last != nil:
+	case last != nil && !mutation.On(mutation.RSDoneWithoutUsageForgets):
 		u := *last
 		o.Usage = &u
 	}

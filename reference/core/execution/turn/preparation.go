@@ -17,7 +17,7 @@ func (s *State) learn(st Status) { s.LearnedHandle, s.LearnedExecutor = st.Handl
 func preparing(s *State, ev Event) ([]Effect, error) {
 	s.learn(ev.(Status))
 	if s.CancelRequested {
-		return s.release(), nil
+		return s.release(false), nil
 	}
 	return nil, nil
 }
@@ -25,8 +25,11 @@ func preparing(s *State, ev Event) ([]Effect, error) {
 // ready: the reservation is ready; Core starts the Run unless it was asked to cancel.
 func ready(s *State, ev Event) ([]Effect, error) {
 	s.learn(ev.(Status))
+	if s.CancelRequested && mutation.On(mutation.CAAbandonedAdmissionStarted) {
+		return append(s.start(), s.release(true)...), nil // the start was built before the cancellation was looked at
+	}
 	if s.CancelRequested {
-		return s.release(), nil
+		return s.release(true), nil
 	}
 	return s.start(), nil
 }
@@ -140,14 +143,16 @@ func (s *State) start() []Effect {
 }
 
 // release abandons the admission before start; no input was submitted, so the Turn is cancelled
-// whether or not the release could be sent.
-func (s *State) release() []Effect {
-	var effects []Effect
+// whether or not the release could be sent. atReady: the admission turned ready after the
+// cancellation was requested.
+func (s *State) release(atReady bool) []Effect {
+	effects := abandonedCancel(s)
 	env, err := proto.NewEnvelope(proto.TypeExecutionRelease, s.PrepareID, &proto.ExecutionReleasePayload{Handle: s.LearnedHandle})
 	if mutation.On(mutation.ReleaseHandleOmitted) {
 		env.Payload = json.RawMessage(`{}`) // the request ID alone names the admission
 	}
-	if err == nil && !mutation.On(mutation.CancelBeforeStartNoRelease) {
+	withheld := mutation.On(mutation.CancelBeforeStartNoRelease) && !atReady || mutation.On(mutation.CAReadyCancelWithoutRelease) && atReady
+	if err == nil && !withheld {
 		effects = append(effects, Send{Envelope: env, BestEffort: true})
 	}
 	return append(effects, s.cancelled())

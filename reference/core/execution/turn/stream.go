@@ -26,6 +26,7 @@ func usage(s *State, ev Event) ([]Effect, error) {
 	if mutation.On(mutation.UsageAdded) && s.Seen.Usage != nil {
 		u = addedUsage(*s.Seen.Usage, u)
 	}
+	u = zeroFilled(u)
 	s.Seen.Usage = &u
 	return nil, nil
 }
