@@ -109,7 +109,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if code := r.checkEnvironment(cfg, caps); code != "" {
 		return code
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked() || r.fencedLocked() {
+	if r.prepareBusyLocked() || r.workspaceBusyLocked() || (r.fencedLocked() && !mutation.On(mutation.SuspendAdmitsWork)) {
 		return proto.CodeResourceUnavailable // a suspension, a runtime_prepare transfer, a write or an export holds the slot (AD-14)
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {

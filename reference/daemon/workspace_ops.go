@@ -175,7 +175,7 @@ func (h wsHost) WriteBlocked(environmentID, sessionID string) string {
 		return "a runtime_prepare transfer"
 	case h.r.executionBusyLocked():
 		return "a Run, an Executor or an owned preparation"
-	case h.r.fencedLocked():
+	case h.r.fencedLocked() && !mutation.On(mutation.SUWriteAdmitted):
 		return "a suspension (SU-06)"
 	case h.r.d.bind.mismatch(environmentID, sessionID):
 		return "another Environment binding"

@@ -105,6 +105,10 @@ type Machine struct {
 // read-only preparations are refused with resource_unavailable meanwhile (§4.3, WS-24).
 func (m *Machine) Busy() bool { return m.write != nil || m.export != nil }
 
+// Writing and Exporting tell the two halves of Busy apart.
+func (m *Machine) Writing() bool   { return m.write != nil }
+func (m *Machine) Exporting() bool { return m.export != nil }
+
 // ReadsInFlight is the number of admitted reads whose native work has not ended.
 func (m *Machine) ReadsInFlight() int { return len(m.reads) }
 
