@@ -59,6 +59,11 @@ func interactionEvent(typ, id string, p any) Event {
 // extracted by Core from the frame's own members (protocol-facts §6.1: the receiver normalises
 // it, whatever the sender's decoder did), the same extraction for every delivery.
 func RunFrame(typ string, raw json.RawMessage, payload any, invalid error) Event {
+	if invalid != nil {
+		if p := lenientSubagent(typ, raw); p != nil {
+			payload, invalid = p, nil
+		}
+	}
 	ev := RunEvent(typ, payload, invalid)
 	if e, ok := ev.(EngineError); ok {
 		e.Error.Code, e.Error.HTTPStatus = EngineFailure(raw)
