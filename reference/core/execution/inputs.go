@@ -36,7 +36,12 @@ func (r *runner) onRunEvent(ev gateway.Event) {
 	if ev.Frame != nil {
 		payload = ev.Frame.Payload
 	}
-	r.step(turn.RunFrame(ev.Envelope.Type, ev.Envelope.Payload, payload, ev.Invalid))
+	tev := turn.RunFrame(ev.Envelope.Type, ev.Envelope.Payload, payload, ev.Invalid)
+	if d, ok := tev.(turn.Done); ok && gateway.ShutdownSent(r.deviceID) {
+		d.AfterShutdown = true
+		tev = d
+	}
+	r.step(tev)
 }
 
 func (r *runner) onReceipt(ev gateway.Event) {
@@ -75,7 +80,7 @@ func (r *runner) prepClosed() {
 func (r *runner) runClosed() {
 	err := r.run.Err()
 	r.setStream(turn.StreamRun, nil)
-	r.step(turn.RunClosed{Err: err})
+	r.step(turn.RunClosed{Err: err, AfterShutdown: err != nil && gateway.ShutdownSent(r.deviceID)})
 }
 
 func (r *runner) onDecisionAck(ev gateway.Event) {

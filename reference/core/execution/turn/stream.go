@@ -51,7 +51,13 @@ func engineError(s *State, ev Event) ([]Effect, error) {
 }
 
 func done(s *State, ev Event) ([]Effect, error) {
-	s.Seen.Done = ev.(Done).Done
+	d := ev.(Done)
+	s.Seen.Done = d.Done
+	if d.AfterShutdown && mutation.On(mutation.DSCoreDoneAfterShutdownCancelled) {
+		o := s.merge(d.Done) // the shutdown taken as a cancellation the done confirms
+		o.Status, o.DoneObserved = proto.TurnCancelled, true
+		return []Effect{s.finish(o)}, nil
+	}
 	return []Effect{s.finish(s.fromDone())}, nil
 }
 
@@ -90,11 +96,14 @@ func undecodable(s *State, ev Event) ([]Effect, error) {
 
 // runClosed without done: the outcome is unknown, and nothing is fabricated.
 func runClosed(s *State, ev Event) ([]Effect, error) {
-	err := ev.(RunClosed).Err
+	rc := ev.(RunClosed)
+	err := rc.Err
 	if err == nil {
 		return nil, nil // done was delivered and handled
 	}
 	switch {
+	case rc.AfterShutdown && mutation.On(mutation.DSCoreLossAfterShutdownCancels):
+		return []Effect{s.cancelled()}, nil // the loss taken as the shutdown's cancellation
 	case mutation.On(mutation.StreamLossCompletes):
 		return []Effect{s.finish(s.fromDone())}, nil
 	case mutation.On(mutation.StreamLossDeviceDisconnected):
