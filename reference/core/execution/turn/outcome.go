@@ -51,8 +51,12 @@ func (s *State) fromDone() *store.Outcome {
 	o.DoneObserved = true
 	if e := s.Seen.Error; e != nil && !mutation.On(mutation.EngineErrorCompletes) {
 		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
-		if !mutation.On(mutation.EngineCodeDropped) {
-			o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+		if e.Code != "" && mutation.On(mutation.EngineCodeDropped) {
+			o.EngineErrorCode = ""
+		}
+		if e.HTTPStatus != 0 && mutation.On(mutation.EFCoreHTTPStatusNotStored) {
+			o.EngineHTTPStatus = 0
 		}
 	} else if s.pendingAtEnd() && !s.CancelRequested && !mutation.On(mutation.PendingInputCompletes) {
 		// An input not yet accepted when the stream ends: whether the Turn consumed it is unknown.
@@ -108,8 +112,20 @@ func (s *State) engineMutants(o *store.Outcome) {
 	if e == nil || o.Reason == proto.ReasonEngineFailed {
 		return
 	}
-	if mutation.On(mutation.EngineErrorFailsCancelled) && o.Status == proto.TurnCancelled ||
-		mutation.On(mutation.EngineErrorHidesCoreError) && o.Status == proto.TurnFailed {
+	var point mutation.Point
+	switch {
+	case o.Status == proto.TurnCancelled:
+		point = mutation.EngineErrorFailsCancelled
+	case o.Reason == proto.ReasonEventStreamIncomplete:
+		point = mutation.EngineErrorHidesCoreError
+	case o.Reason == proto.ReasonCancelUnconfirmed && o.CancelReceipt != nil:
+		point = mutation.EFCoreErrorHidesRefusedReceipt
+	case o.Reason == proto.ReasonCancelUnconfirmed:
+		point = mutation.EFCoreErrorHidesCancelTimeout
+	case o.Reason == proto.ReasonCancelOutcomeUnavailable:
+		point = mutation.EFCoreErrorHidesOutcomeUnavailable
+	}
+	if point != "" && mutation.On(point) {
 		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
 		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
 	}
