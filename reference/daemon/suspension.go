@@ -112,13 +112,16 @@ func (r *router) suspendEffects(effects []suspend.Effect) {
 // no runtime_prepare transfer, no workspace read, write or export, no owned preparation, and no
 // Executor other than idle ones (preparing, admitted, running, closing, or with unconfirmed cleanup).
 // waiting is nil but for the idleness mutants: the Runs whose interaction awaits Core's answer.
+// A mutant that overlooks a Run or an owned preparation overlooks the Executor it holds too.
 func (r *router) quietLocked(waiting map[*run]bool) bool {
+	overlooked := map[*executor]bool{}
 	for _, rn := range r.runs {
 		switch {
 		case waiting == nil:
 			return false
-		case waiting[rn] && mutation.On(mutation.SUQuiesceBesideInteraction):
-		case !waiting[rn] && mutation.On(mutation.QuiesceWhileBusy):
+		case waiting[rn] && mutation.On(mutation.SUQuiesceBesideInteraction),
+			!waiting[rn] && mutation.On(mutation.QuiesceWhileBusy):
+			overlooked[rn.exec] = true
 		default:
 			return false
 		}
@@ -131,15 +134,19 @@ func (r *router) quietLocked(waiting map[*run]bool) bool {
 		return false
 	}
 	for _, g := range r.records {
-		if g.rec.Owned() && !mutation.On(mutation.SUQuiesceBesideOwnedPreparation) {
+		if !g.rec.Owned() {
+			continue
+		}
+		if !mutation.On(mutation.SUQuiesceBesideOwnedPreparation) {
 			return false
 		}
+		overlooked[g.exec] = true
 	}
 	if mutation.On(mutation.SUQuiesceBesideBusyExecutor) {
 		return true
 	}
 	for _, e := range r.executors {
-		if e.state != execIdle && e.state != execClosed {
+		if e.state != execIdle && e.state != execClosed && !overlooked[e] {
 			return false
 		}
 	}
