@@ -185,6 +185,9 @@ type OtherFrame struct{ Type string }
 // RunClosed: the Run subscription ended; Err is nil after done, an observation error otherwise.
 type RunClosed struct {
 	Err error
+	// Cause is who ended the connection the stream was lost with (ClosedBy…), worked out only for
+	// the stream-loss mutants; "" otherwise.
+	Cause string
 	// AfterShutdown: a device_shutdown mutant marked the device (gateway.ShutdownSent).
 	AfterShutdown bool
 }

@@ -49,8 +49,11 @@ func (s *State) cancelled() Effect {
 func (s *State) fromDone() *store.Outcome {
 	o := s.merge(s.Seen.Done)
 	o.DoneObserved = true
-	if e := s.Seen.Error; e != nil && !mutation.On(mutation.EngineErrorCompletes) {
+	if e := s.Seen.Error; e != nil && !engineErrorCompletes(e) {
 		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
+		if mutation.On(mutation.PJEngineErrorTextLost) {
+			o.Error = "the engine failed" // the frame's text not kept
+		}
 		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
 		if e.Code != "" && mutation.On(mutation.EngineCodeDropped) {
 			o.EngineErrorCode = ""
@@ -63,10 +66,22 @@ func (s *State) fromDone() *store.Outcome {
 		// After prompt_cancel the cancellation receipt owns the outcome instead.
 		o.Status, o.Reason = proto.TurnFailed, proto.ReasonInputOutcomeUnknown
 		o.Error = "input " + s.Inputs[s.InputCursor].ID + " was not accepted when the Run ended (" + s.Inputs[s.InputCursor].State + ")"
+	} else if o.Content == "" && mutation.On(mutation.PJEmptyDoneFails) {
+		// An empty result taken for no result.
+		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonInvalidExecutorResult, "done carried no content"
 	} else {
 		o.Status = proto.TurnCompleted
 	}
 	return o
+}
+
+// engineErrorCompletes: the mutants that let done complete a Turn after an error frame, one for a
+// classified error frame (engine-error-completes), one for an unclassified one.
+func engineErrorCompletes(e *proto.ErrorPayload) bool {
+	if e.Code != "" {
+		return mutation.On(mutation.EngineErrorCompletes)
+	}
+	return mutation.On(mutation.PJUnclassifiedErrorCompletes)
 }
 
 // merge builds the observed result from a done payload (or a cancellation snapshot): a missing
