@@ -95,7 +95,11 @@ func (r *router) suspendEffects(effects []suspend.Effect) {
 	for _, eff := range effects {
 		switch eff := eff.(type) {
 		case suspend.Reply:
-			sent := r.out.enqueue(proto.MustEnvelope(eff.Type, eff.ID, &eff.Result))
+			env := proto.MustEnvelope(eff.Type, eff.ID, &eff.Result)
+			if !eff.Result.Accepted && mutation.On(mutation.SUAcceptedFalseOmitted) {
+				env.Payload = withoutMember(env.Payload, "accepted") // a false accepted left out, as omitempty would
+			}
+			sent := r.out.enqueue(env)
 			if eff.Type == proto.TypeEnvironmentQuiesced && eff.Result.Accepted && mutation.On(mutation.SUParkClosesConnection) {
 				go func() { // parked by closing it: the connection ends once the reply is out
 					<-sent
@@ -183,4 +187,18 @@ func (r *router) drain() {
 		stop()
 		finish(ok)
 	})
+}
+
+// withoutMember is payload with member k left out (for the shape mutants).
+func withoutMember(payload json.RawMessage, k string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(payload, &m) != nil {
+		return payload
+	}
+	delete(m, k)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return payload
+	}
+	return out
 }

@@ -34,6 +34,8 @@ func replayedType() string {
 		return proto.TypePermissionDecision
 	case mutation.On(mutation.PrepareResentAfterReconnect):
 		return proto.TypeRuntimePrepare
+	case mutation.On(mutation.SUQuiesceResentAfterReconnect):
+		return proto.TypeEnvironmentQuiesce
 	}
 	return ""
 }

@@ -16,5 +16,6 @@ var coreSU = []Mutant{
 	{SUAnsweredStillCounts, "SU-09.3", "an answered suspension request keeps counting against the connection's bound of two: after two replies no further request goes out"},
 	{SUResumeUncounted, "SU-09.4", "resumes are counted apart from quiesces: two quiesces and a resume go out on one connection at once"},
 	{SUCloseIsRefusal, "SU-10.2", "a suspension request whose connection closed before its reply is recorded refused instead of unknown"},
+	{SUQuiesceResentAfterReconnect, "SU-10.3", "after the daemon reconnects, the environment_quiesce whose connection closed before its reply is sent again on the new connection"},
 	{SUResumeCloseIsAck, "SU-10.4", "an environment_resume whose connection closed before its reply is recorded accepted"},
 }

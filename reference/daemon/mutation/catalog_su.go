@@ -9,6 +9,7 @@ var runtimeSU = []Mutant{
 	{SUSuspendIDAtLimitRefused, "SU-01.4", "a quiesce whose suspend_id is exactly 128 bytes is refused invalid_request (the bound is checked as < 128)"},
 	{SUResumeSuspendIDOverLimit, "SU-01.5", "a resume whose suspend_id is 129 bytes is taken as valid (the bound is checked as <= 129) and answered not_suspended instead of invalid_request"},
 	{SURequestIDAtLimitUnanswered, "SU-01.7", "a quiesce or resume whose request id is exactly 128 bytes is taken as oversized and gets no reply"},
+	{SUAcceptedFalseOmitted, "SU-02.3", "a refusal leaves accepted out (a false boolean omitted, as omitempty would) instead of encoding accepted:false"},
 	{SUDrainedReplyBySuspendID, "SU-03.1", "the reply that ends a drain carries the suspend_id as its envelope id instead of the quiesce's request id"},
 	{SURefusalNamesBoundEnvironment, "SU-03.2", "a quiesce refused for naming another Environment is answered with the bound Environment's ID instead of the request's"},
 	{SUBusyReplyNamesHeldAttempt, "SU-03.3", "a quiesce refused resource_busy because another attempt holds the Environment echoes the held attempt's suspend_id instead of the request's"},

@@ -31,4 +31,5 @@ const (
 	SUResumeOtherEnvironment        Point = "su-resume-other-environment-accepted"
 	SUResumeRunningAccepted         Point = "su-resume-running-accepted"
 	SURollbackResumeDrains          Point = "su-rollback-resume-drains"
+	SUAcceptedFalseOmitted          Point = "su-accepted-false-omitted"
 )
