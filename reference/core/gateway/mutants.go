@@ -83,6 +83,7 @@ var errShutdownSent = errors.New("core sent device_shutdown: the Run is over")
 
 // replayOnReconnect re-sends, on the device's new connection, the frame its previous one sent.
 func (s *Session) replayOnReconnect() {
+	shutdownSent.Delete(s.deviceID) // a device_shutdown mutant's mark ends with the connection it was sent on
 	if replayedType() == "" {
 		return
 	}
