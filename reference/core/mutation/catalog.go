@@ -101,7 +101,7 @@ var baseCore = []Mutant{
 	{SubagentOrderAccepted, "SA-06.6", "a subagent_lifecycle or subagent_turn of a native_id whose identity Core has not recorded is recorded on the Turn instead of dropped"},
 	{SubagentNullsDropped, "SA-01.5", "a subagent_identity is recorded without its null members (name, instructions): the Turn shows them missing instead of null"},
 	{SubagentRecipientsNull, "SA-05.6", "a subagent_coordination with no recipients is recorded with recipients null instead of []"},
-	{EngineUnlistedCodeKept, "EF-01.12", "Core folds the case of an error frame's code: a look-alike such as Context_Length_Exceeded is kept as context_length_exceeded"},
+	{EngineUnlistedCodeKept, "EF-01.12", "Core matches an error frame's code against the list case folded on its first 10 bytes: look-alikes such as Context_Length_Exceeded or rate_limited are kept as the listed code"},
 	{EngineStatusBesideAnyCode, "EF-03.7", "Core keeps an integer http_status beside any accepted code, not only beside connection_failed"},
 	{EngineErrorFailsCancelled, "EF-06.1", "an error frame seen before an applied cancellation receipt turns the cancelled Turn into engine_failed"},
 	{EngineErrorHidesCoreError, "EF-06.3", "an error frame followed by the loss of the stream before done records engine_failed instead of event_stream_incomplete"},

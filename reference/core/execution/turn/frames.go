@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -141,8 +143,8 @@ func bendEngineFailure(code string, status int, rawCode, rawHTTP json.RawMessage
 		return "", n
 	case code == "" && len(rawCode) > 0 && integer && mutation.On(mutation.EFCoreStatusKeptBesideUnlisted):
 		return "", n
-	case code == "" && stringCode && proto.KnownEngineCode(strings.ToLower(asString)) && mutation.On(mutation.EngineUnlistedCodeKept):
-		return strings.ToLower(asString), 0 // case folded: a look-alike taken for the listed code
+	case code == "" && stringCode && lookAlike(asString) != "" && mutation.On(mutation.EngineUnlistedCodeKept):
+		return lookAlike(asString), 0 // a look-alike taken for the listed code
 	}
 	if code != proto.EngineConnectionFailed {
 		return code, status
@@ -181,4 +183,20 @@ func EngineFailure(raw json.RawMessage) (string, int) {
 		}
 	}
 	return code, status
+}
+
+// lookAlike is the engine-unlisted-code-kept mutant's match: the listed code whose first 10 bytes
+// the received one shares, case folded (a strncmp with a fixed length), or "".
+func lookAlike(code string) string {
+	const n = 10
+	c := strings.ToLower(code)
+	if len(c) < n {
+		return ""
+	}
+	for _, listed := range slices.Sorted(maps.Keys(proto.EngineCodes)) {
+		if len(listed) >= n && listed[:n] == c[:n] {
+			return listed
+		}
+	}
+	return ""
 }
