@@ -206,6 +206,12 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 }
 
 // awaitsStall reports whether a scenario has an await_stall step.
+// PlayedAgainstAProcess reports whether a certification of a Runtime in another process plays sc
+// to a verdict: it tests a Runtime, and it needs no socket buffer the harness bounds (await_stall:
+// not applicable there). Long-timer scenarios are played, in real time, unless a label filter
+// leaves them out.
+func PlayedAgainstAProcess(sc *scenarios.Scenario) bool { return coversRuntime(sc) && !awaitsStall(sc) }
+
 func awaitsStall(sc *scenarios.Scenario) bool {
 	for _, st := range sc.Steps {
 		if st.Kind == scenarios.StepAwaitStall {

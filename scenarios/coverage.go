@@ -71,6 +71,12 @@ type Coverage struct {
 	CoverageCounts
 	ClauseCounts ClauseCounts     `json:"clause_counts"`
 	Families     []FamilyCoverage `json:"families"`
+	// Target says which plays were counted: "" every scenario, "process" only those a
+	// certification of a daemon in another process plays.
+	Target string `json:"target,omitempty"`
+	// OnlyInProcess lists, for the process target, the Runtime clauses that only scenarios it does
+	// not play check.
+	OnlyInProcess []string `json:"only_in_process,omitempty"`
 }
 
 // ClauseCoverage is what checks one clause on each side it binds.
@@ -138,8 +144,20 @@ func (c *ClauseCounts) add(cc ClauseCoverage) {
 	count(cc.BindsCore(), cc.Core, &c.CoreBound, &c.CoreNamed, &c.CoreMutants, &c.CoreChecked)
 }
 
-// ComputeCoverage traces the catalog's rules: members to the rule list.
-func ComputeCoverage(c *Catalog) Coverage {
+// ComputeCoverage traces the catalog's rules: members to the rule list, and its clauses to the
+// kill records.
+func ComputeCoverage(c *Catalog) Coverage { return ComputeCoverageFor(c, nil) }
+
+// ComputeCoverageFor is ComputeCoverage counting only the scenarios include keeps (nil: all): a
+// clause is checked only where a kept scenario that names it killed a mutant breaking it. It says
+// what a run that plays only those scenarios checks (a certification of a daemon in another
+// process plays fewer than the in-process gate).
+func ComputeCoverageFor(c *Catalog, include func(*Scenario) bool) Coverage {
+	if include != nil {
+		kept := *c
+		kept.Scenarios = slices.DeleteFunc(slices.Clone(c.Scenarios), func(s *Scenario) bool { return !include(s) })
+		c = &kept
+	}
 	byRule := map[string]*RuleCoverage{}
 	var cov Coverage
 	for _, f := range RuleFamilies {
@@ -213,6 +231,10 @@ func clauseCoverage(c *Catalog, kills []Kill) []ClauseCoverage {
 			}
 		}
 	}
+	played := map[string]bool{}
+	for _, s := range c.Scenarios {
+		played[s.ID] = true
+	}
 	for _, k := range kills {
 		i, ok := index[ClauseOfKill(k)]
 		if !ok {
@@ -220,7 +242,7 @@ func clauseCoverage(c *Catalog, kills []Kill) []ClauseCoverage {
 		}
 		sc := side(&out[i], k.Side)
 		sc.Mutants = append(sc.Mutants, k.Point)
-		if k.Killer != "" && k.Names {
+		if k.Killer != "" && k.Names && played[k.Killer] {
 			sc.Killed = append(sc.Killed, k.Point)
 		}
 	}

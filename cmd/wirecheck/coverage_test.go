@@ -56,6 +56,23 @@ func TestCoverageFormats(t *testing.T) {
 	}
 }
 
+// --target process counts only what a certification of a daemon in another process plays, and
+// names the clauses the gate checks in process alone (await_stall scenarios: CN-42, AD-28, AD-50).
+func TestCoverageTargetProcess(t *testing.T) {
+	text, err := runCoverage(t, "--target", "process")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Target: a Runtime in another process", "Runtime clauses checked by the gate in process but by no scenario a process certification plays (", "AD-28."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%.600s", want, text)
+		}
+	}
+	if _, err := runCoverage(t, "--target", "container"); err == nil {
+		t.Error("an unknown target was accepted")
+	}
+}
+
 // A rule no scenario checks is marked where its family lists it, and listed again at the end.
 func TestCoverageTextNamesAnUncheckedRule(t *testing.T) {
 	cat, err := scenarios.Embedded()

@@ -109,7 +109,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if code := r.checkEnvironment(cfg, caps); code != "" {
 		return code
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked() || (r.fencedLocked() && !mutation.On(mutation.SuspendAdmitsWork)) {
+	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrepare) || (r.fencedLocked() && !mutation.On(mutation.SuspendAdmitsWork)) {
 		return proto.CodeResourceUnavailable // a suspension, a runtime_prepare transfer, a write or an export holds the slot (AD-14)
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
@@ -262,6 +262,7 @@ func (r *router) release(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationRelease, proto.CodeUnknownPreparation)
 		return
 	}
+	r.wsReleasedLocked(g)
 	if mutation.On(mutation.ReleaseAfterStartCancelsRun) && (g.rec.State == admission.Starting || g.rec.State == admission.Started) {
 		if rn := r.runs[g.rec.RunID]; rn != nil {
 			r.goOwned(func() { _, _ = rn.cancelNative(r.ctx) })

@@ -101,7 +101,7 @@ func (r *router) runtimePrepareDecoded(env proto.Envelope, p *proto.RuntimePrepa
 		r.mu.Unlock()
 		return
 	}
-	f.Busy = (r.executionBusyLocked() || r.workspaceBusyLocked() || (r.fencedLocked() && !mutation.On(mutation.SURuntimePrepareAdmitted))) && !mutation.On(mutation.PrepareBeginWhileBusy)
+	f.Busy = (r.executionBusyLocked() || r.workspaceBusyLocked(busyOther) || (r.fencedLocked() && !mutation.On(mutation.SURuntimePrepareAdmitted))) && !mutation.On(mutation.PrepareBeginWhileBusy)
 	mutatePrepareFrame(&r.tr.m, &f)
 	effects := r.tr.m.Apply(f)
 	r.mu.Unlock()

@@ -21,7 +21,7 @@ func (r *router) admitReadOnlyLocked(p *proto.ExecutionPreparePayload, caps prot
 	if code := r.checkEnvironment(cfg, caps); code != "" {
 		return code
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked() || (r.fencedLocked() && !mutation.On(mutation.SUReadOnlyPrepareAdmitted)) {
+	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyReadOnly) || (r.fencedLocked() && !mutation.On(mutation.SUReadOnlyPrepareAdmitted)) {
 		return proto.CodeResourceUnavailable
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {

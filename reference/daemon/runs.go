@@ -120,7 +120,7 @@ func (r *router) start(env proto.Envelope) {
 	if r.closing {
 		return
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked() || r.fencedLocked() {
+	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyOther) || r.fencedLocked() {
 		r.reject(env.ID, proto.OperationStart, proto.CodeResourceUnavailable) // AD-32, WS-24, SU-06
 		return
 	}
@@ -340,7 +340,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	default:
 		if code := r.checkEnvironment(p, h.Capabilities()); code != "" {
 			reason = "the configuration cannot run here: " + code
-		} else if r.prepareBusyLocked() || r.workspaceBusyLocked() {
+		} else if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrompt) {
 			reason = "the workspace is busy with a runtime_prepare transfer, a write or an export"
 		} else if r.fencedLocked() && !mutation.On(mutation.SUPromptRequestRuns) {
 			reason = "the Environment is quiesced for suspension"

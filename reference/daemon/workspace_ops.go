@@ -129,7 +129,14 @@ func (r *router) startRead(s workspace.StartRead) {
 			}
 		})
 	}
-	stop := r.afterFunc(workspace.ReadBudget, func() { finish(workspace.Unconfirmed()) })
+	budget := workspace.ReadBudget
+	if mutation.On(mutation.WSReadBudgetEarly) {
+		budget /= 2
+	}
+	stop := func() {}
+	if !mutation.On(mutation.WSReadBudgetNever) {
+		stop = r.afterFunc(budget, func() { finish(workspace.Unconfirmed()) })
+	}
 	if held(r.wso.m.FS, s.Request) {
 		return // scripted: the native read never returns, the budget answers
 	}
@@ -141,10 +148,38 @@ func (r *router) startRead(s workspace.StartRead) {
 	})
 }
 
+// What asks whether the workspace is busy: the WS-24 mutants get one of them wrong.
+type busyFor int
+
+const (
+	busyOther    busyFor = iota // execution_start, runtime_prepare
+	busyPrepare                 // an execution (not read-only) execution_prepare
+	busyReadOnly                // a read-only execution_prepare
+	busyPrompt                  // prompt_request
+)
+
 // workspaceBusyLocked: a write or an export holds the Environment, so execution and
 // runtime_prepare are resource_unavailable (§4.3, WS-24).
-func (r *router) workspaceBusyLocked() bool {
-	return r.wso.m.Busy() && !mutation.On(mutation.ExecutionDuringWrite)
+func (r *router) workspaceBusyLocked(what busyFor) bool {
+	m := &r.wso.m
+	if !m.Busy() {
+		return false
+	}
+	switch {
+	case what == busyPrepare && m.WriteReceiving() && mutation.On(mutation.ExecutionDuringWrite),
+		what == busyReadOnly && m.WriteReceiving() && mutation.On(mutation.WSReadOnlyPrepareDuringWrite),
+		what == busyPrompt && m.WriteReceiving() && mutation.On(mutation.WSPromptDuringWrite),
+		what == busyPrepare && m.WriteUnconfirmed() && mutation.On(mutation.WSExecutionBesideUnconfirmedWrite):
+		return false
+	}
+	return true
+}
+
+// wsReleasedLocked: an execution_release of handle is about to be applied.
+func (r *router) wsReleasedLocked(g *grant) {
+	if g.rec.ReadOnly && r.wso.m.ReadsInFlight() > 0 && mutation.On(mutation.WSReadDroppedOnRelease) {
+		r.wso.m.DropReads("handle:" + g.rec.Handle)
+	}
 }
 
 // wsHost answers the machine's questions from the admission side, under router.mu.
@@ -159,8 +194,15 @@ func (h wsHost) Target(handle, runID string) workspace.Target {
 		if g == nil {
 			return workspace.Target{}
 		}
-		return workspace.Target{Owner: "handle:" + handle, ReadOnly: g.rec.ReadOnly, EnvironmentID: environmentOf(&g.cfg),
+		t := workspace.Target{Owner: "handle:" + handle, ReadOnly: g.rec.ReadOnly, EnvironmentID: environmentOf(&g.cfg),
 			Open: g.rec.State == admission.Ready && h.now.Before(g.rec.ExpiresAt)}
+		switch {
+		case g.rec.State == admission.Expired || (g.rec.State == admission.Ready && !t.Open):
+			t.Closed = workspace.ClosedExpired
+		case !t.Open:
+			t.Closed = workspace.ClosedNotReady
+		}
+		return t
 	}
 	rn := h.r.runs[runID]
 	if rn == nil {
@@ -170,17 +212,60 @@ func (h wsHost) Target(handle, runID string) workspace.Target {
 }
 
 func (h wsHost) WriteBlocked(environmentID, sessionID string) string {
+	r := h.r
 	switch {
-	case h.r.tr.m.Busy():
+	case r.tr.m.Busy() && !mutation.On(mutation.WSWriteBeginDuringTransfer):
 		return "a runtime_prepare transfer"
-	case h.r.executionBusyLocked():
-		return "a Run, an Executor or an owned preparation"
-	case h.r.fencedLocked() && !mutation.On(mutation.SUWriteAdmitted):
+	case len(r.runs) > 0 && !mutation.On(mutation.WSWriteBeginDuringRun):
+		return "a Run"
+	}
+	for _, e := range r.executors {
+		switch e.state {
+		case execClosed:
+		case execRunning:
+			if !mutation.On(mutation.WSWriteBeginDuringRun) {
+				return "an Executor running a Turn"
+			}
+		case execIdle:
+			if !mutation.On(mutation.WSWriteBeginBesideIdleExecutor) {
+				return "an idle Executor retained for its Session"
+			}
+		case execClosing, execInvalid:
+			if !mutation.On(mutation.WSWriteBeginBesideBusyExecutor) {
+				return "an Executor closing or whose cleanup is unconfirmed"
+			}
+		default: // preparing, admitted: an execution preparation holds it
+			if !mutation.On(mutation.WriteBeginWhileBusy) {
+				return "an Executor held by a preparation"
+			}
+		}
+	}
+	for _, g := range r.records {
+		if g.rec.Owned() && !mutation.On(mutation.WriteBeginWhileBusy) {
+			return "an owned preparation"
+		}
+	}
+	if r.fencedLocked() && !mutation.On(mutation.SUWriteAdmitted) {
 		return "a suspension (SU-06)"
-	case h.r.d.bind.mismatch(environmentID, sessionID):
+	}
+	env, session := r.d.bind.differs(environmentID, sessionID)
+	switch {
+	case env && !mutation.On(mutation.WSWriteForeignEnvironmentAccepted):
 		return "another Environment binding"
+	case session && !mutation.On(mutation.WSWriteForeignSessionAccepted):
+		return "another Session binding"
 	}
 	return ""
+}
+
+// differs reports, for a bound daemon, whether envID and session differ from its binding.
+func (b *binding) differs(envID, session string) (env, sess bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.environment == "" {
+		return false, false
+	}
+	return b.environment != envID, b.session != session
 }
 
 func environmentOf(cfg *proto.PromptRequestPayload) string {

@@ -38,7 +38,11 @@ type Matrix struct {
 func Run(t *testing.T, s Side, ms []Mutant, reachFile string) Matrix {
 	t.Helper()
 	began := time.Now()
-	registry := ms // the survivors files are checked against every mutant, not only those -point keeps
+	// The survivors files name mutants of the whole registry, a focused run's too.
+	known, err := LoadSurvivors(s.Name, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ms = Only(t, ms, *onlyPoints, *updateMatrix)
 	scs, err := s.Scenarios()
 	if err != nil {
@@ -91,10 +95,6 @@ func Run(t *testing.T, s Side, ms []Mutant, reachFile string) Matrix {
 	t.Logf("the map is complete (seed %d): on a second clean run, no mutant whose point a scenario did not reach changed its verdict; %d racy reaches added; the map is at %s",
 		seed, len(racy), reachFile)
 
-	known, err := LoadSurvivors(s.Name, registry)
-	if err != nil {
-		t.Fatal(err)
-	}
 	kills := Judge(ctx, t, p, reach, ms, known)
 	switch {
 	case *updateMatrix:

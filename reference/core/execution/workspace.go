@@ -162,14 +162,14 @@ func checkWorkspaceRequest(req WorkspaceRequest) error {
 	case workspace.Read:
 		p := proto.WorkspaceReadPayload{RunID: "target", EnvironmentID: "env", Path: req.Path, Operation: req.Operation,
 			MaxBytes: req.MaxBytes, MaxEntries: req.MaxEntries}
-		if err := p.Validate(); err != nil {
+		if err := readRequestShape(p, p.Validate()); err != nil {
 			return fmt.Errorf("%w: read: %v", ErrInvalid, err)
 		}
 	case workspace.Write:
 		if len(req.Content) > workspace.PublicWriteBytes {
 			return fmt.Errorf("%w: write: the content is %d bytes, more than the %d inline bound", ErrInvalid, len(req.Content), workspace.PublicWriteBytes)
 		}
-		if err := proto.CheckWorkspaceRelativePath("path", req.Path, false); err != nil {
+		if err := writeRequestShape(req.Path, req.Content, proto.CheckWorkspaceRelativePath("path", req.Path, false)); err != nil {
 			return fmt.Errorf("%w: write: %v", ErrInvalid, err)
 		}
 	case workspace.Export:
@@ -225,10 +225,25 @@ func (e *Engine) planWorkspace(req WorkspaceRequest, t *store.Turn, sess *store.
 	if id, ok := e.boundSession(t.DeviceID, spec.EnvironmentID); ok {
 		spec.SessionID = id
 	}
+	switch req.Kind {
+	case workspace.Read:
+		if mutation.On(mutation.WSCoreReadIDFromKey) {
+			spec.ID = "read-" + t.ID + "-" + req.Key
+		}
+	case workspace.Write:
+		if mutation.On(mutation.WSCoreWriteIDUpperCase) {
+			spec.ID = strings.ToUpper(spec.ID)
+		}
+	case workspace.Export:
+		if mutation.On(mutation.WSCoreExportIDNotUUID) {
+			spec.ID = "export-" + spec.ID[:8]
+		}
+	}
+	runRead := req.Kind == workspace.Read && live && t.Phase == store.PhaseRunning
 	switch {
-	case req.Kind == workspace.Read && live && t.Phase == store.PhaseRunning:
+	case runRead && !mutation.On(mutation.WSCoreRunReadThroughPreparation):
 		spec.RunID = t.RunID
-	case live:
+	case live && !runRead:
 		return nil, nil, fmt.Errorf("turn %s is %s: %w", t.ID, t.Phase, ErrTurnActive)
 	case req.Kind != workspace.Write:
 		spec.PrepareID = NewID()
@@ -326,6 +341,8 @@ func (e *Engine) gates(conn WorkspaceConn, op *store.WorkspaceOp) error {
 			continue
 		}
 		switch {
+		case op.Kind == workspace.Write && old.Kind == workspace.Write && old.Detail == restartedDetail &&
+			mutation.On(mutation.WSCoreRestartedWriteUngated):
 		case op.Kind == workspace.Write && old.Kind == workspace.Write && !mutation.On(mutation.UnknownWriteUngated):
 			return fmt.Errorf("%w (%s)", ErrWriteUnconfirmed, old.ID)
 		case op.Kind == workspace.Read && old.Kind == workspace.Read && old.RunID == op.RunID &&
@@ -366,6 +383,9 @@ func (e *Engine) ReconcileWorkspace() ([]string, error) {
 	return e.cfg.Store.ReconcileWorkspace(func(kind string) (string, string) {
 		switch kind {
 		case workspace.Write:
+			if mutation.On(mutation.WSCoreRestartedWriteRejected) {
+				return workspace.StateRejected, proto.CodeWriteRejected
+			}
 			return workspace.StateUnknown, proto.CodeWriteUnconfirmed
 		case workspace.Read:
 			return workspace.StateUnknown, proto.CodeReadUnconfirmed
@@ -374,6 +394,9 @@ func (e *Engine) ReconcileWorkspace() ([]string, error) {
 	})
 }
 
+// restartedDetail is the detail ReconcileWorkspace gives what it settles (store.ReconcileWorkspace).
+const restartedDetail = "Core restarted before the operation's result"
+
 // settled frees the connection's slot of a write or an export. An unknown write keeps it while
 // its connection lives: the Runtime may still hold it.
 func (e *Engine) settled(conn WorkspaceConn, op *store.WorkspaceOp) {
@@ -381,10 +404,16 @@ func (e *Engine) settled(conn WorkspaceConn, op *store.WorkspaceOp) {
 	defer e.ws.mu.Unlock()
 	switch op.Kind {
 	case workspace.Write:
+		if op.State == workspace.StateRejected && mutation.On(mutation.WSCoreRejectedWriteHoldsSlot) {
+			return
+		}
 		if op.State != workspace.StateUnknown && e.ws.writing[conn.ID()] == op.ID {
 			delete(e.ws.writing, conn.ID())
 		}
 	case workspace.Export:
+		if op.State == workspace.StateFailed && mutation.On(mutation.WSCoreFailedExportHoldsSlot) {
+			return
+		}
 		if e.ws.export[conn.ID()] == op.ID {
 			delete(e.ws.export, conn.ID())
 		}

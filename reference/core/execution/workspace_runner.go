@@ -10,7 +10,6 @@ import (
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/workspace"
-	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -185,9 +184,6 @@ func (r *wsRunner) journal(ev store.Event) {
 
 // finish records the outcome and what the operation returned, and frees the connection's slot.
 func (r *wsRunner) finish(o workspace.Outcome) {
-	if o.State == workspace.StateUnknown && r.rec.Kind == workspace.Write && mutation.On(mutation.DisconnectRejectsWrite) {
-		o = workspace.Outcome{State: workspace.StateRejected, ErrorCode: proto.CodeResourceUnavailable, Detail: o.Detail}
-	}
 	rec := *r.rec
 	rec.State, rec.ErrorCode, rec.Reason, rec.Detail, rec.Cleanup = o.State, o.ErrorCode, o.Reason, o.Detail, o.Cleanup
 	if o.State == workspace.StateCompleted {

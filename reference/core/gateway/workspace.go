@@ -79,6 +79,13 @@ func (s *Session) dispatchWorkspace(env proto.Envelope, frame *proto.Frame, perr
 	if !workspaceResults[env.Type] {
 		return false
 	}
+	if perr != nil {
+		if f, ok := lenientWorkspaceResult(env); ok {
+			frame, perr = f, nil
+		}
+	} else if err := workspaceResultAtLimit(env, frame); err != nil {
+		frame, perr = nil, err
+	}
 	if mutation.On(mutation.LongTraceReplyDropped) && env.Type == proto.TypeWorkspaceReadResult && len(env.Trace) > proto.TraceEchoMaxChars {
 		s.log.Debug("dropping a read reply with a trace over 256 characters", "id", env.ID)
 		return true

@@ -73,7 +73,7 @@ func kindOf(m fs.FileMode) string {
 
 // parents checks every proper prefix of p: a directory, never a symlink. create makes a missing
 // one (a directory of mode 0755) instead of failing.
-func (d *Dir) parents(p string, create bool) error {
+func (d *Dir) parents(p string, create, follow bool) error {
 	parts := strings.Split(p, "/")
 	for i := 1; i < len(parts); i++ {
 		prefix := strings.Join(parts[:i], "/")
@@ -87,8 +87,8 @@ func (d *Dir) parents(p string, create bool) error {
 		switch {
 		case err != nil:
 			return mapErr(err)
-		case fi.Mode()&fs.ModeSymlink != 0 && mutation.On(mutation.SymlinksFollowed):
-			// os.Root alone: it follows a symlink that stays inside the root
+		case fi.Mode()&fs.ModeSymlink != 0 && follow:
+			// a mutant's: os.Root alone follows a symlink that stays inside the root
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return ErrSymlink
 		case !fi.IsDir():
@@ -98,12 +98,12 @@ func (d *Dir) parents(p string, create bool) error {
 	return nil
 }
 
-// lstat describes p itself after checking its parents.
-func (d *Dir) lstat(p string) (fs.FileInfo, error) {
-	if err := d.parents(p, false); err != nil {
+// lstat describes p itself after checking its parents; follow (only a mutant's) follows symlinks.
+func (d *Dir) lstat(p string, follow bool) (fs.FileInfo, error) {
+	if err := d.parents(p, false, follow); err != nil {
 		return nil, err
 	}
-	if mutation.On(mutation.SymlinksFollowed) {
+	if follow {
 		fi, err := d.root.Stat(rel(p))
 		return fi, mapErr(err)
 	}
@@ -113,9 +113,16 @@ func (d *Dir) lstat(p string) (fs.FileInfo, error) {
 
 // open opens p, which must be of kind want, without following a symlink or blocking on a FIFO.
 func (d *Dir) open(p, want string) (*os.File, fs.FileInfo, error) {
-	fi, err := d.lstat(p)
+	follow := want == proto.EntryFile && mutation.On(mutation.SymlinksFollowed)
+	fi, err := d.lstat(p, follow)
 	if err != nil {
 		return nil, nil, err
+	}
+	if want == proto.EntryDirectory && kindOf(fi.Mode()) == proto.EntrySymlink && mutation.On(mutation.WSListFollowsSymlink) {
+		follow = true
+		if fi, err = d.root.Stat(rel(p)); err != nil {
+			return nil, nil, mapErr(err)
+		}
 	}
 	if k := kindOf(fi.Mode()); k != want {
 		if k == proto.EntrySymlink {
@@ -127,7 +134,7 @@ func (d *Dir) open(p, want string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, ErrNotFile
 	}
 	flags := os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
-	if mutation.On(mutation.SymlinksFollowed) {
+	if follow {
 		flags &^= syscall.O_NOFOLLOW
 	}
 	f, err := d.root.OpenFile(rel(p), flags, 0)
@@ -157,10 +164,27 @@ func (d *Dir) ReadFile(p string, max int) ([]byte, bool, error) {
 		return nil, false, mapErr(err)
 	}
 	if len(data) > max {
+		switch {
+		case mutation.On(mutation.WSReadOverMaxSent):
+			return data, true, nil
+		case mutation.On(mutation.WSReadTruncatedShort):
+			return data[:max-1], true, nil
+		case mutation.On(mutation.WSReadSilentlyCut):
+			return data[:max], false, nil
+		}
 		return data[:max], true, nil
+	}
+	switch {
+	case len(data) == max && mutation.On(mutation.WSReadExactMaxTruncated):
+		return data, true, nil
+	case len(data) > partialRead && mutation.On(mutation.WSReadPartialComplete):
+		return data[:partialRead], false, nil
 	}
 	return data, false, nil
 }
+
+// partialRead is what one read(2) returns in the WS-05.5 mutant.
+const partialRead = 4096
 
 func (d *Dir) List(p string, max int) ([]Entry, bool, error) {
 	f, _, err := d.open(p, proto.EntryDirectory)
@@ -185,7 +209,10 @@ func (d *Dir) List(p string, max int) ([]Entry, bool, error) {
 			return nil, false, mapErr(err)
 		}
 		e := Entry{Name: de.Name(), Info: Info{Kind: kindOf(fi.Mode()), ModTime: fi.ModTime()}}
-		if e.Kind == proto.EntryFile {
+		if e.Kind == proto.EntryOther && mutation.On(mutation.WSListingSpecialKind) {
+			e.Kind = "special"
+		}
+		if e.Kind == proto.EntryFile && !mutation.On(mutation.WSListingFileSizeZero) {
 			e.Size = fi.Size()
 		}
 		out = append(out, e)
@@ -194,21 +221,32 @@ func (d *Dir) List(p string, max int) ([]Entry, bool, error) {
 	if max > 0 && len(out) > max {
 		return out[:max], true, nil
 	}
+	if max > 0 && len(out) == max && mutation.On(mutation.WSListingAtLimitCut) {
+		return out[:max-1], true, nil
+	}
 	return out, false, nil
 }
 
 // WireName reports whether a directory entry name can travel in a listing (§4.13).
 func WireName(name string) bool {
+	forbidden := "/\\\x00\r\n"
+	if strings.ContainsAny(name, "\\\r\n") && mutation.On(mutation.WSListingOddNameListed) {
+		forbidden = "/\x00"
+	}
+	if len(name) == proto.DirectoryNameMaxBytes && mutation.On(mutation.WSListingLongNameDropped) {
+		return false
+	}
 	return name != "" && name != "." && name != ".." && len(name) <= proto.DirectoryNameMaxBytes &&
-		utf8.ValidString(name) && !strings.ContainsAny(name, "/\\\x00\r\n")
+		utf8.ValidString(name) && !strings.ContainsAny(name, forbidden)
 }
 
 func (d *Dir) WriteFile(p string, data []byte) error {
+	follow := mutation.On(mutation.WSWriteFollowsSymlink)
 	// Refuse before creating anything: a parent that is a symlink or a file.
-	if err := d.parents(p, false); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := d.parents(p, false, follow); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	if fi, err := d.lstat(p); err == nil {
+	if fi, err := d.lstat(p, follow); err == nil {
 		switch kindOf(fi.Mode()) {
 		case proto.EntryDirectory:
 			return ErrIsDirectory
@@ -216,9 +254,13 @@ func (d *Dir) WriteFile(p string, data []byte) error {
 			return ErrSymlink
 		case proto.EntryOther:
 			return ErrNotFile
+		case proto.EntryFile:
+			if mutation.On(mutation.WSWriteNotTruncated) {
+				return d.overwrite(p, data)
+			}
 		}
 	}
-	if err := d.parents(p, true); err != nil {
+	if err := d.parents(p, true, follow); err != nil {
 		return err
 	}
 	// A temporary file beside the destination, renamed over it: a reader sees one or the other.
@@ -244,6 +286,20 @@ func (d *Dir) WriteFile(p string, data []byte) error {
 		return fmt.Errorf("install %q: %v", p, err) // ambiguous on purpose: write_unconfirmed
 	}
 	return nil
+}
+
+// overwrite writes data over the existing file p from its start without truncating it: the WS-22.1
+// mutant's installer (O_WRONLY without O_TRUNC).
+func (d *Dir) overwrite(p string, data []byte) error {
+	f, err := d.root.OpenFile(p, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return mapErr(err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (d *Dir) Open(p string) (io.ReadCloser, int64, error) {

@@ -23,7 +23,15 @@ type Target struct {
 	ReadOnly bool
 	// EnvironmentID is the target's frozen Environment ("" for one without a local_environment).
 	EnvironmentID string
+	// Closed says why a known handle is not Open: ClosedNotReady or ClosedExpired ("" otherwise).
+	Closed string
 }
+
+// Why a known handle is not Open.
+const (
+	ClosedNotReady = "not-ready" // preparing, released, failed or closed
+	ClosedExpired  = "expired"   // its admission expired
+)
 
 // Host answers what the Machine cannot know itself: the admission side of the connection.
 type Host interface {
@@ -99,11 +107,32 @@ type Machine struct {
 	stopped map[string]bool        // owners that answered read_unconfirmed (WS-13)
 	write   *write
 	export  *export
+
+	lastRun   Target // the target of the last read admitted on a Run, and its Run ID
+	lastRunID string
+	lastWrite string // the ID of the connection's last write begun
+	done      struct {
+		id   string
+		size int64
+	} // the connection's last write that completed
+	lastExport string // the ID of the connection's last export begun
+
+	// Only mutants set these (mutants.go): every owner stopped, the Environment or the write slot
+	// kept by a write that ended.
+	stoppedAll bool
+	envHeld    bool
+	slotHeld   bool
 }
 
 // Busy reports whether a write or an export holds the Environment: execution, runtime_prepare and
 // read-only preparations are refused with resource_unavailable meanwhile (§4.3, WS-24).
-func (m *Machine) Busy() bool { return m.write != nil || m.export != nil }
+func (m *Machine) Busy() bool { return m.write != nil || m.export != nil || m.envHeld }
+
+// WriteReceiving reports whether a write receives its body (begun, not committed).
+func (m *Machine) WriteReceiving() bool { return m.write != nil && !m.write.owned }
+
+// WriteUnconfirmed reports whether a write whose installer outcome is unknown owns the Environment.
+func (m *Machine) WriteUnconfirmed() bool { return m.write != nil && m.write.owned }
 
 // Writing and Exporting tell the two halves of Busy apart.
 func (m *Machine) Writing() bool   { return m.write != nil }
@@ -154,6 +183,9 @@ func (m *Machine) expire(now time.Time) {
 
 // Close releases what the connection held (an open export stream).
 func (m *Machine) Close() {
+	if w := m.write; w != nil && !w.owned && w.body.Len() > 0 && mutation.On(mutation.WSWritePartialInstalledOnClose) {
+		_ = m.FS.WriteFile(w.path, w.body.Bytes()) // flushed on close: the body never committed
+	}
 	if m.export != nil {
 		m.export.close()
 		m.export = nil
@@ -163,6 +195,9 @@ func (m *Machine) Close() {
 // echo is the trace a reply carries: the request's, unless it is too long (WS-15).
 func echo(trace string) string {
 	if len(trace) > TraceMaxChars && !mutation.On(mutation.TraceEchoUnbounded) {
+		return ""
+	}
+	if len(trace) == TraceMaxChars && mutation.On(mutation.WSTraceAtLimitDropped) {
 		return ""
 	}
 	return trace

@@ -9,6 +9,7 @@ import (
 	"path"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // TarStream produces the export archive of a workspace as it is pulled: regular files and
@@ -106,6 +107,11 @@ func (s *TarStream) step() error {
 	if err != nil {
 		return fmt.Errorf("export: open %q: %w", p, err)
 	}
+	if mutation.On(mutation.WSExportFilesWithoutContent) {
+		_ = f.Close()
+		hdr.Typeflag, hdr.Mode = tar.TypeReg, 0o644
+		return s.tw.WriteHeader(hdr) // the header says size 0 and nothing follows
+	}
 	hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, 0o644, size
 	if err := s.tw.WriteHeader(hdr); err != nil {
 		_ = f.Close()
@@ -124,6 +130,14 @@ func (s *TarStream) closeFile() {
 		_ = s.cur.Close()
 		s.cur = nil
 	}
+}
+
+// Empty reports whether the archive has no entries (a workspace with no output files).
+func (s *TarStream) Empty() bool { return len(s.pending) == 0 && s.buf.Len() == 0 }
+
+// Exhausted reports whether every byte of the archive was returned by Next.
+func (s *TarStream) Exhausted() bool {
+	return s.buf.Len() == 0 && s.done
 }
 
 // Close releases the open file, if any.

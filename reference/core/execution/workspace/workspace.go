@@ -134,6 +134,11 @@ type State struct {
 	Dir     *proto.WorkspaceDirectoryResult
 	Trunc   bool
 	Outcome *Outcome
+	// Retried: a mutant's retry of the operation's last frame went out (WS-14.5, WS-25.6).
+	Retried bool
+	last    proto.Envelope // the last frame of the operation sent
+	// Pipelined: a mutant's commit went out with the last chunk (WS-16.25).
+	Pipelined bool
 }
 
 // New returns the state of an operation not started yet.
@@ -313,6 +318,9 @@ func Step(s State, ev Event) (State, []Effect) {
 			return s, []Effect{Note{"a result before the operation's request: dropped"}}
 		}
 		if e.Invalid != nil {
+			if s.spec.Kind == Export && mutation.On(mutation.WSCoreInvalidExportResultSkipped) {
+				return s, []Effect{Note{"an invalid export result: skipped"}}
+			}
 			return s.unexpected(fmt.Sprintf("an invalid %s: %v", ResultType(s.spec.Kind), e.Invalid))
 		}
 		switch s.spec.Kind {
@@ -329,6 +337,11 @@ func Step(s State, ev Event) (State, []Effect) {
 		if s.Phase == PhasePreparing {
 			return s.preparationEnded(CodePreparationTimedOut, "no ready within "+PreparationBound.String())
 		}
+		if !s.Retried && s.last.Type != "" && (s.spec.Kind == Read && mutation.On(mutation.WSCoreReadRetried) ||
+			s.spec.Kind == Write && mutation.On(mutation.WSCoreWriteRetried)) {
+			s.Retried = true
+			return s, []Effect{Arm{After: bound(s.spec.Kind)}, Send{Envelope: s.last}}
+		}
 		return s.interrupted("no result within "+bound(s.spec.Kind).String(), CodeExportTimeout)
 	case SendFailed:
 		return s.interrupted(fmt.Sprintf("a send failed: %v (a transport error is not a rejection)", e.Err), CodeExportInterrupted)
@@ -339,13 +352,25 @@ func Step(s State, ev Event) (State, []Effect) {
 func bound(kind string) time.Duration {
 	switch kind {
 	case Write:
-		if mutation.On(mutation.WorkspaceWriteUnbounded) {
+		switch {
+		case mutation.On(mutation.WorkspaceWriteUnbounded):
 			return 24 * time.Hour
+		case mutation.On(mutation.WSCoreWriteBoundEarly):
+			return WriteBound / 2
 		}
 		return WriteBound
 	case Export:
+		switch {
+		case mutation.On(mutation.WSCoreExportUnbounded):
+			return 24 * time.Hour
+		case mutation.On(mutation.WSCoreExportBoundEarly):
+			return ExportBound / 2
+		}
 		return ExportBound
 	default:
+		if mutation.On(mutation.WSCoreReadUnbounded) {
+			return 24 * time.Hour
+		}
 		return ReadBound
 	}
 }
@@ -368,18 +393,35 @@ func (s State) run() (State, []Effect) {
 	case Read:
 		p := s.spec.Read
 		p.Handle, p.RunID, p.EnvironmentID = s.Handle, s.spec.RunID, s.spec.EnvironmentID
+		switch {
+		case p.RunID != "" && mutation.On(mutation.WSCoreReadRunWithoutEnvironment):
+			p.EnvironmentID = ""
+		case mutation.On(mutation.WSCoreReadSessionAsEnvironment):
+			p.EnvironmentID = s.spec.SessionID
+		}
 		env = mustEnvelope(proto.TypeWorkspaceRead, s.spec.ID, &p)
 		s.Awaiting = "result"
 	case Write:
+		digest := s.spec.Sha256()
+		switch {
+		case mutation.On(mutation.WSCoreDigestUpperCase):
+			digest = strings.ToUpper(digest)
+		case len(s.spec.Content) > 0 && mutation.On(mutation.WSCoreDigestOfEmptyBody):
+			digest = (&Spec{}).Sha256()
+		}
 		env = mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID, &proto.WorkspaceWritePayload{Step: proto.StepBegin,
 			EnvironmentID: s.spec.EnvironmentID, SessionID: s.spec.SessionID, Path: s.spec.Path,
-			SizeBytes: int64(len(s.spec.Content)), SHA256: s.spec.Sha256()})
+			SizeBytes: int64(len(s.spec.Content)), SHA256: digest})
 		s.Awaiting = proto.OutcomeReady
 	default:
-		env = mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID, &proto.WorkspaceExportPayload{Step: proto.ExportBegin,
-			Handle: s.Handle, EnvironmentID: s.spec.EnvironmentID})
+		p := &proto.WorkspaceExportPayload{Step: proto.ExportBegin, Handle: s.Handle, EnvironmentID: s.spec.EnvironmentID}
+		if mutation.On(mutation.WSCoreExportBeginWithoutEnvironment) {
+			p.EnvironmentID = ""
+		}
+		env = mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID, p)
 		s.Awaiting = proto.OutcomeChunk
 	}
+	s.last = env
 	return s, append(effects, Send{Envelope: env})
 }
 
@@ -499,6 +541,9 @@ func (s State) unexpected(why string) (State, []Effect) {
 func (s State) interrupted(why, exportCode string) (State, []Effect) {
 	switch s.spec.Kind {
 	case Write:
+		if exportCode == CodeExportInterrupted && mutation.On(mutation.DisconnectRejectsWrite) {
+			return s.finish(Outcome{State: StateRejected, ErrorCode: proto.CodeResourceUnavailable, Detail: why}, false)
+		}
 		return s.finish(Outcome{State: StateUnknown, ErrorCode: proto.CodeWriteUnconfirmed, Detail: why}, false)
 	case Read:
 		if s.Phase == PhasePreparing {
@@ -513,8 +558,15 @@ func (s State) interrupted(why, exportCode string) (State, []Effect) {
 	var effects []Effect
 	if reachable {
 		if !mutation.On(mutation.ExportNotCancelled) {
-			effects = append(effects, Send{Envelope: mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID,
-				&proto.WorkspaceExportPayload{Step: proto.ExportCancel}), BestEffort: true, Budget: proto.ExportCancelBudget})
+			cancel := &proto.WorkspaceExportPayload{Step: proto.ExportCancel}
+			switch {
+			case mutation.On(mutation.WSCoreCancelStepStop):
+				cancel.Step = "stop"
+			case mutation.On(mutation.WSCoreCancelCarriesOffset):
+				cancel.Offset = s.Sent
+			}
+			effects = append(effects, Send{Envelope: mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID, cancel),
+				BestEffort: true, Budget: proto.ExportCancelBudget})
 		}
 	}
 	next, fin := s.finish(Outcome{State: StateFailed, ErrorCode: exportCode, Detail: why}, reachable)
@@ -527,14 +579,24 @@ func (s State) readResult(payload any) (State, []Effect) {
 		return s.unexpected(fmt.Sprintf("a %T routed as a read result", payload))
 	}
 	req := s.spec.Read
-	if err := r.CheckAgainst(&req); err != nil && !mutation.On(mutation.ReadResultUnchecked) {
+	if err := checkReadResult(r, &req); err != nil {
 		return s.unexpected(err.Error())
 	}
-	switch r.Outcome {
-	case proto.OutcomeCompleted:
+	switch {
+	case r.Outcome == proto.OutcomeCompleted:
 		s.Data, s.Dir, s.Trunc = r.Data, r.Directory, r.Truncated
+		if len(s.Data) > proto.TransferChunkBytes && mutation.On(mutation.WSCoreReadDataCut) {
+			s.Data = s.Data[:proto.TransferChunkBytes]
+		}
+		if !s.Trunc && req.Operation == proto.ReadBytes && len(r.Data) == req.MaxBytes && mutation.On(mutation.WSCoreFullReadTakenTruncated) {
+			s.Trunc = true
+		}
 		return s.finish(Outcome{State: StateCompleted}, true)
-	case proto.OutcomeRejected:
+	case r.Outcome == proto.OutcomeRejected && mutation.On(mutation.WSCoreRejectedReadUnknown):
+		return s.finish(Outcome{State: StateUnknown, ErrorCode: proto.CodeReadUnconfirmed, Detail: "the Runtime refused the read"}, false)
+	case r.Outcome == proto.OutcomeRejected:
+		return s.finish(Outcome{State: StateRejected, ErrorCode: r.ErrorCode}, true)
+	case mutation.On(mutation.WSCoreUnknownReadRejected):
 		return s.finish(Outcome{State: StateRejected, ErrorCode: r.ErrorCode}, true)
 	}
 	return s.finish(Outcome{State: StateUnknown, ErrorCode: r.ErrorCode, Detail: "the Runtime could not confirm the read"}, false)
@@ -549,13 +611,16 @@ func (s State) writeResult(payload any) (State, []Effect) {
 	case proto.OutcomeRejected:
 		reason := r.Reason
 		if !proto.KnownWriteReason(reason) {
+			if reason != "" && mutation.On(mutation.WSCoreUnknownReasonUnknown) {
+				return s.unexpected("workspace_write_result.reason: " + reason + " is not a listed reason")
+			}
 			reason = "" // an unknown reason is tolerated as a generic rejection
 		}
 		return s.finish(Outcome{State: StateRejected, ErrorCode: r.ErrorCode, Reason: reason}, false)
 	case proto.OutcomeUnknown:
 		return s.finish(Outcome{State: StateUnknown, ErrorCode: r.ErrorCode, Detail: "the Runtime could not confirm the write"}, false)
 	}
-	if r.Outcome != s.Awaiting && !mutation.On(mutation.WriteReceiptUnchecked) {
+	if r.Outcome != s.Awaiting && !mutation.On(mutation.WSCoreReceiptStepUnchecked) {
 		return s.unexpected(fmt.Sprintf("workspace_write_result.outcome: %s while Core awaited %s", r.Outcome, s.Awaiting))
 	}
 	size := int64(len(s.spec.Content))
@@ -570,7 +635,7 @@ func (s State) writeResult(payload any) (State, []Effect) {
 		s.Sent, s.InFlight = want, 0
 		return s.nextChunk()
 	default: // completed
-		if r.SizeBytes != size {
+		if r.SizeBytes != size && !mutation.On(mutation.WSCoreCompletedSizeUnchecked) {
 			return s.unexpected(fmt.Sprintf("workspace_write_result.size_bytes: %d, but the body is %d bytes", r.SizeBytes, size))
 		}
 		return s.finish(Outcome{State: StateCompleted}, false)
@@ -583,12 +648,39 @@ func (s State) nextChunk() (State, []Effect) {
 	size := int64(len(s.spec.Content))
 	if s.Sent >= size {
 		s.Awaiting = proto.OutcomeCompleted
-		return s, []Effect{Send{Envelope: mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID, &proto.WorkspaceWritePayload{Step: proto.StepCommit})}}
+		if s.Pipelined {
+			return s, nil // the commit is out already
+		}
+		commit := &proto.WorkspaceWritePayload{Step: proto.StepCommit}
+		if mutation.On(mutation.WSCoreCommitCarriesOffset) {
+			commit.Offset = size
+		}
+		var effects []Effect
+		if size == 0 && mutation.On(mutation.WSCoreEmptyChunkSent) {
+			effects = append(effects, Send{Envelope: mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID,
+				&proto.WorkspaceWritePayload{Step: proto.StepChunk})})
+		}
+		s.last = mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID, commit)
+		return s, append(effects, Send{Envelope: s.last})
 	}
-	end := min(s.Sent+proto.TransferChunkBytes, size)
+	chunkBytes := int64(proto.TransferChunkBytes)
+	if mutation.On(mutation.WSCoreChunkOverLimit) {
+		chunkBytes++
+	}
+	end := min(s.Sent+chunkBytes, size)
 	s.InFlight, s.Awaiting = end-s.Sent, proto.OutcomeReceived
-	return s, []Effect{Send{Envelope: mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID,
-		&proto.WorkspaceWritePayload{Step: proto.StepChunk, Offset: s.Sent, Data: s.spec.Content[s.Sent:end]})}}
+	chunk := &proto.WorkspaceWritePayload{Step: proto.StepChunk, Offset: s.Sent, Data: s.spec.Content[s.Sent:end]}
+	if mutation.On(mutation.WSCoreChunkRepeatsPath) {
+		chunk.Path = s.spec.Path
+	}
+	s.last = mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID, chunk)
+	effects := []Effect{Send{Envelope: s.last}}
+	if end == size && mutation.On(mutation.WSCoreCommitPipelined) {
+		s.Pipelined = true // the commit follows at once, before the last chunk's received
+		s.last = mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID, &proto.WorkspaceWritePayload{Step: proto.StepCommit})
+		effects = append(effects, Send{Envelope: s.last})
+	}
+	return s, effects
 }
 
 func (s State) exportResult(payload any) (State, []Effect) {
@@ -608,6 +700,9 @@ func (s State) exportResult(payload any) (State, []Effect) {
 		return s.unexpected(fmt.Sprintf("workspace_export_result.offset: %d, but %d bytes were delivered", r.Offset, s.Sent))
 	}
 	if r.Outcome == proto.OutcomeCompleted {
+		if s.Sent == 0 && mutation.On(mutation.WSCoreEmptyArchiveFailed) {
+			return s.finish(Outcome{State: StateFailed, ErrorCode: proto.CodeExportFailed, Detail: "an empty archive"}, true)
+		}
 		s.Data, s.Archive = bytes.Join(s.Archive, nil), nil
 		return s.finish(Outcome{State: StateCompleted}, true)
 	}
@@ -616,8 +711,14 @@ func (s State) exportResult(payload any) (State, []Effect) {
 	}
 	s.Archive = append(slices.Clip(s.Archive), r.Data)
 	s.Sent += int64(len(r.Data))
-	return s, []Effect{Send{Envelope: mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID,
-		&proto.WorkspaceExportPayload{Step: proto.ExportNext, Offset: s.Sent})}}
+	next := &proto.WorkspaceExportPayload{Step: proto.ExportNext, Offset: s.Sent}
+	switch {
+	case mutation.On(mutation.WSCoreNextAtChunkStart):
+		next.Offset = r.Offset
+	case mutation.On(mutation.WSCoreNextCarriesHandle):
+		next.Handle = s.Handle
+	}
+	return s, []Effect{Send{Envelope: mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID, next)}}
 }
 
 func mustEnvelope(typ, id string, payload any) proto.Envelope {
@@ -626,4 +727,41 @@ func mustEnvelope(typ, id string, payload any) proto.Envelope {
 		panic(fmt.Sprintf("encoding %s: %v", typ, err))
 	}
 	return env
+}
+
+// checkReadResult is r.CheckAgainst(req), the rules that need the request, with the WS-04 and
+// WS-05 mutants of Core's check: each moves one bound by one or leaves one rule out.
+func checkReadResult(r *proto.WorkspaceReadResultPayload, req *proto.WorkspaceReadPayload) error {
+	err := r.CheckAgainst(req)
+	if r.Outcome != proto.OutcomeCompleted {
+		return err
+	}
+	listing := req.Operation == proto.ReadDirectory && r.Directory != nil
+	byteRead := req.Operation == proto.ReadBytes
+	if err == nil {
+		switch {
+		case listing && len(r.Directory.Entries) == req.MaxEntries && mutation.On(mutation.WSCoreListingAtLimitRefused):
+			return fmt.Errorf("workspace_read_result.directory.entries: must have fewer than max_entries (%d) entries", req.MaxEntries)
+		case byteRead && len(r.Data) == req.MaxBytes && mutation.On(mutation.WSCoreExactMaxBytesRefused):
+			return fmt.Errorf("workspace_read_result.data: must be shorter than max_bytes (%d)", req.MaxBytes)
+		}
+		return nil
+	}
+	fixed := *r
+	switch {
+	case listing && len(r.Directory.Entries) > req.MaxEntries && mutation.On(mutation.WSCoreListingOverLimitAccepted):
+		d := *r.Directory
+		d.Entries = d.Entries[:req.MaxEntries]
+		fixed.Directory = &d
+	case byteRead && len(r.Data) > req.MaxBytes && mutation.On(mutation.ReadResultUnchecked):
+		fixed.Data = fixed.Data[:req.MaxBytes]
+	case byteRead && r.Truncated && len(r.Data) < req.MaxBytes && mutation.On(mutation.WSCoreShortTruncatedAccepted):
+		fixed.Truncated = false
+	default:
+		return err
+	}
+	if fixed.CheckAgainst(req) == nil {
+		return nil
+	}
+	return err
 }
