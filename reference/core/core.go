@@ -16,6 +16,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/policy"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
@@ -241,6 +242,9 @@ func (c *Core) ShutdownDevice(deviceID, reason string) error {
 	env, err := proto.NewEnvelope(proto.TypeDeviceShutdown, "", payload)
 	if err != nil {
 		return err
+	}
+	if mutation.On(mutation.DSCoreShutdownNamesDevice) {
+		env.Payload, _ = json.Marshal(map[string]string{"reason": reason, "device_id": deviceID})
 	}
 	return s.Send(c.engine.Context(), env)
 }

@@ -110,7 +110,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if code := r.checkEnvironment(cfg, ungatedTools(cfg, caps, false), false); code != "" {
 		return code
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrepare) || r.fencedLocked() {
+	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrepare) || (r.fencedLocked() && !mutation.On(mutation.SuspendAdmitsWork)) {
 		return proto.CodeResourceUnavailable // a suspension, a runtime_prepare transfer, a write or an export holds the slot (AD-14)
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {

@@ -1,9 +1,13 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -321,4 +325,118 @@ func mutatePrepareFrame(m *rtprepare.Conn, f *rtprepare.Frame) {
 			delete(m.Seen, f.ID) // no longer known as this transfer: the held slot answers capacity
 		}
 	}
+}
+
+// dropShutdown reports whether a device_shutdown mutant drops this request as malformed: a handler
+// that decodes the body into a required {reason} (DS-01).
+func dropShutdown(env proto.Envelope) bool {
+	body := bytes.TrimSpace(env.Payload)
+	if len(body) == 0 || string(body) == "null" {
+		return mutation.On(mutation.DSBodylessShutdownDropped)
+	}
+	var p struct {
+		Reason *string `json:"reason"`
+	}
+	if json.Unmarshal(body, &p) == nil && p.Reason == nil {
+		return mutation.On(mutation.DSReasonlessShutdownDropped)
+	}
+	return false
+}
+
+// keepOnShutdown reports whether a device_shutdown mutant leaves this admission record open.
+func keepOnShutdown(rec admission.Record) bool {
+	switch {
+	case rec.ReadOnly:
+		return mutation.On(mutation.DSReadOnlyPreparationsKept)
+	case rec.State == admission.Preparing:
+		return mutation.On(mutation.DSPreparingKept)
+	case rec.State == admission.Ready:
+		return mutation.On(mutation.DeviceShutdownKeepsPreparations)
+	}
+	return false
+}
+
+// answerShutdown is the device_shutdown mutants' answer: an error frame for a request that has
+// none (DS-04, DS-05).
+func (r *router) answerShutdown(env proto.Envelope, text string) {
+	id := env.ID
+	if id == "" {
+		id = proto.TypeDeviceShutdown
+	}
+	r.out.enqueue(proto.MustEnvelope(proto.TypeError, id, &proto.ErrorPayload{Error: text}))
+}
+
+// shutdownRuns marks, for the device_shutdown mutants, the Runs a shutdown cancelled.
+var shutdownRuns sync.Map
+
+func shutdownCancelled(rn *run) {
+	if mutation.On(mutation.DSDoneBeforeSettlement) || mutation.On(mutation.DSNoEmptyDone) {
+		shutdownRuns.Store(rn, true)
+	}
+}
+
+// shutdownDoneWithheld reports whether a device_shutdown mutant withholds the done the pump would
+// send for rn: it went out at the shutdown already, or the Turn produced no terminal frame (empty).
+func shutdownDoneWithheld(rn *run, empty bool) bool {
+	if _, ok := shutdownRuns.Load(rn); !ok {
+		return false
+	}
+	return mutation.On(mutation.DSDoneBeforeSettlement) || empty && mutation.On(mutation.DSNoEmptyDone)
+}
+
+// engineCodeMutants are the EF-01 Runtime mutants: an adapter that sends one accepted code as
+// another (or drops it), instead of unchanged.
+var engineCodeMutants = map[string]struct {
+	point mutation.Point
+	to    string
+}{
+	proto.EngineAuthenticationError:   {mutation.EFRTAuthenticationAsInvalidRequest, proto.EngineInvalidRequest},
+	proto.EngineRateLimitExceeded:     {mutation.EFRTRateLimitAsUsageLimit, proto.EngineUsageLimitExceeded},
+	proto.EngineUsageLimitExceeded:    {mutation.EFRTUsageLimitAsRateLimit, proto.EngineRateLimitExceeded},
+	proto.EngineServerOverloaded:      {mutation.EFRTOverloadedAsServerError, proto.EngineServerError},
+	proto.EngineServerError:           {mutation.EFRTServerErrorAsOverloaded, proto.EngineServerOverloaded},
+	proto.EngineInvalidRequest:        {mutation.EFRTInvalidRequestRenamed, "bad_request"},
+	proto.EngineResourceNotFound:      {mutation.EFRTNotFoundRenamed, "not_found"},
+	proto.EngineRequestTimeout:        {mutation.EFRTTimeoutAsConnectionFailed, proto.EngineConnectionFailed},
+	proto.EngineContextLengthExceeded: {mutation.EFRTContextLengthAsInvalidRequest, proto.EngineInvalidRequest},
+	proto.EngineCyberPolicy:           {mutation.EFRTCyberPolicyDropped, ""},
+	proto.EngineConnectionFailed:      {mutation.EFRTConnectionFailedAsTimeout, proto.EngineRequestTimeout},
+}
+
+// bendEngineError is the EF Runtime mutants' error frame: the classification the adapter mapped,
+// bent on its way to the wire.
+func bendEngineError(payload any) any {
+	p, ok := payload.(*proto.ErrorPayload)
+	if !ok {
+		return payload
+	}
+	bent := *p
+	if m, ok := engineCodeMutants[p.Code]; ok && mutation.On(m.point) {
+		bent.Code = m.to
+		if m.to != proto.EngineConnectionFailed {
+			bent.HTTPStatus = 0
+		}
+	}
+	if p.Code == "" {
+		if mutation.On(mutation.EFRTUnclassifiedDefaulted) {
+			bent.Code = proto.EngineServerError // a default category for what the adapter could not map
+		} else if mutation.On(mutation.EFRTCodeFromProse) {
+			for _, c := range slices.Sorted(maps.Keys(proto.EngineCodes)) {
+				if strings.Contains(p.Error, c) {
+					bent.Code = c // a category read out of the error's text
+					break
+				}
+			}
+		}
+	}
+	if p.Code == proto.EngineConnectionFailed {
+		if p.HTTPStatus == 100 && mutation.On(mutation.EFRTStatus100Dropped) ||
+			p.HTTPStatus == 599 && mutation.On(mutation.EFRTStatus599Dropped) {
+			bent.HTTPStatus = 0 // the range checked as 101–599 or 100–598
+		}
+	}
+	if bent == *p {
+		return payload
+	}
+	return &bent
 }

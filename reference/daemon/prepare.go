@@ -161,7 +161,7 @@ func (r *router) beginBusyLocked() bool {
 			return true
 		}
 	}
-	return r.fencedLocked()
+	return r.fencedLocked() && !mutation.On(mutation.SURuntimePrepareAdmitted)
 }
 
 // executionBusyLocked: a Run, a live Executor or an owned admission exists (RP-21).

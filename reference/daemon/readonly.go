@@ -3,6 +3,7 @@ package daemon
 import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 )
 
 // The read-only preparation profile (protocol-facts §4.3): a handle for workspace reads and
@@ -20,7 +21,7 @@ func (r *router) admitReadOnlyLocked(p *proto.ExecutionPreparePayload, caps prot
 	if code := r.checkEnvironment(cfg, caps, false); code != "" {
 		return code
 	}
-	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyReadOnly) || r.fencedLocked() {
+	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyReadOnly) || (r.fencedLocked() && !mutation.On(mutation.SUReadOnlyPrepareAdmitted)) {
 		return proto.CodeResourceUnavailable
 	}
 	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {

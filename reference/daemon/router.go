@@ -189,7 +189,7 @@ func (r *router) dispatch(data []byte) {
 	case proto.TypeEnvironmentQuiesce, proto.TypeEnvironmentResume:
 		r.suspensionFrame(env)
 	case proto.TypeDeviceShutdown:
-		r.deviceShutdown()
+		r.deviceShutdown(env)
 	default:
 		r.d.log.Warn("no handler for this request type yet", "type", env.Type)
 	}

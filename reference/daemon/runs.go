@@ -181,7 +181,7 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		return
 	}
 	rn.turn = turn
-	rn.observeSubagents = g.cfg.ObserveSubagentIdentities
+	rn.observeSubagents = g.cfg.ObserveSubagentIdentities && !mutation.On(mutation.SAPreparedOptInIgnored)
 	rn.observeTools = g.cfg.ObserveToolObservations
 	close(rn.started)
 	// Output may race started: the pump begins at once.
@@ -227,6 +227,7 @@ func (r *router) pump(rn *run) {
 	if mutation.On(mutation.OutputBeforeConsumerLost) {
 		<-events // starting went out before a consumer existed: what the Turn emitted first is lost
 	}
+	muted := false // a mutant's: the Turn's later events withheld after a withheld sub-agent frame
 	for ev := range events {
 		if eventDropped(rn) {
 			continue // a mutant closed the Run early
@@ -234,12 +235,20 @@ func (r *router) pump(rn *run) {
 		if isSubagentType(ev.Type) {
 			if env, ok := r.subagentEnvelope(rn, ev); ok {
 				_ = r.sendRun(rn, env)
+			} else if !rn.observeSubagents && mutation.On(mutation.SAWithheldEndsEvents) {
+				muted = true
 			}
+			continue
+		}
+		if muted {
 			continue
 		}
 		if env, special := r.interactionEmitted(rn, ev); special {
 			_ = r.sendRun(rn, env)
 			continue
+		}
+		if ev.Type == proto.TypeError {
+			ev.Payload = bendEngineError(ev.Payload)
 		}
 		env, err := proto.NewEnvelope(ev.Type, bentRunFrameID(rn, ev), ev.Payload)
 		if err != nil {
@@ -255,6 +264,10 @@ func (r *router) pump(rn *run) {
 	done := res.Done
 	if done == nil {
 		done = &proto.DonePayload{} // the Turn produced no terminal frame: the stream still closes
+	}
+	if shutdownDoneWithheld(rn, res.Done == nil) {
+		r.releaseExecutor(rn, res.Reusable)
+		return
 	}
 	holdDone(rn)
 	done = bentDone(rn, done, res.Done != nil)
@@ -356,7 +369,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 			reason = "the configuration cannot run here: " + code
 		} else if r.directBusyLocked() {
 			reason = "the workspace is busy with a runtime_prepare transfer, a write or an export"
-		} else if r.fencedLocked() {
+		} else if r.fencedLocked() && !mutation.On(mutation.SUPromptRequestRuns) {
 			reason = "the Environment is quiesced for suspension"
 		} else if p.Input == nil {
 			reason = "prompt_request carries no input"
@@ -377,7 +390,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 	rn := newRun(runID, e, env.Trace)
 	rn.releaseFirst = p.ReleaseOnCompletion
 	rn.environmentID = environmentOf(p)
-	rn.observeSubagents = p.ObserveSubagentIdentities
+	rn.observeSubagents = p.ObserveSubagentIdentities && !mutation.On(mutation.SAPromptOptInIgnored)
 	rn.observeTools, rn.direct = p.ObserveToolObservations, true
 	r.runs[runID] = rn
 	r.mu.Unlock()
@@ -530,32 +543,68 @@ func (r *router) ack(id string, receipt *proto.InteractionDecisionAckPayload) {
 }
 
 // deviceShutdown cancels every Run and closes pending preparations and idle Executors. No reply.
+// Its body is optional, its reason too, and its envelope id means nothing (DS-01).
 // The connection goes on.
-func (r *router) deviceShutdown() {
-	if mutation.On(mutation.DeviceShutdownIgnored) {
+func (r *router) deviceShutdown(env proto.Envelope) {
+	if dropShutdown(env) {
+		return
+	}
+	if r.fencedLocked() && mutation.On(mutation.DSFencedShutdownRefused) {
+		r.answerShutdown(env, "the Environment is quiesced for suspension") // fenced like new work
 		return
 	}
 	r.mu.Lock()
 	var runs []*run
+	prepared := map[string]bool{}
+	for _, g := range r.records {
+		if g.rec.RunID != "" {
+			prepared[g.rec.RunID] = true
+		}
+	}
 	for _, rn := range r.runs {
-		runs = append(runs, rn)
+		switch {
+		case prepared[rn.id] && mutation.On(mutation.DeviceShutdownIgnored):
+		case !prepared[rn.id] && mutation.On(mutation.DSPromptRunsKept):
+		case env.ID != "" && env.ID != rn.id && mutation.On(mutation.DSShutdownIDAddressed):
+		default:
+			runs = append(runs, rn)
+		}
+	}
+	if len(runs) > 1 && mutation.On(mutation.DSOneRunCancelled) {
+		runs = runs[:1]
 	}
 	var afters []followUp
 	for _, g := range r.records {
-		if mutation.On(mutation.DeviceShutdownKeepsPreparations) {
-			break
+		if keepOnShutdown(g.rec) {
+			continue
 		}
 		afters = append(afters, r.applyLocked(g, admission.DeviceShutdown{}))
 	}
 	var idle []*executor
 	for _, e := range r.executors {
-		if e.state == execIdle {
+		if e.state == execIdle && !mutation.On(mutation.DSIdleExecutorsKept) {
 			idle = append(idle, e)
 		}
 	}
 	r.mu.Unlock()
 	for _, rn := range runs {
-		r.goOwned(func() { _, _ = rn.cancelNative(r.ctx) })
+		shutdownCancelled(rn)
+		r.goOwned(func() {
+			outcome, err := rn.cancelNative(r.ctx)
+			if err == nil && mutation.On(mutation.DSShutdownReceipted) {
+				if outcome == nil {
+					outcome = &proto.DonePayload{}
+				}
+				<-rn.finished // receipted after done, as a prompt_cancel with a delivery_id would be
+				r.ack(rn.id, &proto.InteractionDecisionAckPayload{DeliveryID: rn.id, Applied: true, Outcome: outcome})
+			}
+		})
+		if mutation.On(mutation.DSDoneBeforeSettlement) {
+			r.sendDone(rn, &proto.DonePayload{}) // the stream closed as soon as the shutdown is asked
+		}
+	}
+	if mutation.On(mutation.DSShutdownAnswered) {
+		r.answerShutdown(env, "device shutting down")
 	}
 	for _, e := range idle {
 		r.goOwned(func() { r.closeExecutor(e) })

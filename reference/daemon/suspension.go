@@ -2,10 +2,14 @@ package daemon
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/coder/websocket"
+
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
 	"github.com/wirecheck/wirecheck/reference/daemon/suspend"
 )
 
@@ -40,24 +44,68 @@ func (r *router) suspensionFrame(env proto.Envelope) {
 	req := suspend.Request{Conn: r.conn, ID: env.ID, Serving: r.d.env != nil, Bound: r.d.bind.environmentID()}
 	req.Payload, _ = proto.Decode[proto.EnvironmentSuspendPayload](env)
 	_ = json.Unmarshal(env.Payload, &req.Raw) // the members as far as they decode, for the echo
+	mutateSuspendRequest(env.Type, &req)
 	var ev suspend.Event = suspend.Resume{Request: req}
 	if env.Type == proto.TypeEnvironmentQuiesce {
+		waiting := r.runsAwaitingCore()
 		r.mu.Lock()
 		if r.closing {
 			r.mu.Unlock()
 			return
 		}
-		ev = suspend.Quiesce{Request: req, Idle: r.quietLocked()}
+		ev = suspend.Quiesce{Request: req, Idle: r.quietLocked(waiting)}
 		r.mu.Unlock()
 	}
 	r.suspendEffects(r.d.susp.apply(ev))
+}
+
+// mutateSuspendRequest bends the suspend_id bound (SU-01, SU-04) for the mutants that misplace it.
+func mutateSuspendRequest(typ string, req *suspend.Request) {
+	n := len(req.Raw.SuspendID)
+	switch {
+	case typ == proto.TypeEnvironmentQuiesce && n == proto.CorrelationIDMaxBytes && req.Payload != nil &&
+		mutation.On(mutation.SUSuspendIDAtLimitRefused):
+		req.Payload = nil // the bound read as < 128
+	case n == proto.CorrelationIDMaxBytes+1 && req.Payload == nil && strings.TrimSpace(req.Raw.EnvironmentID) != "" &&
+		(typ == proto.TypeEnvironmentQuiesce && mutation.On(mutation.SUQuiesceSuspendIDOverLimit) ||
+			typ == proto.TypeEnvironmentResume && mutation.On(mutation.SUResumeSuspendIDOverLimit)):
+		p := req.Raw // the bound read as <= 129
+		req.Payload = &p
+	}
+}
+
+// runsAwaitingCore returns, for the idleness mutants only, the Runs that have an interaction
+// awaiting Core's answer (nil otherwise).
+func (r *router) runsAwaitingCore() map[*run]bool {
+	if !mutation.On(mutation.QuiesceWhileBusy) && !mutation.On(mutation.SUQuiesceBesideInteraction) {
+		return nil
+	}
+	r.iaMu.Lock()
+	defer r.iaMu.Unlock()
+	waiting := map[*run]bool{}
+	for k, rn := range r.ia.runs {
+		if r.ia.m.Pending(k) {
+			waiting[rn] = true
+		}
+	}
+	return waiting
 }
 
 func (r *router) suspendEffects(effects []suspend.Effect) {
 	for _, eff := range effects {
 		switch eff := eff.(type) {
 		case suspend.Reply:
-			r.out.enqueue(proto.MustEnvelope(eff.Type, eff.ID, &eff.Result))
+			env := proto.MustEnvelope(eff.Type, eff.ID, &eff.Result)
+			if !eff.Result.Accepted && mutation.On(mutation.SUAcceptedFalseOmitted) {
+				env.Payload = withoutMember(env.Payload, "accepted") // a false accepted left out, as omitempty would
+			}
+			sent := r.out.enqueue(env)
+			if eff.Type == proto.TypeEnvironmentQuiesced && eff.Result.Accepted && mutation.On(mutation.SUParkClosesConnection) {
+				go func() { // parked by closing it: the connection ends once the reply is out
+					<-sent
+					_ = r.ws.Close(websocket.StatusNormalClosure, "environment suspended")
+				}()
+			}
 		case suspend.Drain:
 			r.drain()
 		}
@@ -67,17 +115,42 @@ func (r *router) suspendEffects(effects []suspend.Effect) {
 // quietLocked: nothing on the connection is in flight (SU-05): no Run (so no pending interaction),
 // no runtime_prepare transfer, no workspace read, write or export, no owned preparation, and no
 // Executor other than idle ones (preparing, admitted, running, closing, or with unconfirmed cleanup).
-func (r *router) quietLocked() bool {
-	if len(r.runs) > 0 || r.tr.m.Busy() || r.wso.m.Busy() || r.wso.m.ReadsInFlight() > 0 {
-		return false
-	}
-	for _, g := range r.records {
-		if g.rec.Owned() {
+// waiting is nil but for the idleness mutants: the Runs whose interaction awaits Core's answer.
+// A mutant that overlooks a Run or an owned preparation overlooks the Executor it holds too.
+func (r *router) quietLocked(waiting map[*run]bool) bool {
+	overlooked := map[*executor]bool{}
+	for _, rn := range r.runs {
+		switch {
+		case waiting == nil:
+			return false
+		case waiting[rn] && mutation.On(mutation.SUQuiesceBesideInteraction),
+			!waiting[rn] && mutation.On(mutation.QuiesceWhileBusy):
+			overlooked[rn.exec] = true
+		default:
 			return false
 		}
 	}
+	switch {
+	case r.tr.m.Busy() && !mutation.On(mutation.SUQuiesceDuringTransfer),
+		r.wso.m.Writing() && !mutation.On(mutation.SUQuiesceDuringWrite),
+		r.wso.m.Exporting() && !mutation.On(mutation.SUQuiesceDuringExport),
+		r.wso.m.ReadsInFlight() > 0 && !mutation.On(mutation.SUQuiesceDuringRead):
+		return false
+	}
+	for _, g := range r.records {
+		if !g.rec.Owned() {
+			continue
+		}
+		if !mutation.On(mutation.SUQuiesceBesideOwnedPreparation) {
+			return false
+		}
+		overlooked[g.exec] = true
+	}
+	if mutation.On(mutation.SUQuiesceBesideBusyExecutor) {
+		return true
+	}
 	for _, e := range r.executors {
-		if e.state != execIdle && e.state != execClosed {
+		if e.state != execIdle && e.state != execClosed && !overlooked[e] {
 			return false
 		}
 	}
@@ -101,7 +174,11 @@ func (r *router) drain() {
 	finish := func(ok bool) {
 		once.Do(func() { r.suspendEffects(r.d.susp.apply(suspend.Drained{Conn: r.conn, OK: ok})) })
 	}
-	stop := r.afterFunc(suspend.DrainBudget, func() { finish(false) })
+	budget := suspend.DrainBudget
+	if mutation.On(mutation.SUDrainBudgetHalved) {
+		budget /= 2
+	}
+	stop := r.afterFunc(budget, func() { finish(false) })
 	r.goOwned(func() {
 		ok := true
 		for _, e := range idle {
@@ -110,4 +187,18 @@ func (r *router) drain() {
 		stop()
 		finish(ok)
 	})
+}
+
+// withoutMember is payload with member k left out (for the shape mutants).
+func withoutMember(payload json.RawMessage, k string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(payload, &m) != nil {
+		return payload
+	}
+	delete(m, k)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return payload
+	}
+	return out
 }

@@ -245,7 +245,7 @@ func (h wsHost) WriteBlocked(environmentID, sessionID string) string {
 			return "an owned preparation"
 		}
 	}
-	if r.fencedLocked() {
+	if r.fencedLocked() && !mutation.On(mutation.SUWriteAdmitted) {
 		return "a suspension (SU-06)"
 	}
 	env, session := r.d.bind.differs(environmentID, sessionID)

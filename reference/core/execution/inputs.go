@@ -1,9 +1,13 @@
 package execution
 
 import (
+	"strings"
+	"time"
+
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -37,7 +41,12 @@ func (r *runner) onRunEvent(ev gateway.Event) {
 		payload = ev.Frame.Payload
 	}
 	payload, invalid := laxFunctionCall(ev.Envelope, payload, ev.Invalid)
-	r.step(turn.RunFrame(ev.Envelope.Type, ev.Envelope.Payload, payload, invalid))
+	tev := turn.RunFrame(ev.Envelope.Type, ev.Envelope.Payload, payload, invalid)
+	if d, ok := tev.(turn.Done); ok && gateway.ShutdownSent(r.deviceID) {
+		d.AfterShutdown = true
+		tev = d
+	}
+	r.step(tev)
 }
 
 func (r *runner) onReceipt(ev gateway.Event) {
@@ -76,7 +85,7 @@ func (r *runner) prepClosed() {
 func (r *runner) runClosed() {
 	err := r.run.Err()
 	r.setStream(turn.StreamRun, nil)
-	r.step(turn.RunClosed{Err: err})
+	r.step(turn.RunClosed{Err: err, AfterShutdown: err != nil && gateway.ShutdownSent(r.deviceID), Cause: lossCause(r.conn, err)})
 }
 
 func (r *runner) onDecisionAck(ev gateway.Event) {
@@ -99,4 +108,34 @@ func (r *runner) ackClosed() {
 	err := r.ack.Err()
 	r.setStream(turn.StreamReceipt, nil)
 	r.step(turn.ReceiptWaitClosed{Err: err})
+}
+
+// lossCause is, for the stream-loss mutants only, who ended the connection a Run stream was lost
+// with (turn.ClosedBy…), read from the Session's close reason; "" otherwise.
+func lossCause(c Conn, err error) string {
+	if err == nil || !(mutation.On(mutation.StreamLossCompletes) || mutation.On(mutation.StreamLossDeviceDisconnected) ||
+		mutation.On(mutation.PJCoreCloseDeviceDisconnected) || mutation.On(mutation.PJReplacedDeviceDisconnected)) {
+		return ""
+	}
+	sess, ok := c.(interface {
+		Err() error
+		Done() <-chan struct{}
+	})
+	if !ok {
+		return ""
+	}
+	select { // the Session ends its streams, then marks itself done
+	case <-sess.Done():
+	case <-time.After(time.Second):
+		return ""
+	}
+	why := sess.Err().Error()
+	switch {
+	case strings.Contains(why, "preempted by newer connection"):
+		return turn.ClosedReplaced
+	case strings.Contains(why, "core closed it"), strings.Contains(why, "a write failed"), strings.Contains(why, "no frame within"),
+		strings.Contains(why, "read limited"), strings.Contains(why, "malformed frame"), strings.Contains(why, "invalid heartbeat"):
+		return turn.ClosedByCore
+	}
+	return turn.ClosedByRuntime
 }

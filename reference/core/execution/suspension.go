@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/suspend"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -77,8 +78,12 @@ func (e *Engine) Suspend(req SuspendRequest) (*store.Suspension, error) {
 		return nil, fmt.Errorf("%w: no environment_id given, and the device's preparation binds none", ErrInvalid)
 	}
 	id := NewID()
+	suspendID := "suspend-" + id
+	if mutation.On(mutation.SUSuspendIDPerEnvironment) {
+		suspendID = "suspend-" + env // derived from the Environment: every attempt reuses it
+	}
 	return e.startSuspension(req.DeviceID, req.Key, &store.Suspension{ID: id, Kind: suspend.Quiesce, Key: req.Key,
-		DeviceID: req.DeviceID, EnvironmentID: env, SuspendID: "suspend-" + id})
+		DeviceID: req.DeviceID, EnvironmentID: env, SuspendID: suspendID})
 }
 
 // Resume sends environment_resume naming the attempt's pair.
@@ -90,8 +95,12 @@ func (e *Engine) Resume(req ResumeRequest) (*store.Suspension, error) {
 	if err != nil || a.Kind != suspend.Quiesce || a.DeviceID != req.DeviceID {
 		return nil, fmt.Errorf("%s: %w", req.Attempt, ErrNoAttempt)
 	}
+	suspendID := a.SuspendID
+	if mutation.On(mutation.SUResumeNamesRecordID) {
+		suspendID = a.ID // the attempt's record ID instead of the suspend_id it sent
+	}
 	return e.startSuspension(req.DeviceID, req.Key, &store.Suspension{ID: NewID(), Kind: suspend.Resume, Key: req.Key,
-		DeviceID: req.DeviceID, EnvironmentID: a.EnvironmentID, SuspendID: a.SuspendID, Rollback: req.Rollback, Attempt: a.ID})
+		DeviceID: req.DeviceID, EnvironmentID: a.EnvironmentID, SuspendID: suspendID, Rollback: req.Rollback, Attempt: a.ID})
 }
 
 func checkKey(key string) error {
@@ -121,7 +130,11 @@ func (e *Engine) startSuspension(deviceID, key string, rec *store.Suspension) (*
 	if err := e.mayResume(conn, rec); err != nil {
 		return nil, err
 	}
-	if !suspend.Outstanding(e.su.outstanding[conn.ID()]) {
+	slot := conn.ID()
+	if rec.Kind == suspend.Resume && mutation.On(mutation.SUResumeUncounted) {
+		slot |= 1 << 63 // resumes counted apart from quiesces
+	}
+	if !suspend.Outstanding(e.su.outstanding[slot]) {
 		return nil, fmt.Errorf("%w (SU-09)", ErrSuspensionLimit)
 	}
 	rec.Connection, rec.State = conn.ID(), suspend.StatePending
@@ -136,11 +149,11 @@ func (e *Engine) startSuspension(deviceID, key string, rec *store.Suspension) (*
 	}
 	e.wg.Add(1)
 	e.mu.Unlock()
-	r := &suRunner{e: e, conn: conn, rec: rec, stopped: make(chan struct{}),
+	r := &suRunner{e: e, conn: conn, rec: rec, slot: slot, stopped: make(chan struct{}),
 		state: suspend.New(suspend.Spec{Kind: rec.Kind, ID: rec.ID, EnvironmentID: rec.EnvironmentID, SuspendID: rec.SuspendID, Rollback: rec.Rollback}),
 		log:   e.log.With("suspension", rec.ID, "kind", rec.Kind, "device_id", deviceID)}
 	e.su.runners[rec.ID] = r
-	e.su.outstanding[conn.ID()]++
+	e.su.outstanding[slot]++
 	go func() {
 		defer e.wg.Done()
 		defer func() {
@@ -187,7 +200,7 @@ func (e *Engine) mayResume(conn WorkspaceConn, rec *store.Suspension) error {
 	if fenced, _ := e.fencedBy(a); !fenced || a.State == suspend.StatePending {
 		return fmt.Errorf("%w: the attempt is %s", ErrNotResumable, a.State)
 	}
-	if !rec.Rollback && a.Connection == conn.ID() {
+	if !rec.Rollback && a.Connection == conn.ID() && !mutation.On(mutation.SUResumeSameConnection) {
 		return fmt.Errorf("%w (SU-07)", ErrSameConnection)
 	}
 	return nil
@@ -293,6 +306,7 @@ type suRunner struct {
 	e       *Engine
 	conn    WorkspaceConn
 	rec     *store.Suspension
+	slot    uint64 // the key its outstanding count is kept under (the connection's ID)
 	state   suspend.State
 	log     *slog.Logger
 	stopped chan struct{}
@@ -398,9 +412,11 @@ func (r *suRunner) finish(o suspend.Outcome) {
 	r.rec = &rec
 	r.journal(store.Event{Kind: store.EventNote, Type: rec.Kind, ID: rec.ID, Note: "suspension " + rec.Kind + " " + o.State + " " + o.ErrorCode + " " + o.Detail})
 	r.e.su.mu.Lock()
-	r.e.su.outstanding[r.conn.ID()]--
-	if r.e.su.outstanding[r.conn.ID()] <= 0 {
-		delete(r.e.su.outstanding, r.conn.ID())
+	if !mutation.On(mutation.SUAnsweredStillCounts) {
+		r.e.su.outstanding[r.slot]--
+		if r.e.su.outstanding[r.slot] <= 0 {
+			delete(r.e.su.outstanding, r.slot)
+		}
 	}
 	r.e.su.mu.Unlock()
 	r.log.Info("suspension request settled", "state", o.State, "error_code", o.ErrorCode, "detail", o.Detail)

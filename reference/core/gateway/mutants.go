@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,8 @@ func replayedType() string {
 		return proto.TypePermissionDecision
 	case mutation.On(mutation.PrepareResentAfterReconnect):
 		return proto.TypeRuntimePrepare
+	case mutation.On(mutation.SUQuiesceResentAfterReconnect):
+		return proto.TypeEnvironmentQuiesce
 	}
 	return ""
 }
@@ -43,11 +46,46 @@ func (s *Session) rememberSent(env proto.Envelope, raw []byte) {
 	if t := replayedType(); t != "" && env.Type == t {
 		replayed.Store(replayKey{s.g, s.deviceID}, raw)
 	}
+	if env.Type == proto.TypeDeviceShutdown {
+		s.shutdownSentMutants()
+	}
 }
+
+// shutdownSent holds, for the device_shutdown mutants, the devices Core sent device_shutdown to.
+var shutdownSent sync.Map
+
+// ShutdownSent reports whether a device_shutdown mutant marked deviceID: nothing is marked but
+// under those mutants.
+func ShutdownSent(deviceID string) bool {
+	_, ok := shutdownSent.Load(deviceID)
+	return ok
+}
+
+// shutdownSentMutants: Core takes its own device_shutdown as the end of the device's Runs (DS-06).
+func (s *Session) shutdownSentMutants() {
+	if mutation.On(mutation.DSCoreDoneAfterShutdownCancelled) || mutation.On(mutation.DSCoreLossAfterShutdownCancels) {
+		shutdownSent.Store(s.deviceID, true)
+	}
+	if !mutation.On(mutation.DSCoreShutdownEndsRuns) {
+		return
+	}
+	s.mu.Lock()
+	runs := make([]*RunSubscription, 0, len(s.runs))
+	for _, r := range s.runs {
+		runs = append(runs, r)
+	}
+	s.mu.Unlock()
+	for _, r := range runs {
+		r.s.end(errShutdownSent)
+	}
+}
+
+var errShutdownSent = errors.New("core sent device_shutdown: the Run is over")
 
 // replayOnReconnect re-sends, on the device's new connection, the frame its previous one sent.
 func (s *Session) replayOnReconnect() {
 	s.restartCancelled()
+	shutdownSent.Delete(s.deviceID) // a device_shutdown mutant's mark ends with the connection it was sent on
 	if replayedType() == "" {
 		return
 	}

@@ -92,6 +92,9 @@ func (s *Session) dispatchWorkspace(env proto.Envelope, frame *proto.Frame, perr
 	}
 	s.mu.Lock()
 	w := s.works[workKey{env.Type, env.ID}]
+	if w == nil && (env.Type == proto.TypeEnvironmentQuiesced || env.Type == proto.TypeEnvironmentResumed) {
+		w = suspensionReplyByType(s.works, env.Type)
+	}
 	s.mu.Unlock()
 	if w == nil {
 		s.log.Debug("dropping a workspace result nobody waits for", "type", env.Type, "id", env.ID)
@@ -110,4 +113,15 @@ func endWorkspace(works map[workKey]*WorkspaceWaiter) {
 	for _, w := range works {
 		w.s.end(ErrSessionClosed)
 	}
+}
+
+// suspensionReplyByType is the su-reply-unknown-id-taken mutant's routing: a suspension reply whose
+// id names no outstanding request goes to a waiter of its type anyway.
+func suspensionReplyByType(works map[workKey]*WorkspaceWaiter, typ string) *WorkspaceWaiter {
+	for k, w := range works {
+		if k.typ == typ && mutation.On(mutation.SUReplyUnknownIDTaken) {
+			return w
+		}
+	}
+	return nil
 }

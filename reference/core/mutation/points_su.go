@@ -1,4 +1,17 @@
 package mutation
 
 // The decision points of the Core mutants in catalog_su.go.
-const ()
+const (
+	SUSuspendIDPerEnvironment     Point = "su-suspend-id-per-environment"
+	SUResumeNamesRecordID         Point = "su-resume-names-record-id"
+	SUResumeSameConnection        Point = "su-resume-same-connection"
+	SUBusyRefusalUnknown          Point = "su-busy-refusal-unknown"
+	SUForeignEnvironmentTaken     Point = "su-foreign-environment-taken"
+	SUReplyUnknownIDTaken         Point = "su-reply-unknown-id-taken"
+	SUOutstandingAtLimitRefused   Point = "su-outstanding-at-limit-refused"
+	SUAnsweredStillCounts         Point = "su-answered-still-counts"
+	SUResumeUncounted             Point = "su-resume-uncounted"
+	SUCloseIsRefusal              Point = "su-close-is-refusal"
+	SUResumeCloseIsAck            Point = "su-resume-close-is-ack"
+	SUQuiesceResentAfterReconnect Point = "su-quiesce-resent-after-reconnect"
+)

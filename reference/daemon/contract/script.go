@@ -284,10 +284,8 @@ func Parse(agentOptions json.RawMessage) (*Script, error) {
 	if err := decode(raw, s); err != nil {
 		return nil, fmt.Errorf("agent_options.contract: %w", err)
 	}
-	if mutation.On(mutation.MalformedClassificationFails) {
-		if err := strictClassification(raw); err != nil {
-			return nil, fmt.Errorf("agent_options.contract: %w", err)
-		}
+	if s.Turn != nil {
+		bendUnclassifiable(raw, s.Turn)
 	}
 	if s.Turn != nil {
 		if err := s.Turn.Input.check(); err != nil {
@@ -360,10 +358,12 @@ func count(flags ...bool) int {
 	return n
 }
 
-// strictClassification is the malformed-classification-fails mutant's decoder: it refuses a
-// scripted native failure whose code is not a string or whose http_status is not an integer,
-// where §6.1 reads them unclassified and keeps the frame, its usage and done (EF-04).
-func strictClassification(raw json.RawMessage) error {
+// bendUnclassifiable is the EF-04 Runtime mutants' script: a scripted native failure whose code is
+// unlisted or not a string, or whose http_status is not an integer from 100 to 599, is dropped
+// (ef-rt-unclassifiable-error-dropped), or ends the Turn's scripted events after it
+// (malformed-classification-fails), where §6.1 reads it unclassified and keeps the frame, its
+// usage and done.
+func bendUnclassifiable(raw json.RawMessage, t *TurnScript) {
 	var s struct {
 		Turn *struct {
 			Events []struct {
@@ -374,21 +374,29 @@ func strictClassification(raw json.RawMessage) error {
 			} `json:"events"`
 		} `json:"turn"`
 	}
-	if err := json.Unmarshal(raw, &s); err != nil || s.Turn == nil {
-		return err
+	if json.Unmarshal(raw, &s) != nil || s.Turn == nil || len(s.Turn.Events) != len(t.Events) {
+		return
 	}
+	var odd []int
 	for i, e := range s.Turn.Events {
 		if e.Error == nil {
 			continue
 		}
 		var code string
 		var status int
-		if len(e.Error.Code) > 0 && json.Unmarshal(e.Error.Code, &code) != nil {
-			return fmt.Errorf("turn.events[%d].error.code: not a string", i)
-		}
-		if len(e.Error.HTTPStatus) > 0 && json.Unmarshal(e.Error.HTTPStatus, &status) != nil {
-			return fmt.Errorf("turn.events[%d].error.http_status: not an integer", i)
+		codeOdd := len(e.Error.Code) > 0 && (json.Unmarshal(e.Error.Code, &code) != nil || !proto.KnownEngineCode(code))
+		statusOdd := len(e.Error.HTTPStatus) > 0 && (json.Unmarshal(e.Error.HTTPStatus, &status) != nil || status < 100 || status > 599)
+		if codeOdd || statusOdd {
+			odd = append(odd, i)
 		}
 	}
-	return nil
+	switch {
+	case len(odd) == 0:
+	case mutation.On(mutation.EFRTUnclassifiableErrorDropped):
+		for k := len(odd) - 1; k >= 0; k-- {
+			t.Events = append(t.Events[:odd[k]:odd[k]], t.Events[odd[k]+1:]...)
+		}
+	case mutation.On(mutation.MalformedClassificationFails):
+		t.Events = t.Events[:odd[0]+1]
+	}
 }

@@ -1,4 +1,30 @@
 package mutation
 
 // The decision points of the Runtime mutants in catalog_sa.go.
-const ()
+const (
+	SAEmptyParentOmitted         Point = "sa-empty-parent-omitted"
+	SAZeroCreatedAtOmitted       Point = "sa-zero-native-created-at-omitted"
+	SANullInstructionsOmitted    Point = "sa-null-instructions-omitted"
+	SAEmptyEffectIDOmitted       Point = "sa-empty-effect-id-omitted"
+	SAZeroOccurredAtOmitted      Point = "sa-zero-occurred-at-omitted"
+	SAEmptyTurnStatusOmitted     Point = "sa-empty-turn-status-omitted"
+	SAZeroTurnCreatedAtOmitted   Point = "sa-zero-turn-created-at-omitted"
+	SANullStartedAtOmitted       Point = "sa-null-started-at-omitted"
+	SANullCompletedAtOmitted     Point = "sa-null-completed-at-omitted"
+	SANullUsageOmitted           Point = "sa-null-usage-omitted"
+	SAEmptyItemKindOmitted       Point = "sa-empty-item-kind-omitted"
+	SAZeroPositionOmitted        Point = "sa-zero-position-omitted"
+	SAItemPayloadStringified     Point = "sa-item-payload-stringified"
+	SAEmptyActorOmitted          Point = "sa-empty-actor-omitted"
+	SANullTextOmitted            Point = "sa-null-text-omitted"
+	SANullModelOmitted           Point = "sa-null-model-omitted"
+	SANullReasoningEffortOmitted Point = "sa-null-reasoning-effort-omitted"
+	SAIdentityRepeated           Point = "sa-identity-repeated"
+	SATurnNotRequiredActive      Point = "sa-turn-not-required-active"
+	SAAfterTerminalSent          Point = "sa-after-terminal-sent"
+	SAOrderBreakStopsForwarding  Point = "sa-order-break-stops-forwarding"
+	SAPromptOptInIgnored         Point = "sa-prompt-opt-in-ignored"
+	SAPreparedOptInIgnored       Point = "sa-prepared-opt-in-ignored"
+	SAWithheldEndsEvents         Point = "sa-withheld-ends-events"
+	SAFrameIDNative              Point = "sa-frame-id-native"
+)

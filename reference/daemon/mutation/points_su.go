@@ -1,4 +1,35 @@
 package mutation
 
 // The decision points of the Runtime mutants in catalog_su.go.
-const ()
+const (
+	SUSuspendIDAtLimitRefused       Point = "su-suspend-id-at-limit-refused"
+	SUResumeSuspendIDOverLimit      Point = "su-resume-suspend-id-over-limit-accepted"
+	SURequestIDAtLimitUnanswered    Point = "su-request-id-at-limit-unanswered"
+	SUDrainedReplyBySuspendID       Point = "su-drained-reply-by-suspend-id"
+	SURefusalNamesBoundEnvironment  Point = "su-refusal-names-bound-environment"
+	SUBusyReplyNamesHeldAttempt     Point = "su-busy-reply-names-held-attempt"
+	SUQuiesceSuspendIDOverLimit     Point = "su-quiesce-suspend-id-over-limit-accepted"
+	SURefusedQuiesceFences          Point = "su-refused-quiesce-fences"
+	SUQuiesceBesideInteraction      Point = "su-quiesce-beside-interaction"
+	SUQuiesceDuringTransfer         Point = "su-quiesce-during-transfer"
+	SUQuiesceDuringRead             Point = "su-quiesce-during-read"
+	SUQuiesceDuringWrite            Point = "su-quiesce-during-write"
+	SUQuiesceDuringExport           Point = "su-quiesce-during-export"
+	SUQuiesceBesideOwnedPreparation Point = "su-quiesce-beside-owned-preparation"
+	SUQuiesceBesideBusyExecutor     Point = "su-quiesce-beside-busy-executor"
+	SUQuiesceOtherAttemptAccepted   Point = "su-quiesce-other-attempt-accepted"
+	SUAcceptedBeforeDrain           Point = "su-accepted-before-drain"
+	SUDrainBudgetHalved             Point = "su-drain-budget-halved"
+	SUBusyDrainStaysFenced          Point = "su-busy-drain-stays-fenced"
+	SUReadOnlyPrepareAdmitted       Point = "su-read-only-prepare-admitted"
+	SUPromptRequestRuns             Point = "su-prompt-request-runs"
+	SURuntimePrepareAdmitted        Point = "su-runtime-prepare-admitted"
+	SUWriteAdmitted                 Point = "su-write-admitted"
+	SUParkClosesConnection          Point = "su-park-closes-connection"
+	SUSuspensionEndsWithConnection  Point = "su-suspension-ends-with-connection"
+	SUResumeKeepsFence              Point = "su-resume-keeps-fence"
+	SUResumeOtherEnvironment        Point = "su-resume-other-environment-accepted"
+	SUResumeRunningAccepted         Point = "su-resume-running-accepted"
+	SURollbackResumeDrains          Point = "su-rollback-resume-drains"
+	SUAcceptedFalseOmitted          Point = "su-accepted-false-omitted"
+)

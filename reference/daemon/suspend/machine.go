@@ -102,7 +102,7 @@ func (d Drain) String() string { return fmt.Sprintf("drain conn=%d", d.Conn) }
 // Fenced reports whether work is refused: from the moment a quiesce is admitted until a resume
 // (or a failed drain) lets it in again (SU-06).
 func (m *Machine) Fenced() bool {
-	return m.Phase != Running && !mutation.On(mutation.SuspendAdmitsWork)
+	return m.Phase != Running
 }
 
 // Apply feeds one event and returns the effects, in order.
@@ -118,6 +118,9 @@ func (m *Machine) Apply(ev Event) []Effect {
 		if m.Phase == Draining && m.Conn == ev.Conn {
 			m.clear()
 		}
+		if m.Phase == Suspended && m.Conn == ev.Conn && mutation.On(mutation.SUSuspensionEndsWithConnection) {
+			m.clear() // the suspension taken for the connection's: it ends with it
+		}
 	}
 	return nil
 }
@@ -126,6 +129,9 @@ func (m *Machine) Apply(ev Event) []Effect {
 // cannot (blank or oversized id, blank environment_id or suspend_id) gets no reply: an echo would
 // break the reply's own wire rules, and anything else would answer for another request.
 func echoable(r Request) bool {
+	if len(r.ID) == proto.CorrelationIDMaxBytes && mutation.On(mutation.SURequestIDAtLimitUnanswered) {
+		return false // the bound read as < 128
+	}
 	return r.ID != "" && len(r.ID) <= proto.CorrelationIDMaxBytes &&
 		strings.TrimSpace(r.Raw.EnvironmentID) != "" && strings.TrimSpace(r.Raw.SuspendID) != ""
 }
@@ -156,23 +162,42 @@ func (m *Machine) quiesce(q Quiesce) []Effect {
 	rollback := q.Payload != nil && q.Payload.Rollback && !mutation.On(mutation.QuiesceRollbackAccepted)
 	wrongEnv := m.wrongEnvironment(q.Request) && !mutation.On(mutation.QuiesceWrongEnvironmentAccepted)
 	if q.Payload == nil || rollback || wrongEnv {
-		return reply(typ, q.Request, proto.CodeInvalidRequest) // SU-04
+		refused := q.Request
+		if wrongEnv && mutation.On(mutation.SURefusalNamesBoundEnvironment) {
+			if refused.Raw.EnvironmentID = q.Bound; q.Bound == "" {
+				refused.Raw.EnvironmentID = m.EnvironmentID
+			}
+		}
+		if m.Phase == Running && mutation.On(mutation.SURefusedQuiesceFences) {
+			// The fence is raised before the request is judged, and the refusal does not lower it.
+			m.Phase, m.EnvironmentID, m.SuspendID, m.Conn = Suspended, q.Raw.EnvironmentID, q.Raw.SuspendID, q.Conn
+		}
+		return reply(typ, refused, proto.CodeInvalidRequest) // SU-04
 	}
 	switch m.Phase {
 	case Suspended:
 		// The same attempt asked again (its accepted:true was lost): it is in place, so the truth
 		// is accepted:true. Another attempt finds the Environment held by this one.
-		if q.Payload.SuspendID == m.SuspendID && q.Payload.EnvironmentID == m.EnvironmentID {
+		if (q.Payload.SuspendID == m.SuspendID || mutation.On(mutation.SUQuiesceOtherAttemptAccepted)) && q.Payload.EnvironmentID == m.EnvironmentID {
 			return reply(typ, q.Request, "")
 		}
-		return reply(typ, q.Request, proto.CodeResourceBusy)
+		busy := q.Request
+		if mutation.On(mutation.SUBusyReplyNamesHeldAttempt) {
+			busy.Raw.SuspendID = m.SuspendID
+		}
+		return reply(typ, busy, proto.CodeResourceBusy)
 	case Draining:
 		return reply(typ, q.Request, proto.CodeResourceBusy)
 	}
-	if !q.Idle && !mutation.On(mutation.QuiesceWhileBusy) {
+	if !q.Idle {
 		return reply(typ, q.Request, proto.CodeResourceBusy) // SU-05
 	}
 	m.Phase, m.EnvironmentID, m.SuspendID, m.Conn, m.pendingID = Draining, q.Payload.EnvironmentID, q.Payload.SuspendID, q.Conn, q.ID
+	if mutation.On(mutation.SUAcceptedBeforeDrain) {
+		// Answered at admission: the drain runs after accepted:true and its end answers nothing.
+		m.Phase, m.pendingID = Suspended, ""
+		return append(reply(typ, q.Request, ""), Drain{Conn: q.Conn})
+	}
 	return []Effect{Drain{Conn: q.Conn}}
 }
 
@@ -181,7 +206,14 @@ func (m *Machine) drained(d Drained) []Effect {
 		return nil
 	}
 	r := Request{ID: m.pendingID, Raw: proto.EnvironmentSuspendPayload{EnvironmentID: m.EnvironmentID, SuspendID: m.SuspendID}}
+	if mutation.On(mutation.SUDrainedReplyBySuspendID) {
+		r.ID = m.SuspendID
+	}
 	if !d.OK && !mutation.On(mutation.QuiesceDrainOverrun) {
+		if mutation.On(mutation.SUBusyDrainStaysFenced) {
+			m.Phase, m.pendingID = Suspended, "" // refused, yet the fence stays up
+			return reply(proto.TypeEnvironmentQuiesced, r, proto.CodeResourceBusy)
+		}
 		m.clear()
 		return reply(proto.TypeEnvironmentQuiesced, r, proto.CodeResourceBusy) // SU-05
 	}
@@ -201,19 +233,35 @@ func (m *Machine) resume(r Resume) []Effect {
 	if r.Payload.Rollback && !mutation.On(mutation.RollbackResumeRefused) {
 		// The suspension attempt was abandoned and this source still runs: accepted, and nothing
 		// changes, except that a source parked under this very attempt admits work again (SU-08).
+		running := m.Phase == Running
 		if names {
 			m.clear()
+		}
+		if running && mutation.On(mutation.SURollbackResumeDrains) {
+			// The rollback taken as undoing a quiesce: the idle Executors are closed.
+			return append(reply(typ, r.Request, ""), Drain{Conn: r.Conn})
 		}
 		return reply(typ, r.Request, "")
 	}
 	newConn := r.Conn != m.Conn || mutation.On(mutation.ResumeOnParkedConnection)
 	if names && newConn {
+		if mutation.On(mutation.SUResumeKeepsFence) {
+			return reply(typ, r.Request, "") // answered, but the fence is never lowered
+		}
 		m.clear()
 		return reply(typ, r.Request, "") // SU-07: the host woke it; work is admitted again
 	}
-	if m.Phase == Suspended && mutation.On(mutation.ResumeAnyPair) && newConn {
-		m.clear()
-		return reply(typ, r.Request, "")
+	if m.Phase == Suspended && newConn {
+		// Half of the pair compared: ResumeAnyPair checks only the Environment, the other only
+		// the suspend_id.
+		if r.Payload.EnvironmentID == m.EnvironmentID && mutation.On(mutation.ResumeAnyPair) ||
+			r.Payload.SuspendID == m.SuspendID && mutation.On(mutation.SUResumeOtherEnvironment) {
+			m.clear()
+			return reply(typ, r.Request, "")
+		}
+	}
+	if m.Phase == Running && mutation.On(mutation.SUResumeRunningAccepted) {
+		return reply(typ, r.Request, "") // resuming a running source taken as a no-op
 	}
 	return reply(typ, r.Request, proto.CodeNotSuspended)
 }

@@ -42,6 +42,9 @@ func Outstanding(n int) bool {
 	if mutation.On(mutation.SuspendOutstandingUnbounded) {
 		return true
 	}
+	if n == MaxOutstanding-1 && mutation.On(mutation.SUOutstandingAtLimitRefused) {
+		return false // the bound read as "at most one outstanding"
+	}
 	return n < MaxOutstanding
 }
 
@@ -146,8 +149,12 @@ func Step(s State, ev Event) (State, []Effect) {
 	case Reply:
 		return settle(s, judge(s.Spec, e))
 	case Closed:
-		if mutation.On(mutation.SuspendCloseIsAck) {
+		if s.Spec.Kind == Quiesce && mutation.On(mutation.SuspendCloseIsAck) ||
+			s.Spec.Kind == Resume && mutation.On(mutation.SUResumeCloseIsAck) {
 			return settle(s, Outcome{State: StateAccepted, Detail: "the connection closed"})
+		}
+		if mutation.On(mutation.SUCloseIsRefusal) {
+			return settle(s, Outcome{State: StateRefused, ErrorCode: CodeUnconfirmed, Detail: "the connection closed"})
 		}
 		return settle(s, Outcome{State: StateUnknown, ErrorCode: CodeUnconfirmed,
 			Detail: fmt.Sprintf("the connection closed before the reply: not an acknowledgement (SU-10): %v", e.Err)})
@@ -176,12 +183,17 @@ func judge(spec Spec, r Reply) Outcome {
 	if p == nil {
 		return notAck("the reply has no payload (SU-02)")
 	}
-	if (p.EnvironmentID != spec.EnvironmentID || p.SuspendID != spec.SuspendID) && !mutation.On(mutation.SuspendForeignIdentityTaken) {
+	foreignSuspend := p.SuspendID != spec.SuspendID && !mutation.On(mutation.SuspendForeignIdentityTaken)
+	foreignEnv := p.EnvironmentID != spec.EnvironmentID && !mutation.On(mutation.SUForeignEnvironmentTaken)
+	if foreignEnv || foreignSuspend {
 		return notAck("the reply names environment_id %q, suspend_id %q, not the request's %q, %q (SU-03)",
 			p.EnvironmentID, p.SuspendID, spec.EnvironmentID, spec.SuspendID)
 	}
 	if p.Accepted {
 		return Outcome{State: StateAccepted}
+	}
+	if p.ErrorCode == proto.CodeResourceBusy && mutation.On(mutation.SUBusyRefusalUnknown) {
+		return notAck("resource_busy taken as transient: the Runtime may still quiesce")
 	}
 	return Outcome{State: StateRefused, ErrorCode: p.ErrorCode}
 }

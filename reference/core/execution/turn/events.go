@@ -127,7 +127,11 @@ type Usage struct{ Usage proto.Usage }
 type EngineError struct{ Error proto.ErrorPayload }
 
 // Done closes the Run's event stream.
-type Done struct{ Done *proto.DonePayload }
+type Done struct {
+	Done *proto.DonePayload
+	// AfterShutdown: a device_shutdown mutant marked the device (gateway.ShutdownSent).
+	AfterShutdown bool
+}
 
 // InteractionRequest is a permission_request, prompt_for_user_choice or function_call of the Run:
 // ID is its interaction ID (request_id, ask_id) or call_id, Payload the request as received.
@@ -179,7 +183,14 @@ type Undecodable struct {
 type OtherFrame struct{ Type string }
 
 // RunClosed: the Run subscription ended; Err is nil after done, an observation error otherwise.
-type RunClosed struct{ Err error }
+type RunClosed struct {
+	Err error
+	// Cause is who ended the connection the stream was lost with (ClosedBy…), worked out only for
+	// the stream-loss mutants; "" otherwise.
+	Cause string
+	// AfterShutdown: a device_shutdown mutant marked the device (gateway.ShutdownSent).
+	AfterShutdown bool
+}
 
 // CancelRequested: the API asked to cancel the Turn.
 type CancelRequested struct{}

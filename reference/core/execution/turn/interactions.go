@@ -95,7 +95,17 @@ func interactionArrived(s *State, ev Event) ([]Effect, error) {
 		if s.Phase == store.PhaseCancelling {
 			return []Effect{note(r.Type + " " + r.ID + " while cancelling: " + why + "; the receipt decides")}, nil
 		}
-		return []Effect{s.fail(reason, r.Type+" "+r.ID+": "+why)}, nil
+		var effects []Effect
+		if r.Type == proto.TypePermissionRequest && reason == proto.ReasonInteractionNotSupported && mutation.On(mutation.PJUnsupportedPermissionDenied) {
+			// Denied on the Run's behalf before the Turn fails.
+			s.DecisionSeq++
+			env, err := proto.NewEnvelope(proto.TypePermissionDecision, r.ID, &proto.PermissionDecisionPayload{
+				DeliveryID: DecisionDeliveryID(s.Spec.RunID, s.DecisionSeq), Message: "permissions are not supported on this path"})
+			if err == nil {
+				effects = append(effects, Send{Envelope: env, BestEffort: true})
+			}
+		}
+		return append(effects, s.fail(reason, r.Type+" "+r.ID+": "+why)), nil
 	}
 	in := store.Interaction{ID: r.ID, Kind: r.InteractionKind(), Request: r.Payload, State: store.InteractionPending}
 	s.Interactions = append(append([]store.Interaction(nil), s.Interactions...), in)
@@ -113,7 +123,11 @@ func (s *State) unanswerable(r InteractionRequest) (reason, why string) {
 			return proto.ReasonFunctionCallInvalid, "the Turn was admitted without function_tools"
 		}
 	default:
-		if !s.declared("permissions") && !mutation.On(mutation.UnsupportedInteractionWaits) {
+		waits := mutation.UnsupportedInteractionWaits
+		if r.Type == proto.TypePromptForUserChoice {
+			waits = mutation.PJUserChoiceWaits
+		}
+		if !s.declared("permissions") && !mutation.On(waits) {
 			return proto.ReasonInteractionNotSupported, "the Turn was admitted without permissions"
 		}
 	}
@@ -207,7 +221,7 @@ func (s *State) sendDecision(i int) []Effect {
 		Subscribe{Stream: StreamDecision, ID: in.DeliveryID}}
 	if !mutation.On(mutation.DecisionAckUnbounded) {
 		bound := proto.InteractionAckTimeout
-		if mutation.On(mutation.IAAckWaitEarly) {
+		if mutation.On(mutation.IAAckWaitEarly) || (in.Kind == store.InteractionFunction && mutation.On(mutation.PJResultAckBoundHalved)) {
 			bound /= 2
 		}
 		effects = append(effects, s.arm(TimerDecisionAck, bound))

@@ -49,20 +49,39 @@ func (s *State) cancelled() Effect {
 func (s *State) fromDone() *store.Outcome {
 	o := s.merge(s.Seen.Done)
 	o.DoneObserved = true
-	if e := s.Seen.Error; e != nil && !mutation.On(mutation.EngineErrorCompletes) {
+	if e := s.Seen.Error; e != nil && !engineErrorCompletes(e) {
 		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
-		if !mutation.On(mutation.EngineCodeDropped) {
-			o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+		if mutation.On(mutation.PJEngineErrorTextLost) {
+			o.Error = "the engine failed" // the frame's text not kept
+		}
+		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
+		if e.Code != "" && mutation.On(mutation.EngineCodeDropped) {
+			o.EngineErrorCode = ""
+		}
+		if e.HTTPStatus != 0 && mutation.On(mutation.EFCoreHTTPStatusNotStored) {
+			o.EngineHTTPStatus = 0
 		}
 	} else if s.pendingAtEnd() && (!s.CancelRequested || mutation.On(mutation.CAPendingAtDoneAfterCancelFails)) && !mutation.On(mutation.PendingInputCompletes) {
 		// An input not yet accepted when the stream ends: whether the Turn consumed it is unknown.
 		// After prompt_cancel the cancellation receipt owns the outcome instead.
 		o.Status, o.Reason = proto.TurnFailed, proto.ReasonInputOutcomeUnknown
 		o.Error = "input " + s.Inputs[s.InputCursor].ID + " was not accepted when the Run ended (" + s.Inputs[s.InputCursor].State + ")"
+	} else if o.Content == "" && mutation.On(mutation.PJEmptyDoneFails) {
+		// An empty result taken for no result.
+		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonInvalidExecutorResult, "done carried no content"
 	} else {
 		o.Status = proto.TurnCompleted
 	}
 	return o
+}
+
+// engineErrorCompletes: the mutants that let done complete a Turn after an error frame, one for a
+// classified error frame (engine-error-completes), one for an unclassified one.
+func engineErrorCompletes(e *proto.ErrorPayload) bool {
+	if e.Code != "" {
+		return mutation.On(mutation.EngineErrorCompletes)
+	}
+	return mutation.On(mutation.PJUnclassifiedErrorCompletes)
 }
 
 // merge builds the observed result from a done payload (or a cancellation snapshot): a missing
@@ -108,8 +127,20 @@ func (s *State) engineMutants(o *store.Outcome) {
 	if e == nil || o.Reason == proto.ReasonEngineFailed {
 		return
 	}
-	if mutation.On(mutation.EngineErrorFailsCancelled) && o.Status == proto.TurnCancelled ||
-		mutation.On(mutation.EngineErrorHidesCoreError) && o.Status == proto.TurnFailed {
+	var point mutation.Point
+	switch {
+	case o.Status == proto.TurnCancelled:
+		point = mutation.EngineErrorFailsCancelled
+	case o.Reason == proto.ReasonEventStreamIncomplete:
+		point = mutation.EngineErrorHidesCoreError
+	case o.Reason == proto.ReasonCancelUnconfirmed && o.CancelReceipt != nil:
+		point = mutation.EFCoreErrorHidesRefusedReceipt
+	case o.Reason == proto.ReasonCancelUnconfirmed:
+		point = mutation.EFCoreErrorHidesCancelTimeout
+	case o.Reason == proto.ReasonCancelOutcomeUnavailable:
+		point = mutation.EFCoreErrorHidesOutcomeUnavailable
+	}
+	if point != "" && mutation.On(point) {
 		o.Status, o.Reason, o.Error = proto.TurnFailed, proto.ReasonEngineFailed, e.Error
 		o.EngineErrorCode, o.EngineHTTPStatus = e.Code, e.HTTPStatus
 	}

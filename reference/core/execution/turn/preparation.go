@@ -55,7 +55,14 @@ func preparationEnded(s *State, ev Event) ([]Effect, error) {
 	if s.CancelRequested && !store.Dispatched(s.Phase) {
 		return []Effect{s.cancelled()}, nil
 	}
-	o := &store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonPreparationStartFailed,
+	if st.State == proto.StateFailed && s.Phase == store.PhaseStarting && mutation.On(mutation.PJStartFailureLeftToRun) {
+		return []Effect{note("failed after execution_start: left to the Run stream")}, nil
+	}
+	reason := proto.ReasonPreparationStartFailed
+	if st.State == proto.StateFailed && s.Phase == store.PhasePreparing && mutation.On(mutation.PJFailedPreparationInterrupted) {
+		reason = proto.ReasonPreparationInterrupted
+	}
+	o := &store.Outcome{Status: proto.TurnFailed, Reason: reason,
 		PreparationErrorCode: st.ErrorCode, Error: "preparation " + st.State,
 		EffectUnknown: store.Dispatched(s.Phase)}
 	if st.ErrorCode != "" {
@@ -70,7 +77,8 @@ func prepareRejected(s *State, ev Event) ([]Effect, error) {
 	st := ev.(Status)
 	d := s.Spec.policy().Preparation(st.ErrorCode)
 	effects := []Effect{Journal{Event: store.Event{Kind: store.EventAdmission, Note: d.String()}}}
-	if d.Verdict == policy.Retry && !mutation.On(mutation.CapacityRejectionFinal) {
+	if d.Verdict == policy.Retry && !mutation.On(mutation.CapacityRejectionFinal) ||
+		d.Verdict != policy.Retry && mutation.On(mutation.PJRejectionRetried) {
 		return append(effects, Close{Stream: StreamPreparation}, s.moveTo(store.PhaseQueued), s.scheduleRetry()), nil
 	}
 	return append(effects, s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonPreparationStartFailed,
@@ -81,7 +89,8 @@ func prepareRejected(s *State, ev Event) ([]Effect, error) {
 // closed, so Core retries once with a fresh preparation request for the same Run.
 func startRejected(s *State, ev Event) ([]Effect, error) {
 	st := ev.(Status)
-	if st.ErrorCode != proto.CodeExecutorUnavailable || mutation.On(mutation.ExecutorUnavailableNotRecovered) {
+	recoverable := st.ErrorCode == proto.CodeExecutorUnavailable || mutation.On(mutation.PJStartRejectionRecovered)
+	if !recoverable || mutation.On(mutation.ExecutorUnavailableNotRecovered) {
 		code := st.ErrorCode
 		if mutation.On(mutation.StartRejectionCodeDropped) {
 			code = ""
@@ -90,7 +99,11 @@ func startRejected(s *State, ev Event) ([]Effect, error) {
 			PreparationErrorCode: code, Error: "execution_start rejected: " + st.ErrorCode})}, nil
 	}
 	if s.Recovered && !mutation.On(mutation.RecoveryRepeated) {
-		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: proto.ReasonExecutorRecoveryFailed,
+		reason := proto.ReasonExecutorRecoveryFailed
+		if mutation.On(mutation.PJRecoveryFailureAsStartFailed) {
+			reason = proto.ReasonPreparationStartFailed
+		}
+		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: reason,
 			PreparationErrorCode: st.ErrorCode, Error: "the single recovery after executor_unavailable failed"})}, nil
 	}
 	s.Recovered = true

@@ -52,7 +52,13 @@ func engineError(s *State, ev Event) ([]Effect, error) {
 }
 
 func done(s *State, ev Event) ([]Effect, error) {
-	s.Seen.Done = ev.(Done).Done
+	d := ev.(Done)
+	s.Seen.Done = d.Done
+	if d.AfterShutdown && mutation.On(mutation.DSCoreDoneAfterShutdownCancelled) {
+		o := s.merge(d.Done) // the shutdown taken as a cancellation the done confirms
+		o.Status, o.DoneObserved = proto.TurnCancelled, true
+		return []Effect{s.finish(o)}, nil
+	}
 	return []Effect{s.finish(s.fromDone())}, nil
 }
 
@@ -79,7 +85,7 @@ func undecodable(s *State, ev Event) ([]Effect, error) {
 			return []Effect{s.fail(proto.ReasonFunctionCallInvalid, "undecodable "+u.Type+": "+u.Err.Error())}, nil
 		}
 	case proto.TypeError, proto.TypeUsage, proto.TypeDone, proto.TypePromptSteerAck:
-		if mutation.On(mutation.InvalidDoneIgnored) && u.Type == proto.TypeDone {
+		if mutation.On(invalidIgnored[u.Type]) {
 			break
 		}
 		return []Effect{s.fail(proto.ReasonInvalidExecutorResult, "undecodable "+u.Type+": "+u.Err.Error())}, nil
@@ -89,16 +95,36 @@ func undecodable(s *State, ev Event) ([]Effect, error) {
 	return []Effect{Journal{Event: store.Event{Kind: store.EventNote, Type: u.Type, Note: "ignoring an invalid " + u.Type + ": " + u.Err.Error()}}}, nil
 }
 
+// invalidIgnored are the mutants that ignore an undecodable frame of one type (PJ-09).
+var invalidIgnored = map[string]mutation.Point{
+	proto.TypeError:          mutation.PJInvalidErrorIgnored,
+	proto.TypeUsage:          mutation.PJInvalidUsageIgnored,
+	proto.TypeDone:           mutation.InvalidDoneIgnored,
+	proto.TypePromptSteerAck: mutation.PJInvalidSteerAckIgnored,
+}
+
+// Who ended the connection a Run stream was lost with (RunClosed.Cause).
+const (
+	ClosedByRuntime = "runtime"  // the daemon closed, dropped or cut it
+	ClosedByCore    = "core"     // Core closed it: a frame over 4 MiB, the liveness timeout, a failed write
+	ClosedReplaced  = "replaced" // a newer connection of the device replaced it
+)
+
 // runClosed without done: the outcome is unknown, and nothing is fabricated.
 func runClosed(s *State, ev Event) ([]Effect, error) {
-	err := ev.(RunClosed).Err
+	rc := ev.(RunClosed)
+	err := rc.Err
 	if err == nil {
 		return nil, nil // done was delivered and handled
 	}
 	switch {
-	case mutation.On(mutation.StreamLossCompletes):
+	case rc.AfterShutdown && mutation.On(mutation.DSCoreLossAfterShutdownCancels):
+		return []Effect{s.cancelled()}, nil // the loss taken as the shutdown's cancellation
+	case rc.Cause == ClosedByRuntime && mutation.On(mutation.StreamLossCompletes):
 		return []Effect{s.finish(s.fromDone())}, nil
-	case mutation.On(mutation.StreamLossDeviceDisconnected):
+	case rc.Cause == ClosedByRuntime && mutation.On(mutation.StreamLossDeviceDisconnected),
+		rc.Cause == ClosedByCore && mutation.On(mutation.PJCoreCloseDeviceDisconnected),
+		rc.Cause == ClosedReplaced && mutation.On(mutation.PJReplacedDeviceDisconnected):
 		return []Effect{s.fail(proto.ReasonDeviceDisconnected, "the Run's event stream ended without done")}, nil
 	}
 	return []Effect{note("run subscription closed: " + err.Error()),

@@ -42,7 +42,10 @@ func subagentFrame(s *State, ev Event) ([]Effect, error) {
 	if len(s.Subagents) >= MaxSubagentEvents {
 		return []Effect{note("ignoring " + sa.Type + ": the Turn already holds " + strconv.Itoa(MaxSubagentEvents) + " sub-agent frames")}, nil
 	}
-	if err := subagentOrderOf(s.Subagents).admit(sa.Payload); err != nil && !mutation.On(mutation.SubagentOrderAccepted) {
+	if err := subagentOrderOf(s.Subagents).admit(sa.Payload); err != nil {
+		if mutation.On(mutation.SACoreOrderBreakFails) {
+			return []Effect{s.fail(proto.ReasonInvalidExecutorResult, sa.Type+" out of order (SA-06): "+err.Error())}, nil
+		}
 		return []Effect{note("ignoring " + sa.Type + " out of order (SA-06): " + err.Error())}, nil
 	}
 	raw, err := recordedPayload(sa.Payload)
@@ -67,24 +70,96 @@ func recordedPayload(p any) (json.RawMessage, error) {
 		p = &cp
 	}
 	raw, err := json.Marshal(p)
-	if err != nil || !mutation.On(mutation.SubagentNullsDropped) {
+	if err != nil {
 		return raw, err
 	}
-	return withoutNulls(raw)
+	return bendRecorded(p, raw)
 }
 
-// withoutNulls is the nulls-dropped mutant's record: every null member left out.
-func withoutNulls(raw json.RawMessage) (json.RawMessage, error) {
+// bendRecorded is the shape mutants' record: null (or zero) members of one frame type left out,
+// or an Item's snapshot kept as a string.
+func bendRecorded(p any, raw json.RawMessage) (json.RawMessage, error) {
+	var point mutation.Point
+	zero := false // zero values left out too, not only nulls
+	only := ""
+	switch p := p.(type) {
+	case *proto.SubagentIdentityPayload:
+		point = mutation.SubagentNullsDropped
+	case *proto.SubagentLifecyclePayload:
+		point, zero, only = mutation.SACoreZeroOccurredAtDropped, true, "occurred_at_ms"
+	case *proto.SubagentTurnPayload:
+		point = mutation.SACoreTurnNullsDropped
+	case *proto.SubagentCoordinationPayload:
+		point = mutation.SACoreCoordinationNullsDropped
+	case *proto.SubagentItemPayload:
+		if p.Position == 0 {
+			point, zero, only = mutation.SACoreZeroPositionDropped, true, "position"
+		}
+		if mutation.On(mutation.SACoreItemPayloadStringified) {
+			return withMember(raw, "payload", string(p.Payload))
+		}
+	}
+	if point == "" || !mutation.On(point) {
+		return raw, nil
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
 	for k, v := range m {
-		if string(v) == "null" {
+		if only != "" && k != only {
+			continue
+		}
+		if string(v) == "null" || zero && (string(v) == "0" || string(v) == `""`) {
 			delete(m, k)
 		}
 	}
 	return json.Marshal(m)
+}
+
+// withMember is raw with member k replaced by v.
+func withMember(raw json.RawMessage, k string, v any) (json.RawMessage, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	m[k] = v
+	return json.Marshal(m)
+}
+
+// lenientSubagent is the decoding mutants' sub-agent frame: one that broke its member rules (a
+// member left out, recipients null, a negative position) decoded leniently, missing members as zero
+// values, instead of skipped. nil: no mutant takes it.
+func lenientSubagent(typ string, raw json.RawMessage) any {
+	var p any
+	var point mutation.Point
+	switch typ {
+	case proto.TypeSubagentIdentity:
+		p, point = &proto.SubagentIdentityPayload{}, mutation.SACoreIncompleteIdentityRecorded
+	case proto.TypeSubagentLifecycle:
+		p, point = &proto.SubagentLifecyclePayload{}, mutation.SACoreIncompleteLifecycleRecorded
+	case proto.TypeSubagentTurn:
+		p, point = &proto.SubagentTurnPayload{}, mutation.SACoreIncompleteTurnRecorded
+	case proto.TypeSubagentItem:
+		p, point = &proto.SubagentItemPayload{}, mutation.SACoreIncompleteItemRecorded
+	case proto.TypeSubagentCoordination:
+		p, point = &proto.SubagentCoordinationPayload{}, mutation.SACoreIncompleteCoordinationRecorded
+	default:
+		return nil
+	}
+	if json.Unmarshal(raw, p) != nil {
+		return nil
+	}
+	if item, ok := p.(*proto.SubagentItemPayload); ok && item.Position < 0 {
+		point = mutation.SACoreNegativePositionRecorded // the bound read as position >= -1
+		if item.Position != -1 {
+			return nil
+		}
+	}
+	if !mutation.On(point) {
+		return nil
+	}
+	return p
 }
 
 // subagentOrder is what a Run has reported so far: the native agents identified, and their Turns
@@ -120,25 +195,26 @@ func subagentOrderOf(recorded []store.SubagentEvent) *subagentOrder {
 func (o *subagentOrder) admit(p any) error {
 	switch p := p.(type) {
 	case *proto.SubagentIdentityPayload:
-		if o.identified[p.NativeID] {
+		if o.identified[p.NativeID] && !mutation.On(mutation.SACoreIdentityRepeated) {
 			return fmt.Errorf("native_id %q already has its identity", p.NativeID)
 		}
 	case *proto.SubagentLifecyclePayload:
-		if !o.identified[p.NativeID] {
+		if !o.identified[p.NativeID] && !mutation.On(mutation.SubagentOrderAccepted) {
 			return fmt.Errorf("native_id %q has no identity yet", p.NativeID)
 		}
 	case *proto.SubagentTurnPayload:
 		terminal, seen := o.turns[[2]string{p.NativeID, p.TurnID}]
 		switch {
-		case !o.identified[p.NativeID]:
+		case !o.identified[p.NativeID] && !mutation.On(mutation.SubagentOrderAccepted):
 			return fmt.Errorf("native_id %q has no identity yet", p.NativeID)
-		case terminal:
+		case terminal && !mutation.On(mutation.SACoreAfterTerminalRecorded):
 			return fmt.Errorf("turn %q of %q already had its terminal snapshot", p.TurnID, p.NativeID)
-		case !seen && p.CompletedAtMS != nil:
+		case !seen && p.CompletedAtMS != nil && !mutation.On(mutation.SACoreTurnNotRequiredActive):
 			return fmt.Errorf("turn %q of %q was never active before its terminal snapshot", p.TurnID, p.NativeID)
 		}
 	case *proto.SubagentItemPayload:
-		if terminal, seen := o.turns[[2]string{p.NativeID, p.TurnID}]; !seen || terminal {
+		terminal, seen := o.turns[[2]string{p.NativeID, p.TurnID}]
+		if !seen && !mutation.On(mutation.SACoreTurnNotRequiredActive) || terminal && !mutation.On(mutation.SACoreAfterTerminalRecorded) {
 			return fmt.Errorf("turn %q of %q is not active", p.TurnID, p.NativeID)
 		}
 	}

@@ -477,9 +477,14 @@ func (s State) releasing(ev Event) (State, []Effect) {
 	case Status:
 		switch e.Status.State {
 		case proto.StateReleased:
+			if mutation.On(mutation.PJReleasedUnconfirmed) {
+				return s.released("released taken for the preparation's end, not its cleanup")
+			}
 			return s.released("")
 		case proto.StateFailed, proto.StateRejected, proto.StateExpired:
-			if mutation.On(mutation.PJ14CleanupFailureConfirms) {
+			cleanupFailed := e.Status.State == proto.StateFailed && e.Status.ErrorCode == proto.CodeCleanupUnconfirmed
+			if cleanupFailed && mutation.On(mutation.PJ14CleanupFailureConfirms) ||
+				!cleanupFailed && mutation.On(mutation.PJReleaseRefusalConfirms) {
 				return s.released("")
 			}
 			code := e.Status.ErrorCode
