@@ -155,6 +155,14 @@
 // applicable. The gate plays such a scenario against the reference with those capabilities
 // withheld (in process, and as a child process with `wirecheck runtime --withhold`).
 //
+// A document whose first key is `table:` stands for one scenario per (operation, state) pair:
+// the states a side can be brought into, the operations tried in each, and per pair the clauses
+// it checks, or under `except:` why the pair is not tried (table.go). Every pair needs one or the
+// other, so a new state or operation cannot be added without its row.
+//
+// A code relaxation (a $one_of of codes, an $optional code, alternatives that differ in a code)
+// names the reading of the spec that allows it: `reading: <entry of docs/spec-readings.md>`.
+//
 // {$repeat: {text: t, count: n}} is the string of n copies of t, written where a value must pass a
 // size limit (a runtime_prepare frame over 1 MiB); it expands at load time, at most 4 MiB.
 //

@@ -66,6 +66,10 @@ func parse(file string, data []byte) ([]*Scenario, LoadErrors) {
 		if doc.Refused {
 			continue
 		}
+		if isTable(doc.Root) {
+			out = append(out, p.table(doc.Root)...)
+			continue
+		}
 		if sc := p.scenario(doc.Root); sc != nil {
 			out = append(out, sc)
 		}
