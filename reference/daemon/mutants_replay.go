@@ -6,6 +6,7 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/mutation"
+	"github.com/wirecheck/wirecheck/reference/daemon/suspend"
 )
 
 // The cn-replay mutants (CN-40.6 to CN-40.10): a daemon whose outbox outlives its connection. Each
@@ -86,6 +87,24 @@ func (r *router) oweClosedStatus(g *grant, owned bool) {
 	s := g.rec.Status()
 	if data, err := proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &s).Encode(); err == nil {
 		mutation.Remember(carried{r.d, mutation.CNReplayConnectionClosedStatus}, data)
+	}
+}
+
+// oweDrainAnswer keeps, in the mutants build, the accepted environment_quiesced a quiesce admitted
+// for its drain owes, until its real answer replaces it: a drain the connection's end cuts short is
+// never answered (SU-10), and a daemon that answers it anyway does so on the next connection.
+func (r *router) oweDrainAnswer(id string, req suspend.Request, effects []suspend.Effect) {
+	if !mutation.Enabled || req.Payload == nil {
+		return
+	}
+	for _, eff := range effects {
+		if _, drains := eff.(suspend.Drain); !drains {
+			continue
+		}
+		res := proto.EnvironmentSuspendResultPayload{EnvironmentID: req.Payload.EnvironmentID, SuspendID: req.Payload.SuspendID, Accepted: true}
+		if data, err := proto.MustEnvelope(proto.TypeEnvironmentQuiesced, id, &res).Encode(); err == nil {
+			mutation.Remember(carried{r.d, mutation.CNReplayQuiesced}, data)
+		}
 	}
 }
 

@@ -50,7 +50,9 @@ func (r *router) suspensionFrame(env proto.Envelope) {
 		ev = suspend.Quiesce{Request: req, Idle: r.quietLocked()}
 		r.mu.Unlock()
 	}
-	r.suspendEffects(r.d.susp.apply(ev))
+	effects := r.d.susp.apply(ev)
+	r.oweDrainAnswer(env.ID, req, effects)
+	r.suspendEffects(effects)
 }
 
 func (r *router) suspendEffects(effects []suspend.Effect) {

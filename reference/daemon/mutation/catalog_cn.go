@@ -17,7 +17,7 @@ var runtimeCN = []Mutant{
 	{CNReplayReadResult, "CN-40.10", "after a reconnect, the last workspace_read_result sent or owed on the earlier connection is sent again"},
 	{CNReplayWriteResult, "CN-40.10", "after a reconnect, the last workspace_write_result sent or owed on the earlier connection is sent again"},
 	{CNReplayExportResult, "CN-40.10", "after a reconnect, the last workspace_export_result sent or owed on the earlier connection is sent again"},
-	{CNReplayQuiesced, "CN-40.10", "after a reconnect, the last environment_quiesced sent or owed on the earlier connection is sent again"},
+	{CNReplayQuiesced, "CN-40.10", "after a reconnect, the last environment_quiesced sent or owed on the earlier connection (the accepted answer of a drain its end cut short included) is sent again"},
 	{CNReplayResumed, "CN-40.10", "after a reconnect, the last environment_resumed sent or owed on the earlier connection is sent again"},
 	{CNReplayConnectionClosedStatus, "CN-40.6", "an admission the ending connection owned is published failed connection_closed on the next connection, after its first heartbeat"},
 }
