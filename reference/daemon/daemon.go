@@ -60,6 +60,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	// net/http lets a dial outlive the request that asked for it; closing idle connections also
 	// cancels such dials, so none is left connecting after the daemon stops.
 	defer d.cfg.HTTPClient.CloseIdleConnections()
+	defer forgetCarried(d)
 	if d.serving {
 		env, err := d.openEnvironment()
 		if err != nil {

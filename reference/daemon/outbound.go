@@ -26,6 +26,9 @@ type outbound struct {
 	queue  chan outFrame
 	stop   chan struct{}
 	done   chan struct{}
+	// carry, set only in the mutants build (mutants_replay.go), sees every frame queued or
+	// refused, the frames owed after the transport ended included.
+	carry func(env proto.Envelope, data []byte)
 }
 
 type outFrame struct {
@@ -96,6 +99,9 @@ func (o *outbound) enqueue(env proto.Envelope) <-chan error {
 	if err != nil {
 		res <- err
 		return res
+	}
+	if o.carry != nil {
+		o.carry(env, data)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()

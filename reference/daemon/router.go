@@ -61,6 +61,7 @@ func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	r.wso.m.NoExport = !d.exports()
 	r.conn = d.susp.conns.Add(1)
 	r.ia = carriedInteractions(d, r.conn, r.ia)
+	r.carryFrames()
 	return r
 }
 
@@ -120,7 +121,7 @@ func (r *router) heartbeats(interval time.Duration) {
 			return
 		}
 	}
-	for {
+	for first := true; ; first = false {
 		r.mu.Lock()
 		active := len(r.runs)
 		r.mu.Unlock()
@@ -128,6 +129,9 @@ func (r *router) heartbeats(interval time.Duration) {
 			TS: r.d.cfg.Clock.Now().Unix(), ActiveRequests: active, DaemonVersion: r.d.cfg.DaemonVersion, SupportedAgentKinds: mutateKinds(r.d.kinds)})
 		if err := <-r.out.enqueue(env); err != nil {
 			return
+		}
+		if first {
+			r.replayCarried()
 		}
 		t := r.d.cfg.Clock.NewTimer(interval)
 		select {
@@ -254,7 +258,9 @@ func (r *router) shutdown() {
 	}
 	var afters []followUp
 	for _, g := range r.records {
+		owned := g.rec.Owned()
 		afters = append(afters, r.applyLocked(g, admission.ConnectionClosed{}))
+		r.oweClosedStatus(g, owned)
 	}
 	r.mu.Unlock()
 	if mutation.On(mutation.InputReceiptAfterReconnect) {

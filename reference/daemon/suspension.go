@@ -56,7 +56,9 @@ func (r *router) suspensionFrame(env proto.Envelope) {
 		ev = suspend.Quiesce{Request: req, Idle: r.quietLocked(waiting)}
 		r.mu.Unlock()
 	}
-	r.suspendEffects(r.d.susp.apply(ev))
+	effects := r.d.susp.apply(ev)
+	r.oweDrainAnswer(env.ID, req, effects)
+	r.suspendEffects(effects)
 }
 
 // mutateSuspendRequest bends the suspend_id bound (SU-01, SU-04) for the mutants that misplace it.

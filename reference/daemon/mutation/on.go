@@ -8,6 +8,10 @@ import (
 	"github.com/wirecheck/wirecheck/internal/mutation"
 )
 
+// Enabled is true in the mutants build: a mutation point's groundwork (what a mutant needs kept
+// before its point is asked about) runs, the mutant itself only once its point is on.
+const Enabled = true
+
 // On reports whether p is the mutant this process plays now.
 func On(p Point) bool { return mutation.On(string(p)) }
 
