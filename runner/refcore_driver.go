@@ -334,6 +334,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.journalHolds(c.Journal, b)
 	case c.Interaction != nil:
 		return d.answerRefused(c.Interaction, b)
+	case c.Decision != nil:
+		return d.decisionHolds(c.Decision, b)
 	case c.Start != nil:
 		return d.startRefused(c.Start, b)
 	case c.Admission != nil:

@@ -15,6 +15,14 @@
 // codes the decoder normalises never fail a scenario, while everything the wire defines is
 // compared exactly.
 //
+// A `silence` step ({from: peer, window: d}) requires the peer to send nothing for the window
+// (heartbeats aside). Where the spec admits both a silence and a reply (an unknown transfer's
+// chunk, say, may be answered rejected resource_unavailable or left unanswered), `allow: [frames]`
+// lists the replies it may send instead, each at most once: one that comes inside the window is
+// taken, one that has not come by its end may still come later, once, and is skipped wherever it
+// arrives; any other frame still breaks the silence. A scripted peer playing the silent side
+// stays silent. Each use names its docs/spec-readings.md entry in a comment.
+//
 // A `check` step asks the Core under test about what the wire cannot show. check.capabilities
 // reads the capability snapshot of the connection: declared none or complete, and with complete
 // the capabilities it supports or lacks (a check waits until it holds, so it orders a heartbeat
@@ -49,6 +57,11 @@
 // check.interaction {refuses, answer, code} makes a caller answer the interaction refuses (a
 // request_id, ask_id or call_id of the scenario's Turn) now with answer (the decision's payload
 // without delivery_id and call_id), which Core must refuse inside itself with that API error code.
+// check.decision {delivery, state} reads what Core recorded of a decision it sent (a
+// permission_decision, prompt_for_user_choice_decision or function_result), named by the
+// delivery_id it carried: awaited (Core waits for its ack), applied or refused (an ack with that
+// delivery_id said so), unconfirmed (Core waits no more and no ack settled it). It waits until the
+// state holds. It shows what an ack settled without assuming Core sends one decision at a time.
 // check.start {configuration, code, missing} makes a caller start a Turn now on the scenario's
 // device with that configuration, which Core must refuse inside itself with that API error code
 // (invalid_turn, or admission_denied naming the missing capabilities).

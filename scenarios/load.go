@@ -380,7 +380,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		st.Window = DefaultSilenceWindow
 		if v.Kind == yaml.ScalarNode {
 			st.From = p.peer(v, "silence")
-		} else if f := p.fields(v, "silence", "from", "window"); f != nil {
+		} else if f := p.fields(v, "silence", "from", "window", "allow"); f != nil {
 			if f["from"] == nil {
 				p.Errorf(v.Line, "silence.from: a peer (core or runtime) is required")
 			} else {
@@ -388,6 +388,9 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 			}
 			if f["window"] != nil {
 				st.Window = p.Duration(f["window"], "silence.window")
+			}
+			if a := f["allow"]; a != nil {
+				st.Allow = p.allowed(a, st.From)
 			}
 		}
 	case StepSettle:
@@ -474,6 +477,31 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	return st
 }
 
+// allowed parses silence.allow: a non-empty list of frames (type, id, payload) the silent peer may
+// send instead of nothing. They are read, never written: a scripted peer keeps the silence.
+func (p *parser) allowed(n *yaml.Node, from proto.Peer) []*Step {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.Errorf(n.Line, "silence.allow: a list of the frames the peer may send instead of nothing")
+		return nil
+	}
+	if from == "" {
+		return nil
+	}
+	var out []*Step
+	for _, c := range n.Content {
+		ft := p.frame(c, from)
+		if ft == nil {
+			continue
+		}
+		if ft.Raw != nil || ft.Invalid != "" || ft.Lost || ft.Copies > 0 || ft.Corrupted != "" {
+			p.Errorf(c.Line, "silence.allow holds frames a peer may send as they are: no raw, invalid, lost, copies or corrupted")
+			continue
+		}
+		out = append(out, &Step{Kind: StepKind(from), Pos: ft.Pos, From: from, Frame: ft})
+	}
+	return out
+}
+
 func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 	switch s := proto.Peer(p.String(n, what)); s {
 	case proto.Core, proto.Runtime:
@@ -485,13 +513,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start", "admission", "device_status", "journal")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start, admission, device_status, journal")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -534,6 +562,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["interaction"]; v != nil {
 		c.Interaction = p.interactionCheck(v)
+	}
+	if v := f["decision"]; v != nil {
+		c.Decision = p.decisionCheck(v)
 	}
 	if v := f["start"]; v != nil {
 		c.Start = p.startCheck(v)

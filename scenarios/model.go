@@ -181,15 +181,20 @@ type Step struct {
 	Pos   Pos
 	Index int // 1-based position in the expanded scenario
 
-	From     proto.Peer     // core/runtime/silence: the peer that sends (or stays quiet)
-	Frame    *FrameTemplate // core/runtime
-	Group    []*Step        // any_order: frame steps of one peer, in any order
-	Window   time.Duration  // silence, settle: how long the peer must stay quiet
-	Advance  time.Duration  // advance; settle: how far the clock moves once the window passed
-	Close    *CloseSpec     // disconnect
-	Check    *Check         // check
-	Fault    *FaultStep     // fault
-	Included string         // the scenario this step was included from, if any
+	From  proto.Peer     // core/runtime/silence: the peer that sends (or stays quiet)
+	Frame *FrameTemplate // core/runtime
+	Group []*Step        // any_order: frame steps of one peer, in any order
+	// Allow (silence): frames the silent peer may send instead of nothing, each at most once, where
+	// the spec admits both a silence and a reply (docs/spec-readings.md). Frame steps of the silent
+	// peer; one that has not come by the end of the window may still come later, once, and is then
+	// skipped wherever it arrives (internal/script.Player).
+	Allow    []*Step
+	Window   time.Duration // silence, settle: how long the peer must stay quiet
+	Advance  time.Duration // advance; settle: how far the clock moves once the window passed
+	Close    *CloseSpec    // disconnect
+	Check    *Check        // check
+	Fault    *FaultStep    // fault
+	Included string        // the scenario this step was included from, if any
 }
 
 // FaultStep is one fault rule to arm on the relay between the peers (package fault decodes and
@@ -217,6 +222,9 @@ func (s *Step) Describe() string {
 	case StepCore, StepRuntime:
 		return fmt.Sprintf("%s sends %s", s.From, s.Frame.Type)
 	case StepSilence:
+		if len(s.Allow) > 0 {
+			return fmt.Sprintf("%s stays silent for %v, or sends only what the step allows", s.From, s.Window)
+		}
 		return fmt.Sprintf("%s stays silent for %v", s.From, s.Window)
 	case StepSettle:
 		return "native work settles"
@@ -324,6 +332,8 @@ type Check struct {
 	Subagents *SubagentsCheck
 	// Interaction: an answer Core must refuse inside itself (interaction_check.go).
 	Interaction *InteractionCheck
+	// Decision: what Core recorded of a decision it sent, by delivery_id (decision_check.go).
+	Decision *DecisionCheck
 	// Start: a Turn start Core must refuse inside itself (start_check.go).
 	Start *StartCheck
 	// Admission: a caller's start Core must refuse at device selection (admission_check.go).
@@ -375,6 +385,8 @@ func (c *Check) String() string {
 		return c.Subagents.String()
 	case c.Interaction != nil:
 		return c.Interaction.String()
+	case c.Decision != nil:
+		return c.Decision.String()
 	case c.Start != nil:
 		return c.Start.String()
 	case c.Admission != nil:

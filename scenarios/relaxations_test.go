@@ -167,3 +167,53 @@ func TestRelaxationsStillFailWhatTheSpecForbids(t *testing.T) {
 		})
 	}
 }
+
+// A silence that allows a reply accepts that reply and still refuses any other (closed-transfer-
+// frames): a commit of a transfer a rejection closed is answered resource_unavailable or not at
+// all, never invalid_request nor completed.
+func TestSilenceAllowsOnlyTheReplyTheSpecAdmits(t *testing.T) {
+	cat, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const transfer = "6f1c2a4e-1b2c-4d3e-8f90-0a1b2c3d4e5f"
+	result := func(payload string) []byte {
+		return []byte(`{"type":"runtime_prepare_result","id":"` + transfer + `","payload":` + payload + `}`)
+	}
+	for _, id := range []string{
+		"preparation-transfer/runtime/offset-gap-closes-the-transfer",
+		"preparation-transfer/runtime/overflow-closes-the-transfer",
+		"preparation-transfer/runtime/malformed-frame-closes-the-pending-transfer",
+		"faults/prepare-runtime/lost-received-then-resent-chunk-closes-the-transfer",
+		"faults/prepare-runtime/corrupted-chunk-closes-the-transfer",
+	} {
+		sc, ok := cat.Get(id)
+		if !ok {
+			t.Fatalf("no scenario %s", id)
+		}
+		var allow []*Step
+		for _, st := range sc.Steps {
+			if st.Kind == StepSilence && len(st.Allow) > 0 {
+				allow = st.Allow
+			}
+		}
+		if len(allow) == 0 {
+			t.Errorf("%s: no silence allows the closed transfer's reply", id)
+			continue
+		}
+		b := BindingsWith(map[string]Value{"transfer": transfer})
+		for _, c := range []struct {
+			payload string
+			ok      bool
+		}{
+			{`{"outcome":"rejected","error_code":"resource_unavailable"}`, true},
+			{`{"outcome":"rejected","error_code":"invalid_request"}`, false},
+			{`{"outcome":"completed","size_bytes":5}`, false},
+		} {
+			_, mm := MatchFrame(allow[0].Frame, allow[0].From, result(c.payload), b)
+			if (mm == nil) != c.ok {
+				t.Errorf("%s: %s allowed = %v, want %v", id, c.payload, mm == nil, c.ok)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,30 @@ type Player struct {
 	// context it is sent in when tracing is on, as a Core stamps its context's trace when absent
 	// (facts §2.1). A template's own trace, {$absent: true} and raw frames are sent as written.
 	StampTrace bool
+	// tolerated are the frames a silence allowed (Step.Allow) that had not come by the end of its
+	// window: each may still come, once, and is skipped wherever it arrives.
+	tolerated []*scenarios.Step
+}
+
+// take consumes in if it is a frame the current silence allows (allowed, which it shortens) or
+// one an earlier silence allowed and that has not come yet (p.tolerated): the spec admits a
+// reply there as well as nothing. It binds what the frame's template binds.
+func (p *Player) take(st *scenarios.Step, in Inbound, allowed *[]*scenarios.Step) bool {
+	lists := []*[]*scenarios.Step{&p.tolerated}
+	if allowed != nil {
+		lists = []*[]*scenarios.Step{allowed, &p.tolerated}
+	}
+	for _, list := range lists {
+		for i, a := range *list {
+			if _, mm := scenarios.MatchFrame(a.Frame, a.From, in.Raw, p.B); mm != nil {
+				continue
+			}
+			*list = append((*list)[:i:i], (*list)[i+1:]...)
+			p.Rec.Event("allowed", fmt.Sprintf("step %d: the %s sent %s, which the silence at %s allows instead of nothing", st.Index, a.From, frameType(in.Raw), a.Pos))
+			return true
+		}
+	}
+	return false
 }
 
 // Failf builds a failure at a step; with no step (the connection, the first heartbeat) it points
@@ -206,6 +231,9 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 				best = mm
 			}
 		}
+		if matched < 0 && p.take(st, in, nil) {
+			continue // a reply an earlier silence allowed, come late
+		}
 		if matched < 0 {
 			what := fmt.Sprintf("%s frame differs: %s", st.From, best.Reason)
 			if len(pending) > 1 {
@@ -258,12 +286,15 @@ func expectedView(ft *scenarios.FrameTemplate, b *scenarios.Bindings) any {
 }
 
 // ExpectSilence requires the other peer to send nothing (heartbeats aside) and keep the transport
-// open for window. extra, if not nil, is another event source that breaks the silence (a new
-// connection attempt, for the scripted Core).
+// open for window, apart from the frames the step allows (st.Allow), each at most once; those not
+// come by the end of the window are tolerated later. extra, if not nil, is another event source
+// that breaks the silence (a new connection attempt, for the scripted Core).
 func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <-chan string) *scenarios.Failure {
 	if p.Gate != nil {
 		defer p.Gate.Open(st.Index)
 	}
+	allowed := slices.Clone(st.Allow)
+	defer func() { p.tolerated = append(p.tolerated, allowed...) }()
 	// The window opens at the wire event that opened it (the frame this peer last wrote or read),
 	// so a harness that is slow to get here does not shift it; a frame read off the socket after
 	// the window closed is after it, however late it is looked at, and is left for the next step.
@@ -274,13 +305,12 @@ func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <
 		if m := p.Conn.Mark(); !m.IsZero() && m.Before(opened) {
 			opened = m
 		}
-		if len(p.Conn.unread) > 0 {
+		for len(p.Conn.unread) > 0 {
 			in := p.Conn.unread[0]
 			p.Conn.unread = p.Conn.unread[1:]
-			if f := p.brokeSilence(st, window, opened, in); f != nil {
+			if done, f := p.brokeSilence(st, window, opened, in, &allowed); done {
 				return f
 			}
-			return nil
 		}
 	}
 	t := time.NewTimer(time.Until(opened.Add(window)))
@@ -317,21 +347,30 @@ func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <
 			}
 			continue
 		}
-		return p.brokeSilence(st, window, opened, in)
+		if done, f := p.brokeSilence(st, window, opened, in, &allowed); done {
+			return f
+		}
 	}
 }
 
-// brokeSilence judges a frame that arrived while a silence window was watched: inside the window
-// it breaks the silence; after it, it is put back for the next step.
-func (p *Player) brokeSilence(st *scenarios.Step, window time.Duration, opened time.Time, in Inbound) *scenarios.Failure {
+// brokeSilence judges a frame that arrived while a silence window was watched: after the window
+// it is put back for the next step (done); inside it, a frame the silence allows is taken and the
+// watch goes on (not done), and any other breaks the silence (done, with the failure).
+func (p *Player) brokeSilence(st *scenarios.Step, window time.Duration, opened time.Time, in Inbound, allowed *[]*scenarios.Step) (done bool, f *scenarios.Failure) {
 	if in.At.After(opened.Add(window)) {
 		p.Conn.Unread(in)
-		return nil
+		return true, nil
+	}
+	if p.take(st, in, allowed) {
+		return false, nil
 	}
 	actual, _ := scenarios.DecodeJSON(in.Raw)
-	f := p.Failf(st, "the %s was to stay silent for %v, but sent %s", st.From, window, frameType(in.Raw))
+	f = p.Failf(st, "the %s was to stay silent for %v, but sent %s", st.From, window, frameType(in.Raw))
+	if len(st.Allow) > 0 {
+		f.Message += ", which the step does not allow"
+	}
 	f.Actual, f.Diff = actual, Diff(nil, actual)
-	return f
+	return true, f
 }
 
 func frameType(raw []byte) string {
