@@ -110,15 +110,18 @@
 // such a scenario to the in-process one), and the self-check leaves it out.
 //
 // A `disconnect` with awaited: true is a close the peer named in `by` makes on its own, because of
-// the steps before it (a frame over its 4 MiB read limit): the other side causes nothing, waits
-// for the close and compares code and reason as written; a socket dropped without a close frame
-// fails it. stopped: true first has the launcher stop the peer: a Runtime (SIGTERM, its context)
+// the steps before it: the other side causes nothing, waits for the close and compares code and
+// reason as written; a socket dropped without a close frame fails it. any_close: true (no code)
+// is such an end whose code the spec does not fix (a frame over the 4 MiB read limit, CN-41): any
+// close code, or a drop, passes; a frame other than a heartbeat before it fails. stopped: true
+// first has the launcher stop the peer: a Runtime (SIGTERM, its context)
 // must then close as written (CN-20: 1000 "client closing"); a Core shuts down and must close every
 // daemon connection cleanly, with 1000 or 1001 (CN-20: a clean close is not an error, so one that
 // is no error is clean), never with an error code nor by dropping the socket. dropped: true (no
-// code) is a drop the peer makes on its own without a close frame, as a write that ran out of its
-// per-frame write timeout (CN-42) does: the frames read before it are discarded, being whatever
-// part of the stalled output the kernel's buffers kept. A frame step written
+// code) is the end of the transport the peer makes on its own after a write that ran out of its
+// per-frame write timeout (CN-42: "a failed write closes the session"): a drop or a close frame
+// with any code; the frames read before it are discarded, being whatever part of the stalled
+// output the kernel's buffers kept (docs/spec-readings.md, how-a-transport-ends). A frame step written
 // with invalid: the 4 MiB envelope error is one the reader's read limit refuses: the reader
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.

@@ -403,7 +403,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		}
 	case StepDisconnect:
 		st.Close = &CloseSpec{By: proto.Runtime}
-		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped"); f != nil {
+		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped", "any_close"); f != nil {
 			if f["by"] != nil {
 				st.Close.By = p.peer(f["by"], "disconnect.by")
 			}
@@ -430,7 +430,14 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 					p.Errorf(f["dropped"].Line, "disconnect.dropped is a drop without a close frame: it takes no code and is not stopped")
 				}
 			}
-			if st.Close.Awaited && st.Close.Code == 0 && !st.Close.Dropped {
+			if f["any_close"] != nil {
+				st.Close.AnyClose = p.Bool(f["any_close"], "disconnect.any_close")
+				st.Close.Awaited = st.Close.Awaited || st.Close.AnyClose
+				if st.Close.AnyClose && (st.Close.Code != 0 || st.Close.Reason != "" || st.Close.Stopped || st.Close.Dropped) {
+					p.Errorf(f["any_close"].Line, "disconnect.any_close accepts any end of the transport: it takes no code or reason and is neither stopped nor dropped")
+				}
+			}
+			if st.Close.Awaited && st.Close.Code == 0 && !st.Close.Dropped && !st.Close.AnyClose {
 				p.Errorf(v.Line, "disconnect.awaited and stopped need the close code the peer must send")
 			}
 		}

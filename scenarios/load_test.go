@@ -51,6 +51,8 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:4: payload.error_code accepts more than one answer: name the spec reading that allows it, reading: <entry of docs/spec-readings.md>`},
 		{"a reading that is no entry name", "id: a\ntitle: t\nsteps:\n  - runtime: {type: interaction_decision_ack, id: r, payload: {delivery_id: d, applied: false, error_code: {$one_of: [not_pending, runtime_error], reading: Two Codes}}}\n",
 			`f.yaml:4: payload.error_code: reading "Two Codes" is not an entry name (lowercase words joined by -, as the headings of docs/spec-readings.md)`},
+		{"any_close with a code", "id: a\ntitle: t\nsteps:\n  - disconnect: {by: runtime, any_close: true, code: 1009}\n",
+			`f.yaml:4: disconnect.any_close accepts any end of the transport: it takes no code or reason and is neither stopped nor dropped`},
 		{"check.decision state", "id: a\ntitle: t\nsteps:\n  - check: {decision: {delivery: d, state: settled}}\n",
 			`f.yaml:4: check.decision.state must be one of [awaited applied refused unconfirmed]`},
 		{"yaml syntax", "id: a\ntitle: [t\n",

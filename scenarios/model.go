@@ -289,11 +289,18 @@ type CloseSpec struct {
 	// clean close, 1000 or 1001, is what it must send (the code written is the one a scripted Core
 	// sends), never an error code nor a dropped socket.
 	Stopped bool
-	// Dropped: the closing peer drops the socket on its own without a close frame (a write that ran
-	// out of its per-frame write timeout, CN-42). Implies Awaited; what the other side reads before
-	// the drop is discarded: it is the output that piled up while that side stopped reading, of
-	// which the kernel's buffers kept an unpredictable part.
+	// Dropped: the closing peer ends the transport on its own after a write that ran out of its
+	// per-frame write timeout (CN-42): "a failed write closes the session", which says nothing of
+	// how, so a drop without a close frame and a close frame with any code both pass
+	// (docs/spec-readings.md, how-a-transport-ends). Implies Awaited; what the other side reads
+	// before the end is discarded: it is the output that piled up while that side stopped reading,
+	// of which the kernel's buffers kept an unpredictable part.
 	Dropped bool
+	// AnyClose: the closing peer ends the transport on its own because of the steps before (a
+	// frame over its 4 MiB read limit, CN-41), with any close code or none: the spec fixes that the
+	// transport ends, not the code. Implies Awaited; it takes no code. Frames other than heartbeats
+	// read before the end fail it.
+	AnyClose bool
 }
 
 func (c *CloseSpec) String() string {
@@ -301,7 +308,10 @@ func (c *CloseSpec) String() string {
 		return fmt.Sprintf("%s is stopped and closes with %d %q", c.By, c.Code, c.Reason)
 	}
 	if c.Dropped {
-		return fmt.Sprintf("%s drops the socket on its own", c.By)
+		return fmt.Sprintf("%s ends the transport on its own after a failed write (a drop or any close)", c.By)
+	}
+	if c.AnyClose {
+		return fmt.Sprintf("%s ends the transport on its own (any close code, or a drop)", c.By)
 	}
 	if c.Awaited {
 		return fmt.Sprintf("%s closes on its own with %d %q", c.By, c.Code, c.Reason)
