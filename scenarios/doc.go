@@ -20,8 +20,10 @@
 // chunk, say, may be answered rejected resource_unavailable or left unanswered), `allow: [frames]`
 // lists the replies it may send instead, each at most once: one that comes inside the window is
 // taken, one that has not come by its end may still come later, once, and is skipped wherever it
-// arrives; any other frame still breaks the silence. A scripted peer playing the silent side
-// stays silent. Each use names its docs/spec-readings.md entry in a comment.
+// arrives; any other frame still breaks the silence. A frame the silence took stands for a later
+// frame step that expects the same frame, so `allow` also says "this frame may come early" (a
+// retry whose interval the spec leaves open). A scripted peer playing the silent side stays
+// silent. Each use names its docs/spec-readings.md entry in a comment.
 //
 // A `check` step asks the Core under test about what the wire cannot show. check.capabilities
 // reads the capability snapshot of the connection: declared none or complete, and with complete

@@ -187,7 +187,8 @@ type Step struct {
 	// Allow (silence): frames the silent peer may send instead of nothing, each at most once, where
 	// the spec admits both a silence and a reply (docs/spec-readings.md). Frame steps of the silent
 	// peer; one that has not come by the end of the window may still come later, once, and is then
-	// skipped wherever it arrives (internal/script.Player).
+	// skipped wherever it arrives; one taken stands for a later step expecting the same frame
+	// (internal/script.Player).
 	Allow    []*Step
 	Window   time.Duration // silence, settle: how long the peer must stay quiet
 	Advance  time.Duration // advance; settle: how far the clock moves once the window passed

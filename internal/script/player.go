@@ -38,6 +38,9 @@ type Player struct {
 	// tolerated are the frames a silence allowed (Step.Allow) that had not come by the end of its
 	// window: each may still come, once, and is skipped wherever it arrives.
 	tolerated []*scenarios.Step
+	// taken are the frames a silence took because it allowed them: a later step that expects the
+	// same frame is satisfied by one of them instead of reading (the frame may come early).
+	taken []Inbound
 }
 
 // take consumes in if it is a frame the current silence allows (allowed, which it shortens) or
@@ -54,6 +57,7 @@ func (p *Player) take(st *scenarios.Step, in Inbound, allowed *[]*scenarios.Step
 				continue
 			}
 			*list = append((*list)[:i:i], (*list)[i+1:]...)
+			p.taken = append(p.taken, in)
 			p.Rec.Event("allowed", fmt.Sprintf("step %d: the %s sent %s, which the silence at %s allows instead of nothing", st.Index, a.From, frameType(in.Raw), a.Pos))
 			return true
 		}
@@ -205,6 +209,21 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 	pending := st.Frames()
 	deadline := time.Now().Add(p.Timeout)
 	var got []*proto.Frame
+	// A frame an earlier silence took because it allowed it satisfies the step that expects it.
+	for i := 0; i < len(pending); i++ {
+		for j, in := range p.taken {
+			frame, mm := scenarios.MatchFrame(pending[i].Frame, pending[i].From, in.Raw, p.B)
+			if mm != nil {
+				continue
+			}
+			p.taken = append(p.taken[:j:j], p.taken[j+1:]...)
+			got = append(got, frame)
+			pending = append(pending[:i:i], pending[i+1:]...)
+			i--
+			p.Rec.Event("allowed", fmt.Sprintf("step %d: the %s frame came early, during a silence that allowed it", st.Index, st.From))
+			break
+		}
+	}
 	for len(pending) > 0 {
 		wantHB := false
 		for _, s := range pending {
@@ -247,8 +266,21 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 			return got, fail
 		}
 		pending = append(pending[:matched:matched], pending[matched+1:]...)
+		p.untolerate(in)
 	}
 	return got, nil
+}
+
+// untolerate drops the tolerated frames (a silence's allowed frame not yet come) that a frame a
+// step expected matches: it came where it was expected, and does not come a second time.
+func (p *Player) untolerate(in Inbound) {
+	for i := 0; i < len(p.tolerated); i++ {
+		a := p.tolerated[i]
+		if _, mm := scenarios.MatchFrame(a.Frame, a.From, in.Raw, p.B.Clone()); mm == nil {
+			p.tolerated = append(p.tolerated[:i:i], p.tolerated[i+1:]...)
+			i--
+		}
+	}
 }
 
 // expectCorrupted reads what a fault made of a frame: a frame that breaks a wire rule, or, for an

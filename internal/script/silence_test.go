@@ -112,3 +112,32 @@ func TestSilenceAllowsWhatTheStepAllows(t *testing.T) {
 		})
 	}
 }
+
+// A frame a silence allowed and took satisfies the later step that expects it: a frame that may
+// come early (a retry Core sends when it chooses).
+func TestAllowedFrameMayComeEarly(t *testing.T) {
+	const window = 50 * time.Millisecond
+	retry := []byte(`{"type":"execution_prepare","id":"p-2","payload":{"session_id":"s","configuration":{"agent_kind":"contract","conversation_id":"","run_id":"","agent_state_key":"agents-api-s","strict_resume":true,"disable_execution_environment":true}}}`)
+	tmpl := &scenarios.FrameTemplate{Type: "execution_prepare", ID: "${prepare2}", Payload: map[string]scenarios.Value{
+		"session_id": "s", "configuration": map[string]scenarios.Value{"agent_kind": "contract", "conversation_id": "", "run_id": "",
+			"agent_state_key": "agents-api-s", "strict_resume": true, "disable_execution_environment": true}}}
+	opened := time.Now().Add(-200 * time.Millisecond)
+	conn := &Conn{frames: make(chan Inbound, 2), done: make(chan struct{}), rec: NewRecorder(), mark: opened}
+	conn.frames <- Inbound{Raw: retry, At: opened.Add(10 * time.Millisecond)}
+	p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
+	silence := &scenarios.Step{Index: 3, Kind: scenarios.StepSilence, From: proto.Core, Window: window,
+		Allow: []*scenarios.Step{{Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}}}
+	if f := p.ExpectSilence(silence, window, nil); f != nil {
+		t.Fatalf("the silence broke: %v", f.Message)
+	}
+	if _, f := p.Expect(&scenarios.Step{Index: 5, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f != nil {
+		t.Fatalf("the early frame did not satisfy the step that expects it: %v", f.Message)
+	}
+	if got := p.B.String("prepare2"); got != "p-2" {
+		t.Fatalf("prepare2 = %q, want p-2", got)
+	}
+	// A second one is not taken for granted: the step reads, and nothing comes.
+	if _, f := p.Expect(&scenarios.Step{Index: 6, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f == nil {
+		t.Fatal("one early frame satisfied two steps")
+	}
+}
