@@ -112,6 +112,10 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 		if st.Kind == scenarios.StepSilence && st.From != self {
 			tolerated = append(tolerated, st.Allow...)
 		}
+		if st.Frame != nil && st.Frame.Optional && st.From != self {
+			tolerated = append(tolerated, st)
+			continue
+		}
 		group := st.Frames()
 		if len(group) == 0 {
 			continue

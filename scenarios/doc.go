@@ -25,6 +25,10 @@
 // retry whose interval the spec leaves open). A scripted peer playing the silent side stays
 // silent. Each use names its docs/spec-readings.md entry in a comment.
 //
+// A frame step written optional: true is a frame the peer may send there, later, or not at all,
+// where the spec admits both (a status a Runtime may or may not publish before a rejection): the
+// reader does not wait for it and skips it, once, wherever it arrives; a scripted writer sends it.
+//
 // A `check` step asks the Core under test about what the wire cannot show. check.capabilities
 // reads the capability snapshot of the connection: declared none or complete, and with complete
 // the capabilities it supports or lacks (a check waits until it holds, so it orders a heartbeat

@@ -376,6 +376,9 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		if st.Frame == nil {
 			return nil
 		}
+		if inGroup && st.Frame.Optional {
+			p.Errorf(k.Line, "an any_order group holds the frames that must come: optional goes on a frame step of its own")
+		}
 	case StepSilence:
 		st.Window = DefaultSilenceWindow
 		if v.Kind == yaml.ScalarNode {
@@ -500,8 +503,8 @@ func (p *parser) allowed(n *yaml.Node, from proto.Peer) []*Step {
 		if ft == nil {
 			continue
 		}
-		if ft.Raw != nil || ft.Invalid != "" || ft.Lost || ft.Copies > 0 || ft.Corrupted != "" {
-			p.Errorf(c.Line, "silence.allow holds frames a peer may send as they are: no raw, invalid, lost, copies or corrupted")
+		if ft.Raw != nil || ft.Invalid != "" || ft.Lost || ft.Copies > 0 || ft.Corrupted != "" || ft.Optional {
+			p.Errorf(c.Line, "silence.allow holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted or optional")
 			continue
 		}
 		out = append(out, &Step{Kind: StepKind(from), Pos: ft.Pos, From: from, Frame: ft})
@@ -696,7 +699,7 @@ func checkUsage(usage Value, vars map[string]Value) error {
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
-	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted")
+	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted", "optional")
 	if f == nil {
 		return nil
 	}
@@ -715,6 +718,14 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 		ft.Corrupted = p.String(v, "corrupted")
 		if !slices.Contains([]string{"invalid_json", "invalid_frame", "oversize"}, ft.Corrupted) {
 			p.Errorf(v.Line, "corrupted must be invalid_json, invalid_frame or oversize")
+		}
+	}
+	if v := f["optional"]; v != nil {
+		ft.Optional = p.Bool(v, "optional")
+		for _, k := range []string{"invalid", "raw", "lost", "copies", "corrupted"} {
+			if ft.Optional && f[k] != nil {
+				p.Errorf(v.Line, "optional is a frame the peer may send as it is: not with %s", k)
+			}
 		}
 	}
 	for _, k := range []string{"lost", "copies", "corrupted"} {

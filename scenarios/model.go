@@ -273,7 +273,11 @@ type FrameTemplate struct {
 	Lost      bool
 	Copies    int
 	Corrupted string
-	Pos       Pos
+	// Optional: the peer may send this frame here, later, or not at all, where the spec admits
+	// both (docs/spec-readings.md). A reader does not wait for it: it skips it, once, wherever it
+	// arrives (as a silence's allowed frame); a writer sends it.
+	Optional bool
+	Pos      Pos
 }
 
 // CloseSpec says who drops the transport and how.

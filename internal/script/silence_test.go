@@ -141,3 +141,29 @@ func TestAllowedFrameMayComeEarly(t *testing.T) {
 		t.Fatal("one early frame satisfied two steps")
 	}
 }
+
+// An optional frame is not waited for: it is skipped, once, if it comes before (or after) the
+// frames that must.
+func TestOptionalFrameIsSkippedWhereverItArrives(t *testing.T) {
+	starting := []byte(`{"type":"done","id":"maybe","payload":{"content":""}}`)
+	done := []byte(`{"type":"done","id":"run","payload":{"content":""}}`)
+	optional := &scenarios.Step{Index: 2, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "maybe", Payload: map[string]scenarios.Value{"content": ""}, Optional: true}}
+	must := &scenarios.Step{Index: 3, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "run", Payload: map[string]scenarios.Value{"content": ""}}}
+	for name, frames := range map[string][][]byte{"absent": {done}, "before": {starting, done}} {
+		t.Run(name, func(t *testing.T) {
+			conn := &Conn{frames: make(chan Inbound, 2), done: make(chan struct{}), rec: NewRecorder()}
+			for _, raw := range frames {
+				conn.frames <- Inbound{Raw: raw, At: time.Now()}
+			}
+			p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
+			if _, f := p.Expect(optional); f != nil {
+				t.Fatalf("the optional step failed: %v", f.Message)
+			}
+			if _, f := p.Expect(must); f != nil {
+				t.Fatalf("the step after it failed: %v", f.Message)
+			}
+		})
+	}
+}
