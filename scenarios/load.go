@@ -588,8 +588,24 @@ func (p *parser) check(n *yaml.Node) *Check {
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status")
 		if tf != nil {
-			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"), Engine: p.String(tf["engine"], "engine"),
+			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"),
 				PreparationCode: p.String(tf["preparation_error_code"], "preparation_error_code")}
+			if e := tf["engine"]; e != nil && e.Kind == yaml.MappingNode {
+				m, _ := p.value(e, "check.turn.engine_error_code").(*Matcher)
+				ok := m != nil && m.OneOf != nil
+				for _, alt := range m.OneOf {
+					if _, isString := alt.(string); !isString {
+						ok = false
+					}
+				}
+				if !ok {
+					p.Errorf(e.Line, "check.turn.engine is a code or {$one_of: [codes], reading: <entry>}")
+				} else {
+					c.Turn.EngineOneOf = m
+				}
+			} else {
+				c.Turn.Engine = p.String(e, "engine")
+			}
 			if c.Turn.PreparationCode != "" && !proto.KnownPreparationCode(c.Turn.PreparationCode) {
 				p.Errorf(tf["preparation_error_code"].Line, "check.turn.preparation_error_code %q is not a preparation error code (facts §4.3)", c.Turn.PreparationCode)
 			}

@@ -380,6 +380,9 @@ func (c *Check) String() string {
 		if c.Turn.PreparationCode != "" {
 			s += " and preparation code " + c.Turn.PreparationCode
 		}
+		if c.Turn.EngineOneOf != nil {
+			s += " and engine_error_code " + c.Turn.EngineOneOf.String()
+		}
 		if c.Turn.Usage != nil {
 			s += " with usage " + compact(c.Turn.Usage)
 		}
@@ -460,7 +463,10 @@ type TurnCheck struct {
 	Run    Value // string template
 	Status string
 	Reason string // Core's error_code; "" when none is expected
-	Engine string // engine_error_code, when expected
+	Engine string // engine_error_code, when expected ("" : none)
+	// EngineOneOf, when written as {$one_of: [...], reading: ...}, is every engine_error_code the
+	// outcome may hold ("" for none): where the spec lets Core keep a classification or not.
+	EngineOneOf *Matcher
 	// PreparationCode is the preparation error code the outcome keeps (protocol-facts §6.2,
 	// preparation_start_failed); "" leaves it unchecked.
 	PreparationCode string
