@@ -25,9 +25,10 @@
 // retry whose interval the spec leaves open). A scripted peer playing the silent side stays
 // silent. Each use names its docs/spec-readings.md entry in a comment.
 //
-// A frame step written optional: true is a frame the peer may send there, later, or not at all,
-// where the spec admits both (a status a Runtime may or may not publish before a rejection): the
-// reader does not wait for it and skips it, once, wherever it arrives; a scripted writer sends it.
+// A frame step written optional: true is a frame the peer may send there or not at all, where the
+// spec admits both (a status a Runtime may or may not publish before a rejection): the reader does
+// not wait for it and skips it, once, if it comes before the frames of the next step that reads
+// (or inside the next silence), never later; a scripted writer sends it.
 //
 // A `check` step asks the Core under test about what the wire cannot show. check.capabilities
 // reads the capability snapshot of the connection: declared none or complete, and with complete

@@ -273,9 +273,10 @@ type FrameTemplate struct {
 	Lost      bool
 	Copies    int
 	Corrupted string
-	// Optional: the peer may send this frame here, later, or not at all, where the spec admits
-	// both (docs/spec-readings.md). A reader does not wait for it: it skips it, once, wherever it
-	// arrives (as a silence's allowed frame); a writer sends it.
+	// Optional: the peer may send this frame here or not at all, where the spec admits both
+	// (docs/spec-readings.md). A reader does not wait for it: it skips it, once, if it comes before
+	// the frames of the next step that reads (or inside the next silence), never later; a writer
+	// sends it.
 	Optional bool
 	Pos      Pos
 }

@@ -41,15 +41,19 @@ type Player struct {
 	// taken are the frames a silence took because it allowed them: a later step that expects the
 	// same frame is satisfied by one of them instead of reading (the frame may come early).
 	taken []Inbound
+	// optional are the optional frame steps played since the last step that read: each may come
+	// before the frames of the next step that reads (or inside the next silence), once, and no
+	// later.
+	optional []*scenarios.Step
 }
 
 // take consumes in if it is a frame the current silence allows (allowed, which it shortens) or
 // one an earlier silence allowed and that has not come yet (p.tolerated): the spec admits a
 // reply there as well as nothing. It binds what the frame's template binds.
 func (p *Player) take(st *scenarios.Step, in Inbound, allowed *[]*scenarios.Step) bool {
-	lists := []*[]*scenarios.Step{&p.tolerated}
+	lists := []*[]*scenarios.Step{&p.optional, &p.tolerated}
 	if allowed != nil {
-		lists = []*[]*scenarios.Step{allowed, &p.tolerated}
+		lists = []*[]*scenarios.Step{allowed, &p.optional, &p.tolerated}
 	}
 	for _, list := range lists {
 		for i, a := range *list {
@@ -181,10 +185,11 @@ func isHeartbeat(raw []byte) bool {
 // matches them, binding placeholders.
 func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure) {
 	if st.Frame != nil && st.Frame.Optional {
-		// It may come here, later or never: skipped, once, wherever it arrives.
-		p.tolerated = append(p.tolerated, st)
+		// It may come here, before the next step's frames, or never: skipped once if it does.
+		p.optional = append(p.optional, st)
 		return nil, nil
 	}
+	defer func() { p.optional = nil }()
 	if st.Frame != nil {
 		switch ft := st.Frame; {
 		case ft.Lost:
@@ -331,7 +336,7 @@ func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <
 		defer p.Gate.Open(st.Index)
 	}
 	allowed := slices.Clone(st.Allow)
-	defer func() { p.tolerated = append(p.tolerated, allowed...) }()
+	defer func() { p.tolerated, p.optional = append(p.tolerated, allowed...), nil }()
 	// The window opens at the wire event that opened it (the frame this peer last wrote or read),
 	// so a harness that is slow to get here does not shift it; a frame read off the socket after
 	// the window closed is after it, however late it is looked at, and is left for the next step.

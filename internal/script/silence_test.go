@@ -167,3 +167,28 @@ func TestOptionalFrameIsSkippedWhereverItArrives(t *testing.T) {
 		})
 	}
 }
+
+// An optional frame may come before the next step's frames, never after them.
+func TestOptionalFrameComesBeforeTheNextStepOrNever(t *testing.T) {
+	late := []byte(`{"type":"done","id":"maybe","payload":{"content":""}}`)
+	done := []byte(`{"type":"done","id":"run","payload":{"content":""}}`)
+	optional := &scenarios.Step{Index: 2, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "maybe", Payload: map[string]scenarios.Value{"content": ""}, Optional: true}}
+	must := &scenarios.Step{Index: 3, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "run", Payload: map[string]scenarios.Value{"content": ""}}}
+	opened := time.Now().Add(-time.Second)
+	conn := &Conn{frames: make(chan Inbound, 2), done: make(chan struct{}), rec: NewRecorder(), mark: opened}
+	conn.frames <- Inbound{Raw: done, At: opened.Add(time.Millisecond)}
+	conn.frames <- Inbound{Raw: late, At: opened.Add(2 * time.Millisecond)}
+	p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
+	if _, f := p.Expect(optional); f != nil {
+		t.Fatal(f.Message)
+	}
+	if _, f := p.Expect(must); f != nil {
+		t.Fatal(f.Message)
+	}
+	silence := &scenarios.Step{Index: 4, Kind: scenarios.StepSilence, From: proto.Runtime, Window: 50 * time.Millisecond}
+	if f := p.ExpectSilence(silence, silence.Window, nil); f == nil {
+		t.Fatal("an optional frame that came after the next step's frame was taken")
+	}
+}
