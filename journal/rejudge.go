@@ -103,9 +103,18 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 		}
 	}
 	var m match
+	// tolerated: frames a silence allowed instead of nothing, which may come then or later, once.
+	var tolerated []*scenarios.Step
 	for _, st := range sc.Steps {
 		if stop > 0 && st.Index > stop {
 			break
+		}
+		if st.Kind == scenarios.StepSilence && st.From != self {
+			tolerated = append(tolerated, st.Allow...)
+		}
+		if st.Frame != nil && st.Frame.Optional && st.From != self {
+			tolerated = append(tolerated, st)
+			continue
 		}
 		group := st.Frames()
 		if len(group) == 0 {
@@ -170,6 +179,11 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 				}
 			}
 			if hit < 0 {
+				if i := allowedFrame(tolerated, got, b); i >= 0 {
+					tolerated = append(tolerated[:i:i], tolerated[i+1:]...)
+					m.matched++
+					continue
+				}
 				return match{matched: m.matched, step: st.Index, record: got.N, reason: fmt.Sprintf("%s %s (record %d): %s", st.From, got.Frame.Type, got.N, first.Reason)}
 			}
 			m.matched++
@@ -177,6 +191,17 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 		}
 	}
 	return m
+}
+
+// allowedFrame returns the index of the tolerated frame (a silence's allowed reply) got matches,
+// binding what it binds, or -1.
+func allowedFrame(tolerated []*scenarios.Step, got Record, b *scenarios.Bindings) int {
+	for i, s := range tolerated {
+		if _, mm := scenarios.MatchFrame(s.Frame, s.From, []byte(got.Frame.Raw), b); mm == nil {
+			return i
+		}
+	}
+	return -1
 }
 
 func from(p proto.Peer) scenarios.Direction {

@@ -334,6 +334,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.journalHolds(c.Journal, b)
 	case c.Interaction != nil:
 		return d.answerRefused(c.Interaction, b)
+	case c.Decision != nil:
+		return d.decisionHolds(c.Decision, b)
 	case c.Start != nil:
 		return d.startRefused(c.Start, b)
 	case c.Admission != nil:
@@ -348,7 +350,11 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		}
 		o := t.Outcome
 		got := fmt.Sprintf("status %s, reason %q, engine %q, preparation code %q (%s)", o.Status, o.Reason, o.EngineErrorCode, o.PreparationErrorCode, o.Error)
-		if o.Status != c.Turn.Status || o.Reason != c.Turn.Reason || o.EngineErrorCode != c.Turn.Engine ||
+		engineOK := o.EngineErrorCode == c.Turn.Engine
+		if m := c.Turn.EngineOneOf; m != nil {
+			engineOK = slices.Contains(m.OneOf, scenarios.Value(o.EngineErrorCode))
+		}
+		if o.Status != c.Turn.Status || o.Reason != c.Turn.Reason || !engineOK ||
 			(c.Turn.PreparationCode != "" && o.PreparationErrorCode != c.Turn.PreparationCode) {
 			return false, got, fmt.Errorf("the Turn's outcome is %s", got)
 		}

@@ -234,3 +234,34 @@ func answerRefusalCode(err error) string {
 	}
 	return "turn_not_running"
 }
+
+// decisionHolds answers check.decision from the reference Core's interaction records: the
+// interaction whose decision carried the delivery_id, its state mapped onto the check's (a sent
+// decision is awaited; unknown, and detached after it was sent, are unconfirmed).
+func (d *refCoreDriver) decisionHolds(c *scenarios.DecisionCheck, b *scenarios.Bindings) (bool, string, error) {
+	if d.turnID == "" {
+		return false, "", errors.New("check.decision before any Turn was started")
+	}
+	delivery, err := resolveString(c.Delivery, b)
+	if err != nil {
+		return false, "", err
+	}
+	ins, err := d.Core.Interactions(d.turnID)
+	if err != nil {
+		return false, "", err
+	}
+	for _, in := range ins {
+		if in.DeliveryID != delivery {
+			continue
+		}
+		state := map[string]string{
+			store.InteractionSent:     "awaited",
+			store.InteractionApplied:  "applied",
+			store.InteractionRefused:  "refused",
+			store.InteractionUnknown:  "unconfirmed",
+			store.InteractionDetached: "unconfirmed",
+		}[in.State]
+		return state == c.State, fmt.Sprintf("the decision with delivery_id %s is %s (recorded %s %s)", delivery, state, in.State, in.Code), nil
+	}
+	return false, "Core recorded no decision with delivery_id " + delivery, nil
+}

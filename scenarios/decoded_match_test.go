@@ -80,3 +80,20 @@ func TestFramesCompareAsTheirReceiverDecodesThem(t *testing.T) {
 		})
 	}
 }
+
+// device_shutdown's id carries no meaning: a template without one accepts a frame with one.
+func TestUnusedIDIsNotCompared(t *testing.T) {
+	ft := &FrameTemplate{Type: "device_shutdown", Payload: map[string]Value{"reason": "maintenance"}}
+	for _, raw := range []string{
+		`{"type":"device_shutdown","payload":{"reason":"maintenance"}}`,
+		`{"type":"device_shutdown","id":"shutdown-1","payload":{"reason":"maintenance"}}`,
+	} {
+		if _, mm := MatchFrame(ft, "core", []byte(raw), NewBindings()); mm != nil {
+			t.Errorf("%s: %v", raw, mm.Reason)
+		}
+	}
+	ft.ID = "s"
+	if _, mm := MatchFrame(ft, "core", []byte(`{"type":"device_shutdown","id":"other","payload":{"reason":"maintenance"}}`), NewBindings()); mm == nil {
+		t.Error("an id the template writes is still compared")
+	}
+}

@@ -15,6 +15,21 @@
 // codes the decoder normalises never fail a scenario, while everything the wire defines is
 // compared exactly.
 //
+// A `silence` step ({from: peer, window: d}) requires the peer to send nothing for the window
+// (heartbeats aside). Where the spec admits both a silence and a reply (an unknown transfer's
+// chunk, say, may be answered rejected resource_unavailable or left unanswered), `allow: [frames]`
+// lists the replies it may send instead, each at most once: one that comes inside the window is
+// taken, one that has not come by its end may still come later, once, and is skipped wherever it
+// arrives; any other frame still breaks the silence. A frame the silence took stands for a later
+// frame step that expects the same frame, so `allow` also says "this frame may come early" (a
+// retry whose interval the spec leaves open). A scripted peer playing the silent side stays
+// silent. Each use names its docs/spec-readings.md entry in a comment.
+//
+// A frame step written optional: true is a frame the peer may send there or not at all, where the
+// spec admits both (a status a Runtime may or may not publish before a rejection): the reader does
+// not wait for it and skips it, once, if it comes before the frames of the next step that reads
+// (or inside the next silence), never later; a scripted writer sends it.
+//
 // A `check` step asks the Core under test about what the wire cannot show. check.capabilities
 // reads the capability snapshot of the connection: declared none or complete, and with complete
 // the capabilities it supports or lacks (a check waits until it holds, so it orders a heartbeat
@@ -49,6 +64,11 @@
 // check.interaction {refuses, answer, code} makes a caller answer the interaction refuses (a
 // request_id, ask_id or call_id of the scenario's Turn) now with answer (the decision's payload
 // without delivery_id and call_id), which Core must refuse inside itself with that API error code.
+// check.decision {delivery, state} reads what Core recorded of a decision it sent (a
+// permission_decision, prompt_for_user_choice_decision or function_result), named by the
+// delivery_id it carried: awaited (Core waits for its ack), applied or refused (an ack with that
+// delivery_id said so), unconfirmed (Core waits no more and no ack settled it). It waits until the
+// state holds. It shows what an ack settled without assuming Core sends one decision at a time.
 // check.start {configuration, code, missing} makes a caller start a Turn now on the scenario's
 // device with that configuration, which Core must refuse inside itself with that API error code
 // (invalid_turn, or admission_denied naming the missing capabilities).
@@ -97,15 +117,18 @@
 // such a scenario to the in-process one), and the self-check leaves it out.
 //
 // A `disconnect` with awaited: true is a close the peer named in `by` makes on its own, because of
-// the steps before it (a frame over its 4 MiB read limit): the other side causes nothing, waits
-// for the close and compares code and reason as written; a socket dropped without a close frame
-// fails it. stopped: true first has the launcher stop the peer: a Runtime (SIGTERM, its context)
+// the steps before it: the other side causes nothing, waits for the close and compares code and
+// reason as written; a socket dropped without a close frame fails it. any_close: true (no code)
+// is such an end whose code the spec does not fix (a frame over the 4 MiB read limit, CN-41): any
+// close code, or a drop, passes; a frame other than a heartbeat before it fails. stopped: true
+// first has the launcher stop the peer: a Runtime (SIGTERM, its context)
 // must then close as written (CN-20: 1000 "client closing"); a Core shuts down and must close every
 // daemon connection cleanly, with 1000 or 1001 (CN-20: a clean close is not an error, so one that
 // is no error is clean), never with an error code nor by dropping the socket. dropped: true (no
-// code) is a drop the peer makes on its own without a close frame, as a write that ran out of its
-// per-frame write timeout (CN-42) does: the frames read before it are discarded, being whatever
-// part of the stalled output the kernel's buffers kept. A frame step written
+// code) is the end of the transport the peer makes on its own after a write that ran out of its
+// per-frame write timeout (CN-42: "a failed write closes the session"): a drop or a close frame
+// with any code; the frames read before it are discarded, being whatever part of the stalled
+// output the kernel's buffers kept (docs/spec-readings.md, how-a-transport-ends). A frame step written
 // with invalid: the 4 MiB envelope error is one the reader's read limit refuses: the reader
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.

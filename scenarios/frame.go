@@ -237,7 +237,10 @@ func MatchFrame(ft *FrameTemplate, from proto.Peer, raw []byte, b *Bindings) (*p
 	if ft.ID != nil {
 		tmpl["id"] = ft.ID
 	}
-	if id, ok := env["id"]; ok {
+	// An id that carries no meaning for the type (device_shutdown: facts §2.2 "not used", and any
+	// value is tolerated) is compared only when the template writes one (docs/spec-readings.md,
+	// unused-envelope-id).
+	if id, ok := env["id"]; ok && (ft.ID != nil || frame.Spec.ID != proto.IDUnused) {
 		got["id"] = id
 	}
 	if ft.Payload != nil {

@@ -380,11 +380,14 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		if st.Frame == nil {
 			return nil
 		}
+		if inGroup && st.Frame.Optional {
+			p.Errorf(k.Line, "an any_order group holds the frames that must come: optional goes on a frame step of its own")
+		}
 	case StepSilence:
 		st.Window = DefaultSilenceWindow
 		if v.Kind == yaml.ScalarNode {
 			st.From = p.peer(v, "silence")
-		} else if f := p.fields(v, "silence", "from", "window"); f != nil {
+		} else if f := p.fields(v, "silence", "from", "window", "allow"); f != nil {
 			if f["from"] == nil {
 				p.Errorf(v.Line, "silence.from: a peer (core or runtime) is required")
 			} else {
@@ -392,6 +395,9 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 			}
 			if f["window"] != nil {
 				st.Window = p.Duration(f["window"], "silence.window")
+			}
+			if a := f["allow"]; a != nil {
+				st.Allow = p.allowed(a, st.From)
 			}
 		}
 	case StepSettle:
@@ -404,7 +410,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		}
 	case StepDisconnect:
 		st.Close = &CloseSpec{By: proto.Runtime}
-		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped"); f != nil {
+		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped", "any_close"); f != nil {
 			if f["by"] != nil {
 				st.Close.By = p.peer(f["by"], "disconnect.by")
 			}
@@ -431,7 +437,14 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 					p.Errorf(f["dropped"].Line, "disconnect.dropped is a drop without a close frame: it takes no code and is not stopped")
 				}
 			}
-			if st.Close.Awaited && st.Close.Code == 0 && !st.Close.Dropped {
+			if f["any_close"] != nil {
+				st.Close.AnyClose = p.Bool(f["any_close"], "disconnect.any_close")
+				st.Close.Awaited = st.Close.Awaited || st.Close.AnyClose
+				if st.Close.AnyClose && (st.Close.Code != 0 || st.Close.Reason != "" || st.Close.Stopped || st.Close.Dropped) {
+					p.Errorf(f["any_close"].Line, "disconnect.any_close accepts any end of the transport: it takes no code or reason and is neither stopped nor dropped")
+				}
+			}
+			if st.Close.Awaited && st.Close.Code == 0 && !st.Close.Dropped && !st.Close.AnyClose {
 				p.Errorf(v.Line, "disconnect.awaited and stopped need the close code the peer must send")
 			}
 		}
@@ -478,6 +491,31 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	return st
 }
 
+// allowed parses silence.allow: a non-empty list of frames (type, id, payload) the silent peer may
+// send instead of nothing. They are read, never written: a scripted peer keeps the silence.
+func (p *parser) allowed(n *yaml.Node, from proto.Peer) []*Step {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.Errorf(n.Line, "silence.allow: a list of the frames the peer may send instead of nothing")
+		return nil
+	}
+	if from == "" {
+		return nil
+	}
+	var out []*Step
+	for _, c := range n.Content {
+		ft := p.frame(c, from)
+		if ft == nil {
+			continue
+		}
+		if ft.Raw != nil || ft.Invalid != "" || ft.Lost || ft.Copies > 0 || ft.Corrupted != "" || ft.Optional {
+			p.Errorf(c.Line, "silence.allow holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted or optional")
+			continue
+		}
+		out = append(out, &Step{Kind: StepKind(from), Pos: ft.Pos, From: from, Frame: ft})
+	}
+	return out
+}
+
 func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 	switch s := proto.Peer(p.String(n, what)); s {
 	case proto.Core, proto.Runtime:
@@ -489,13 +527,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "start", "admission", "device_status", "journal")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, start, admission, device_status, journal")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -539,6 +577,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 	if v := f["interaction"]; v != nil {
 		c.Interaction = p.interactionCheck(v)
 	}
+	if v := f["decision"]; v != nil {
+		c.Decision = p.decisionCheck(v)
+	}
 	if v := f["start"]; v != nil {
 		c.Start = p.startCheck(v)
 	}
@@ -551,8 +592,24 @@ func (p *parser) check(n *yaml.Node) *Check {
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status")
 		if tf != nil {
-			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"), Engine: p.String(tf["engine"], "engine"),
+			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"),
 				PreparationCode: p.String(tf["preparation_error_code"], "preparation_error_code")}
+			if e := tf["engine"]; e != nil && e.Kind == yaml.MappingNode {
+				m, _ := p.value(e, "check.turn.engine_error_code").(*Matcher)
+				ok := m != nil && m.OneOf != nil
+				for _, alt := range m.OneOf {
+					if _, isString := alt.(string); !isString {
+						ok = false
+					}
+				}
+				if !ok {
+					p.Errorf(e.Line, "check.turn.engine is a code or {$one_of: [codes], reading: <entry>}")
+				} else {
+					c.Turn.EngineOneOf = m
+				}
+			} else {
+				c.Turn.Engine = p.String(e, "engine")
+			}
 			if c.Turn.PreparationCode != "" && !proto.KnownPreparationCode(c.Turn.PreparationCode) {
 				p.Errorf(tf["preparation_error_code"].Line, "check.turn.preparation_error_code %q is not a preparation error code (facts §4.3)", c.Turn.PreparationCode)
 			}
@@ -662,7 +719,7 @@ func checkUsage(usage Value, vars map[string]Value) error {
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
-	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted")
+	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted", "optional")
 	if f == nil {
 		return nil
 	}
@@ -681,6 +738,14 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 		ft.Corrupted = p.String(v, "corrupted")
 		if !slices.Contains([]string{"invalid_json", "invalid_frame", "oversize"}, ft.Corrupted) {
 			p.Errorf(v.Line, "corrupted must be invalid_json, invalid_frame or oversize")
+		}
+	}
+	if v := f["optional"]; v != nil {
+		ft.Optional = p.Bool(v, "optional")
+		for _, k := range []string{"invalid", "raw", "lost", "copies", "corrupted"} {
+			if ft.Optional && f[k] != nil {
+				p.Errorf(v.Line, "optional is a frame the peer may send as it is: not with %s", k)
+			}
 		}
 	}
 	for _, k := range []string{"lost", "copies", "corrupted"} {

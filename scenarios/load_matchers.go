@@ -19,8 +19,9 @@ func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 	if len(n.Content) == 0 || !strings.HasPrefix(n.Content[0].Value, "$") {
 		return nil
 	}
-	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "sample", "optional")
-	m := &Matcher{Optional: p.Bool(f["optional"], "optional")}
+	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "sample", "optional", "reading")
+	m := &Matcher{Optional: p.Bool(f["optional"], "optional"), Reading: p.String(f["reading"], "reading")}
+	defer p.checkReading(n, what, m)
 	if s := f["sample"]; s != nil {
 		m.Sample = p.value(s, what+".sample")
 	}
@@ -82,6 +83,69 @@ func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 	}
 	return m
 }
+
+// codeMembers are the members whose value is a code, a state or an outcome the spec fixes case by
+// case: accepting more than one there is a reading of the spec, and names it.
+var codeMembers = []string{"error_code", "code", "reason", "state", "outcome", "status", "engine_error_code"}
+
+// checkReading refuses a relaxation of a code without the spec reading that allows it: a
+// $one_of of plain values, or an $optional, at a code member must say reading: <entry of
+// docs/spec-readings.md>; and a reading may be named only on such a relaxation.
+func (p *parser) checkReading(n *yaml.Node, what string, m *Matcher) {
+	member := what[strings.LastIndexAny(what, ".")+1:]
+	if i := strings.IndexByte(member, '['); i >= 0 {
+		member = member[:i]
+	}
+	plain := m.OneOf != nil && !slices.ContainsFunc(m.OneOf, func(v Value) bool { _, isMap := v.(map[string]Value); return isMap })
+	switch {
+	case m.Reading != "" && !readingRE.MatchString(m.Reading):
+		p.Errorf(n.Line, "%s: reading %q is not an entry name (lowercase words joined by -, as the headings of docs/spec-readings.md)", what, m.Reading)
+	case m.Reading != "":
+	case (m.Optional || plain) && slices.Contains(codeMembers, member):
+		p.Errorf(n.Line, "%s accepts more than one answer: name the spec reading that allows it, reading: <entry of docs/spec-readings.md>", what)
+	case m.OneOf != nil && !plain && codesDiffer(m.OneOf):
+		p.Errorf(n.Line, "%s accepts answers with different codes, states or outcomes: name the spec reading that allows it, reading: <entry of docs/spec-readings.md>", what)
+	}
+}
+
+// codesDiffer reports whether alternatives of a $one_of differ in a code member, at any depth
+// of the objects they have in common.
+func codesDiffer(alts []Value) bool {
+	var objs []map[string]Value
+	for _, a := range alts {
+		if o, ok := a.(map[string]Value); ok {
+			objs = append(objs, o)
+		}
+	}
+	if len(objs) < 2 {
+		return false
+	}
+	keys := map[string]bool{}
+	for _, o := range objs {
+		for k := range o {
+			keys[k] = true
+		}
+	}
+	for k := range keys {
+		var vals []Value
+		for _, o := range objs {
+			vals = append(vals, o[k])
+		}
+		if slices.Contains(codeMembers, k) {
+			for _, v := range vals[1:] {
+				if fmt.Sprint(v) != fmt.Sprint(vals[0]) {
+					return true
+				}
+			}
+		}
+		if codesDiffer(vals) {
+			return true
+		}
+	}
+	return false
+}
+
+var readingRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // capabilities expands {$capabilities: [names]} into a complete declaration: every field false
 // except the named ones, so scenarios need not spell out 30 booleans.

@@ -20,6 +20,8 @@ type Matcher struct {
 	Sample Value // what a scripted writer sends in its place
 	// Optional lets the member be absent; when present it must match.
 	Optional bool
+	// Reading names the entry of docs/spec-readings.md that allows a relaxation of a code.
+	Reading string
 }
 
 func (m *Matcher) String() string {

@@ -181,15 +181,21 @@ type Step struct {
 	Pos   Pos
 	Index int // 1-based position in the expanded scenario
 
-	From     proto.Peer     // core/runtime/silence: the peer that sends (or stays quiet)
-	Frame    *FrameTemplate // core/runtime
-	Group    []*Step        // any_order: frame steps of one peer, in any order
-	Window   time.Duration  // silence, settle: how long the peer must stay quiet
-	Advance  time.Duration  // advance; settle: how far the clock moves once the window passed
-	Close    *CloseSpec     // disconnect
-	Check    *Check         // check
-	Fault    *FaultStep     // fault
-	Included string         // the scenario this step was included from, if any
+	From  proto.Peer     // core/runtime/silence: the peer that sends (or stays quiet)
+	Frame *FrameTemplate // core/runtime
+	Group []*Step        // any_order: frame steps of one peer, in any order
+	// Allow (silence): frames the silent peer may send instead of nothing, each at most once, where
+	// the spec admits both a silence and a reply (docs/spec-readings.md). Frame steps of the silent
+	// peer; one that has not come by the end of the window may still come later, once, and is then
+	// skipped wherever it arrives; one taken stands for a later step expecting the same frame
+	// (internal/script.Player).
+	Allow    []*Step
+	Window   time.Duration // silence, settle: how long the peer must stay quiet
+	Advance  time.Duration // advance; settle: how far the clock moves once the window passed
+	Close    *CloseSpec    // disconnect
+	Check    *Check        // check
+	Fault    *FaultStep    // fault
+	Included string        // the scenario this step was included from, if any
 }
 
 // FaultStep is one fault rule to arm on the relay between the peers (package fault decodes and
@@ -217,6 +223,9 @@ func (s *Step) Describe() string {
 	case StepCore, StepRuntime:
 		return fmt.Sprintf("%s sends %s", s.From, s.Frame.Type)
 	case StepSilence:
+		if len(s.Allow) > 0 {
+			return fmt.Sprintf("%s stays silent for %v, or sends only what the step allows", s.From, s.Window)
+		}
 		return fmt.Sprintf("%s stays silent for %v", s.From, s.Window)
 	case StepSettle:
 		return "native work settles"
@@ -264,7 +273,12 @@ type FrameTemplate struct {
 	Lost      bool
 	Copies    int
 	Corrupted string
-	Pos       Pos
+	// Optional: the peer may send this frame here or not at all, where the spec admits both
+	// (docs/spec-readings.md). A reader does not wait for it: it skips it, once, if it comes before
+	// the frames of the next step that reads (or inside the next silence), never later; a writer
+	// sends it.
+	Optional bool
+	Pos      Pos
 }
 
 // CloseSpec says who drops the transport and how.
@@ -281,11 +295,18 @@ type CloseSpec struct {
 	// clean close, 1000 or 1001, is what it must send (the code written is the one a scripted Core
 	// sends), never an error code nor a dropped socket.
 	Stopped bool
-	// Dropped: the closing peer drops the socket on its own without a close frame (a write that ran
-	// out of its per-frame write timeout, CN-42). Implies Awaited; what the other side reads before
-	// the drop is discarded: it is the output that piled up while that side stopped reading, of
-	// which the kernel's buffers kept an unpredictable part.
+	// Dropped: the closing peer ends the transport on its own after a write that ran out of its
+	// per-frame write timeout (CN-42): "a failed write closes the session", which says nothing of
+	// how, so a drop without a close frame and a close frame with any code both pass
+	// (docs/spec-readings.md, how-a-transport-ends). Implies Awaited; what the other side reads
+	// before the end is discarded: it is the output that piled up while that side stopped reading,
+	// of which the kernel's buffers kept an unpredictable part.
 	Dropped bool
+	// AnyClose: the closing peer ends the transport on its own because of the steps before (a
+	// frame over its 4 MiB read limit, CN-41), with any close code or none: the spec fixes that the
+	// transport ends, not the code. Implies Awaited; it takes no code. Frames other than heartbeats
+	// read before the end fail it.
+	AnyClose bool
 }
 
 func (c *CloseSpec) String() string {
@@ -293,7 +314,10 @@ func (c *CloseSpec) String() string {
 		return fmt.Sprintf("%s is stopped and closes with %d %q", c.By, c.Code, c.Reason)
 	}
 	if c.Dropped {
-		return fmt.Sprintf("%s drops the socket on its own", c.By)
+		return fmt.Sprintf("%s ends the transport on its own after a failed write (a drop or any close)", c.By)
+	}
+	if c.AnyClose {
+		return fmt.Sprintf("%s ends the transport on its own (any close code, or a drop)", c.By)
 	}
 	if c.Awaited {
 		return fmt.Sprintf("%s closes on its own with %d %q", c.By, c.Code, c.Reason)
@@ -324,6 +348,8 @@ type Check struct {
 	Subagents *SubagentsCheck
 	// Interaction: an answer Core must refuse inside itself (interaction_check.go).
 	Interaction *InteractionCheck
+	// Decision: what Core recorded of a decision it sent, by delivery_id (decision_check.go).
+	Decision *DecisionCheck
 	// Start: a Turn start Core must refuse inside itself (start_check.go).
 	Start *StartCheck
 	// Admission: a caller's start Core must refuse at device selection (admission_check.go).
@@ -355,6 +381,9 @@ func (c *Check) String() string {
 		if c.Turn.PreparationCode != "" {
 			s += " and preparation code " + c.Turn.PreparationCode
 		}
+		if c.Turn.EngineOneOf != nil {
+			s += " and engine_error_code " + c.Turn.EngineOneOf.String()
+		}
 		if c.Turn.Usage != nil {
 			s += " with usage " + compact(c.Turn.Usage)
 		}
@@ -375,6 +404,8 @@ func (c *Check) String() string {
 		return c.Subagents.String()
 	case c.Interaction != nil:
 		return c.Interaction.String()
+	case c.Decision != nil:
+		return c.Decision.String()
 	case c.Start != nil:
 		return c.Start.String()
 	case c.Admission != nil:
@@ -433,7 +464,10 @@ type TurnCheck struct {
 	Run    Value // string template
 	Status string
 	Reason string // Core's error_code; "" when none is expected
-	Engine string // engine_error_code, when expected
+	Engine string // engine_error_code, when expected ("" : none)
+	// EngineOneOf, when written as {$one_of: [...], reading: ...}, is every engine_error_code the
+	// outcome may hold ("" for none): where the spec lets Core keep a classification or not.
+	EngineOneOf *Matcher
 	// PreparationCode is the preparation error code the outcome keeps (protocol-facts §6.2,
 	// preparation_start_failed); "" leaves it unchecked.
 	PreparationCode string

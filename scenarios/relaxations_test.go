@@ -46,6 +46,9 @@ func TestRelaxationsStillFailWhatTheSpecForbids(t *testing.T) {
 		return `{"type":"preparation_status","id":"` + id + `","payload":` + payload + `}`
 	}
 	errFrame := func(payload string) string { return `{"type":"error","id":"r-1","payload":` + payload + `}` }
+	ack := func(payload string) string {
+		return `{"type":"interaction_decision_ack","id":"ask-1","payload":` + payload + `}`
+	}
 	type answer struct{ frame, fails string }
 	for _, c := range []struct {
 		name, scenario, typ string
@@ -65,10 +68,10 @@ func TestRelaxationsStillFailWhatTheSpecForbids(t *testing.T) {
 				{status("p-1", `{"revision":0,"state":"rejected","operation":"execution_prepare","error_code":"resource_unavailable"}`), "want one of"},
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":1,"state":"preparing"}`), "payload.error_code: is missing"},
 			}},
-		{"no Environment binding: invalid_configuration or unsupported_configuration",
+		{"no Environment binding: invalid_configuration (AD-10), never unsupported_configuration",
 			"admission/prepare/no-environment-binding-is-rejected-before-setup", "preparation_status", 1, []answer{
 				{status("p-1", `{"revision":0,"state":"rejected","operation":"execution_prepare","error_code":"invalid_configuration"}`), ""},
-				{status("p-1", `{"revision":0,"state":"rejected","operation":"execution_prepare","error_code":"unsupported_configuration"}`), ""},
+				{status("p-1", `{"revision":0,"state":"rejected","operation":"execution_prepare","error_code":"unsupported_configuration"}`), "payload.error_code"},
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":1,"state":"preparing","expires_at":7}`), "payload.error_code: is missing"},
 			}},
 		{"history_unavailable is stated, and a preparation that goes ahead fails",
@@ -104,11 +107,11 @@ func TestRelaxationsStillFailWhatTheSpecForbids(t *testing.T) {
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":2,"state":"ready","expires_at":7,"reused":false}`), ""},
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":2,"state":"ready"}`), "payload.expires_at: is missing"},
 			}},
-		{"a start on an expired admission: a rejection or the expired status, never a start",
+		{"a start on an expired admission: the expired status again (AD-38), never a rejection nor a start",
 			"admission/expiry/expired-admission-and-the-old-handle", "preparation_status", 4, []answer{
-				{status("p-1", `{"revision":0,"state":"rejected","operation":"execution_start","error_code":"preparation_not_ready"}`), ""},
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":3,"state":"expired","expires_at":7}`), ""},
-				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":4,"state":"starting","run_id":"r-1","expires_at":7}`), "want one of"},
+				{status("p-1", `{"revision":0,"state":"rejected","operation":"execution_start","error_code":"preparation_not_ready"}`), "payload"},
+				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":4,"state":"starting","run_id":"r-1","expires_at":7}`), "payload"},
 			}},
 		{"the old handle never starts the replacement",
 			"admission/expiry/expired-admission-and-the-old-handle", "preparation_status", 6, []answer{
@@ -120,6 +123,14 @@ func TestRelaxationsStillFailWhatTheSpecForbids(t *testing.T) {
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":3,"state":"starting","run_id":"r-1"}`), ""},
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":4,"state":"started","run_id":"r-1","expires_at":7}`), ""},
 				{status("p-1", `{"executor_id":"e-1","handle":"h-1","revision":3,"state":"started","run_id":"r-1"}`), "want one of"},
+			}},
+		{"a malformed user-choice decision: contract_violation or runtime_error, never a code whose meaning is false here",
+			"interactions/runtime/user-choice-strict-then-answered-by-id", "interaction_decision_ack", 1, []answer{
+				{ack(`{"delivery_id":"d-1","applied":false,"error_code":"contract_violation"}`), ""},
+				{ack(`{"delivery_id":"d-1","applied":false,"error_code":"runtime_error","error":"bad shape"}`), ""},
+				{ack(`{"delivery_id":"d-1","applied":false,"error_code":"not_ready"}`), "want one of"},
+				{ack(`{"delivery_id":"d-1","applied":false,"error_code":"not_pending"}`), "want one of"},
+				{ack(`{"delivery_id":"d-1","applied":false,"error_code":"decision_conflict"}`), "want one of"},
 			}},
 		{"an engine classification may arrive as written or normalised",
 			"runs/prompt-request/engine-classification-is-normalized", "error", 3, []answer{
@@ -154,5 +165,55 @@ func TestRelaxationsStillFailWhatTheSpecForbids(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A silence that allows a reply accepts that reply and still refuses any other (closed-transfer-
+// frames): a commit of a transfer a rejection closed is answered resource_unavailable or not at
+// all, never invalid_request nor completed.
+func TestSilenceAllowsOnlyTheReplyTheSpecAdmits(t *testing.T) {
+	cat, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const transfer = "6f1c2a4e-1b2c-4d3e-8f90-0a1b2c3d4e5f"
+	result := func(payload string) []byte {
+		return []byte(`{"type":"runtime_prepare_result","id":"` + transfer + `","payload":` + payload + `}`)
+	}
+	for _, id := range []string{
+		"preparation-transfer/runtime/offset-gap-closes-the-transfer",
+		"preparation-transfer/runtime/overflow-closes-the-transfer",
+		"preparation-transfer/runtime/malformed-frame-closes-the-pending-transfer",
+		"faults/prepare-runtime/lost-received-then-resent-chunk-closes-the-transfer",
+		"faults/prepare-runtime/corrupted-chunk-closes-the-transfer",
+	} {
+		sc, ok := cat.Get(id)
+		if !ok {
+			t.Fatalf("no scenario %s", id)
+		}
+		var allow []*Step
+		for _, st := range sc.Steps {
+			if st.Kind == StepSilence && len(st.Allow) > 0 {
+				allow = st.Allow
+			}
+		}
+		if len(allow) == 0 {
+			t.Errorf("%s: no silence allows the closed transfer's reply", id)
+			continue
+		}
+		b := BindingsWith(map[string]Value{"transfer": transfer})
+		for _, c := range []struct {
+			payload string
+			ok      bool
+		}{
+			{`{"outcome":"rejected","error_code":"resource_unavailable"}`, true},
+			{`{"outcome":"rejected","error_code":"invalid_request"}`, false},
+			{`{"outcome":"completed","size_bytes":5}`, false},
+		} {
+			_, mm := MatchFrame(allow[0].Frame, allow[0].From, result(c.payload), b)
+			if (mm == nil) != c.ok {
+				t.Errorf("%s: %s allowed = %v, want %v", id, c.payload, mm == nil, c.ok)
+			}
+		}
 	}
 }

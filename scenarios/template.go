@@ -107,6 +107,9 @@ func (b *Bindings) Format() string {
 	return strings.Join(parts, ", ")
 }
 
+// Clone returns a copy of the bindings: matching against it binds nothing in b.
+func (b *Bindings) Clone() *Bindings { return b.clone() }
+
 func (b *Bindings) clone() *Bindings {
 	c := &Bindings{vals: make(map[string]Value, len(b.vals)), order: append([]string(nil), b.order...)}
 	for k, v := range b.vals {

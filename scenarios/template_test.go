@@ -147,7 +147,7 @@ func TestResolveGeneratesReadableThenUUIDs(t *testing.T) {
 // only then.
 func TestTemplateMatchersBindOnlyWhenTheyMatch(t *testing.T) {
 	b := NewBindings()
-	tm := tmpl(t, `{h: {$optional: "${handle}"}, s: {$one_of: [{state: ready, rev: "${rev}"}, {state: expired, at: "${at}"}]}}`)
+	tm := tmpl(t, `{h: {$optional: "${handle}"}, s: {$one_of: [{state: ready, rev: "${rev}"}, {state: expired, at: "${at}"}], reading: test-reading}}`)
 	if m := b.Match(tm, mustJSON(t, `{"s":{"state":"expired","at":7}}`)); m != nil {
 		t.Fatal(m)
 	}

@@ -27,7 +27,7 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 		}()
 	}
 	bound := r.cfg.Timeout
-	if c.Code == 1009 {
+	if c.Code == 1009 || c.AnyClose {
 		// CN-41: the Runtime refuses a frame over 4 MiB only once it has read 4 MiB of it, which a
 		// loaded machine makes take longer than one frame's wait: bounded like its start-up, as
 		// await_stall is, not like one frame's wait.
@@ -49,11 +49,8 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 			r.srv.mu.Lock()
 			r.srv.online = false
 			r.srv.mu.Unlock()
-			if c.Dropped {
-				if closed.Code >= 0 {
-					return p.Failf(st, "the Runtime closed with %d %q; expected it to drop the socket without a close frame (%s)", closed.Code, closed.Reason, closeRule(c))
-				}
-				return nil
+			if c.Dropped || c.AnyClose {
+				return nil // a drop, or a close with any code: how the transport ends is not said
 			}
 			if closed.Code != c.Code || (c.Reason != "" && closed.Reason != c.Reason) {
 				what := fmt.Sprintf("closed with %d %q", closed.Code, closed.Reason)
@@ -82,7 +79,7 @@ func closeRule(c *scenarios.CloseSpec) string {
 	if c.Dropped {
 		return "CN-42: a write that runs out of the 10 s per-frame write timeout fails, and a failed write closes the session"
 	}
-	if c.Code == 1009 {
+	if c.Code == 1009 || c.AnyClose {
 		return "CN-41: a frame over 4 MiB costs the connection"
 	}
 	return "the scenario's close"

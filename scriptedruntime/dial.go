@@ -71,6 +71,9 @@ func dialWithout(ctx context.Context, client *transport.Client, wsURL string, id
 	if !slices.Contains(without, scenarios.UpgradeVersion) {
 		q.Set(proto.QueryVersion, id.Version)
 	}
+	if id.CredentialInQuery {
+		q.Set("token", id.Credential) // the credential where it never belongs (CN-03)
+	}
 	u.RawQuery = q.Encode()
 	h := http.Header{}
 	if !slices.Contains(without, scenarios.UpgradeBearer) && id.Credential != "" {

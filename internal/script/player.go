@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,38 @@ type Player struct {
 	// context it is sent in when tracing is on, as a Core stamps its context's trace when absent
 	// (facts §2.1). A template's own trace, {$absent: true} and raw frames are sent as written.
 	StampTrace bool
+	// tolerated are the frames a silence allowed (Step.Allow) that had not come by the end of its
+	// window: each may still come, once, and is skipped wherever it arrives.
+	tolerated []*scenarios.Step
+	// taken are the frames a silence took because it allowed them: a later step that expects the
+	// same frame is satisfied by one of them instead of reading (the frame may come early).
+	taken []Inbound
+	// optional are the optional frame steps played since the last step that read: each may come
+	// before the frames of the next step that reads (or inside the next silence), once, and no
+	// later.
+	optional []*scenarios.Step
+}
+
+// take consumes in if it is a frame the current silence allows (allowed, which it shortens) or
+// one an earlier silence allowed and that has not come yet (p.tolerated): the spec admits a
+// reply there as well as nothing. It binds what the frame's template binds.
+func (p *Player) take(st *scenarios.Step, in Inbound, allowed *[]*scenarios.Step) bool {
+	lists := []*[]*scenarios.Step{&p.optional, &p.tolerated}
+	if allowed != nil {
+		lists = []*[]*scenarios.Step{allowed, &p.optional, &p.tolerated}
+	}
+	for _, list := range lists {
+		for i, a := range *list {
+			if _, mm := scenarios.MatchFrame(a.Frame, a.From, in.Raw, p.B); mm != nil {
+				continue
+			}
+			*list = append((*list)[:i:i], (*list)[i+1:]...)
+			p.taken = append(p.taken, in)
+			p.Rec.Event("allowed", fmt.Sprintf("step %d: the %s sent %s, which the silence at %s allows instead of nothing", st.Index, a.From, frameType(in.Raw), a.Pos))
+			return true
+		}
+	}
+	return false
 }
 
 // Failf builds a failure at a step; with no step (the connection, the first heartbeat) it points
@@ -151,6 +184,12 @@ func isHeartbeat(raw []byte) bool {
 // Expect reads the frames of a step sent by the other peer (one frame, or an any_order group) and
 // matches them, binding placeholders.
 func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure) {
+	if st.Frame != nil && st.Frame.Optional {
+		// It may come here, before the next step's frames, or never: skipped once if it does.
+		p.optional = append(p.optional, st)
+		return nil, nil
+	}
+	defer func() { p.optional = nil }()
 	if st.Frame != nil {
 		switch ft := st.Frame; {
 		case ft.Lost:
@@ -180,6 +219,21 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 	pending := st.Frames()
 	deadline := time.Now().Add(p.Timeout)
 	var got []*proto.Frame
+	// A frame an earlier silence took because it allowed it satisfies the step that expects it.
+	for i := 0; i < len(pending); i++ {
+		for j, in := range p.taken {
+			frame, mm := scenarios.MatchFrame(pending[i].Frame, pending[i].From, in.Raw, p.B)
+			if mm != nil {
+				continue
+			}
+			p.taken = append(p.taken[:j:j], p.taken[j+1:]...)
+			got = append(got, frame)
+			pending = append(pending[:i:i], pending[i+1:]...)
+			i--
+			p.Rec.Event("allowed", fmt.Sprintf("step %d: the %s frame came early, during a silence that allowed it", st.Index, st.From))
+			break
+		}
+	}
 	for len(pending) > 0 {
 		wantHB := false
 		for _, s := range pending {
@@ -206,6 +260,9 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 				best = mm
 			}
 		}
+		if matched < 0 && p.take(st, in, nil) {
+			continue // a reply an earlier silence allowed, come late
+		}
 		if matched < 0 {
 			what := fmt.Sprintf("%s frame differs: %s", st.From, best.Reason)
 			if len(pending) > 1 {
@@ -219,8 +276,21 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 			return got, fail
 		}
 		pending = append(pending[:matched:matched], pending[matched+1:]...)
+		p.untolerate(in)
 	}
 	return got, nil
+}
+
+// untolerate drops the tolerated frames (a silence's allowed frame not yet come) that a frame a
+// step expected matches: it came where it was expected, and does not come a second time.
+func (p *Player) untolerate(in Inbound) {
+	for i := 0; i < len(p.tolerated); i++ {
+		a := p.tolerated[i]
+		if _, mm := scenarios.MatchFrame(a.Frame, a.From, in.Raw, p.B.Clone()); mm == nil {
+			p.tolerated = append(p.tolerated[:i:i], p.tolerated[i+1:]...)
+			i--
+		}
+	}
 }
 
 // expectCorrupted reads what a fault made of a frame: a frame that breaks a wire rule, or, for an
@@ -258,12 +328,15 @@ func expectedView(ft *scenarios.FrameTemplate, b *scenarios.Bindings) any {
 }
 
 // ExpectSilence requires the other peer to send nothing (heartbeats aside) and keep the transport
-// open for window. extra, if not nil, is another event source that breaks the silence (a new
-// connection attempt, for the scripted Core).
+// open for window, apart from the frames the step allows (st.Allow), each at most once; those not
+// come by the end of the window are tolerated later. extra, if not nil, is another event source
+// that breaks the silence (a new connection attempt, for the scripted Core).
 func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <-chan string) *scenarios.Failure {
 	if p.Gate != nil {
 		defer p.Gate.Open(st.Index)
 	}
+	allowed := slices.Clone(st.Allow)
+	defer func() { p.tolerated, p.optional = append(p.tolerated, allowed...), nil }()
 	// The window opens at the wire event that opened it (the frame this peer last wrote or read),
 	// so a harness that is slow to get here does not shift it; a frame read off the socket after
 	// the window closed is after it, however late it is looked at, and is left for the next step.
@@ -274,13 +347,12 @@ func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <
 		if m := p.Conn.Mark(); !m.IsZero() && m.Before(opened) {
 			opened = m
 		}
-		if len(p.Conn.unread) > 0 {
+		for len(p.Conn.unread) > 0 {
 			in := p.Conn.unread[0]
 			p.Conn.unread = p.Conn.unread[1:]
-			if f := p.brokeSilence(st, window, opened, in); f != nil {
+			if done, f := p.brokeSilence(st, window, opened, in, &allowed); done {
 				return f
 			}
-			return nil
 		}
 	}
 	t := time.NewTimer(time.Until(opened.Add(window)))
@@ -317,21 +389,30 @@ func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <
 			}
 			continue
 		}
-		return p.brokeSilence(st, window, opened, in)
+		if done, f := p.brokeSilence(st, window, opened, in, &allowed); done {
+			return f
+		}
 	}
 }
 
-// brokeSilence judges a frame that arrived while a silence window was watched: inside the window
-// it breaks the silence; after it, it is put back for the next step.
-func (p *Player) brokeSilence(st *scenarios.Step, window time.Duration, opened time.Time, in Inbound) *scenarios.Failure {
+// brokeSilence judges a frame that arrived while a silence window was watched: after the window
+// it is put back for the next step (done); inside it, a frame the silence allows is taken and the
+// watch goes on (not done), and any other breaks the silence (done, with the failure).
+func (p *Player) brokeSilence(st *scenarios.Step, window time.Duration, opened time.Time, in Inbound, allowed *[]*scenarios.Step) (done bool, f *scenarios.Failure) {
 	if in.At.After(opened.Add(window)) {
 		p.Conn.Unread(in)
-		return nil
+		return true, nil
+	}
+	if p.take(st, in, allowed) {
+		return false, nil
 	}
 	actual, _ := scenarios.DecodeJSON(in.Raw)
-	f := p.Failf(st, "the %s was to stay silent for %v, but sent %s", st.From, window, frameType(in.Raw))
+	f = p.Failf(st, "the %s was to stay silent for %v, but sent %s", st.From, window, frameType(in.Raw))
+	if len(st.Allow) > 0 {
+		f.Message += ", which the step does not allow"
+	}
 	f.Actual, f.Diff = actual, Diff(nil, actual)
-	return f
+	return true, f
 }
 
 func frameType(raw []byte) string {

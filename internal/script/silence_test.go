@@ -56,3 +56,139 @@ func TestSilenceWindowIsAnchoredAtTheOpeningFrame(t *testing.T) {
 		})
 	}
 }
+
+// A silence may allow frames the spec admits instead of nothing: each at most once, inside the
+// window or later; any other frame still breaks it.
+func TestSilenceAllowsWhatTheStepAllows(t *testing.T) {
+	const window = 50 * time.Millisecond
+	rejected := []byte(`{"type":"runtime_prepare_result","id":"6f1c2a4e-1b2c-4d3e-8f90-0a1b2c3d4e5f","payload":{"outcome":"rejected","error_code":"resource_unavailable"}}`)
+	invalid := []byte(`{"type":"runtime_prepare_result","id":"6f1c2a4e-1b2c-4d3e-8f90-0a1b2c3d4e5f","payload":{"outcome":"rejected","error_code":"invalid_request"}}`)
+	done := []byte(`{"type":"done","id":"run","payload":{"content":""}}`)
+	allow := &scenarios.Step{Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "runtime_prepare_result", ID: "6f1c2a4e-1b2c-4d3e-8f90-0a1b2c3d4e5f", Payload: map[string]scenarios.Value{"outcome": "rejected", "error_code": "resource_unavailable"}}}
+	doneStep := &scenarios.Step{Index: 4, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "run", Payload: map[string]scenarios.Value{"content": ""}}}
+	for _, c := range []struct {
+		name     string
+		arrivals []time.Duration
+		frames   [][]byte
+		broken   string // the silence's failure, "" when it holds
+		next     string // the next step's failure ("-": not played)
+	}{
+		{"nothing at all", nil, nil, "", "-"},
+		{"the allowed frame inside the window", []time.Duration{10 * time.Millisecond}, [][]byte{rejected}, "", "-"},
+		{"the allowed frame twice", []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, [][]byte{rejected, rejected}, "which the step does not allow", "-"},
+		{"another frame", []time.Duration{10 * time.Millisecond}, [][]byte{invalid}, "which the step does not allow", "-"},
+		{"the allowed frame late, before the next step's", []time.Duration{80 * time.Millisecond, 90 * time.Millisecond}, [][]byte{rejected, done}, "", ""},
+		{"the allowed frame late, after the next step's", []time.Duration{80 * time.Millisecond, 90 * time.Millisecond}, [][]byte{done, rejected}, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opened := time.Now().Add(-200 * time.Millisecond)
+			conn := &Conn{frames: make(chan Inbound, len(c.frames)+1), done: make(chan struct{}), rec: NewRecorder(), mark: opened}
+			for i, raw := range c.frames {
+				conn.frames <- Inbound{Raw: raw, At: opened.Add(c.arrivals[i])}
+			}
+			p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
+			st := &scenarios.Step{Index: 3, Kind: scenarios.StepSilence, From: proto.Runtime, Window: window, Allow: []*scenarios.Step{allow}}
+			f := p.ExpectSilence(st, window, nil)
+			switch {
+			case c.broken == "" && f != nil:
+				t.Fatalf("the silence broke: %v", f.Message)
+			case c.broken != "" && (f == nil || !strings.Contains(f.Message, c.broken)):
+				t.Fatalf("failure %v, want one saying %q", f, c.broken)
+			}
+			if c.next == "-" {
+				return
+			}
+			if _, f := p.Expect(doneStep); f != nil {
+				t.Fatalf("the next step failed: %v", f.Message)
+			}
+			if c.name == "the allowed frame late, after the next step's" {
+				// still tolerated: a later silence takes it
+				if f := p.ExpectSilence(&scenarios.Step{Index: 5, Kind: scenarios.StepSilence, From: proto.Runtime, Window: window}, window, nil); f != nil {
+					t.Fatalf("the late allowed frame broke a later silence: %v", f.Message)
+				}
+			}
+		})
+	}
+}
+
+// A frame a silence allowed and took satisfies the later step that expects it: a frame that may
+// come early (a retry Core sends when it chooses).
+func TestAllowedFrameMayComeEarly(t *testing.T) {
+	const window = 50 * time.Millisecond
+	retry := []byte(`{"type":"execution_prepare","id":"p-2","payload":{"session_id":"s","configuration":{"agent_kind":"contract","conversation_id":"","run_id":"","agent_state_key":"agents-api-s","strict_resume":true,"disable_execution_environment":true}}}`)
+	tmpl := &scenarios.FrameTemplate{Type: "execution_prepare", ID: "${prepare2}", Payload: map[string]scenarios.Value{
+		"session_id": "s", "configuration": map[string]scenarios.Value{"agent_kind": "contract", "conversation_id": "", "run_id": "",
+			"agent_state_key": "agents-api-s", "strict_resume": true, "disable_execution_environment": true}}}
+	opened := time.Now().Add(-200 * time.Millisecond)
+	conn := &Conn{frames: make(chan Inbound, 2), done: make(chan struct{}), rec: NewRecorder(), mark: opened}
+	conn.frames <- Inbound{Raw: retry, At: opened.Add(10 * time.Millisecond)}
+	p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
+	silence := &scenarios.Step{Index: 3, Kind: scenarios.StepSilence, From: proto.Core, Window: window,
+		Allow: []*scenarios.Step{{Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}}}
+	if f := p.ExpectSilence(silence, window, nil); f != nil {
+		t.Fatalf("the silence broke: %v", f.Message)
+	}
+	if _, f := p.Expect(&scenarios.Step{Index: 5, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f != nil {
+		t.Fatalf("the early frame did not satisfy the step that expects it: %v", f.Message)
+	}
+	if got := p.B.String("prepare2"); got != "p-2" {
+		t.Fatalf("prepare2 = %q, want p-2", got)
+	}
+	// A second one is not taken for granted: the step reads, and nothing comes.
+	if _, f := p.Expect(&scenarios.Step{Index: 6, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f == nil {
+		t.Fatal("one early frame satisfied two steps")
+	}
+}
+
+// An optional frame is not waited for: it is skipped, once, if it comes before (or after) the
+// frames that must.
+func TestOptionalFrameIsSkippedWhereverItArrives(t *testing.T) {
+	starting := []byte(`{"type":"done","id":"maybe","payload":{"content":""}}`)
+	done := []byte(`{"type":"done","id":"run","payload":{"content":""}}`)
+	optional := &scenarios.Step{Index: 2, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "maybe", Payload: map[string]scenarios.Value{"content": ""}, Optional: true}}
+	must := &scenarios.Step{Index: 3, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "run", Payload: map[string]scenarios.Value{"content": ""}}}
+	for name, frames := range map[string][][]byte{"absent": {done}, "before": {starting, done}} {
+		t.Run(name, func(t *testing.T) {
+			conn := &Conn{frames: make(chan Inbound, 2), done: make(chan struct{}), rec: NewRecorder()}
+			for _, raw := range frames {
+				conn.frames <- Inbound{Raw: raw, At: time.Now()}
+			}
+			p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
+			if _, f := p.Expect(optional); f != nil {
+				t.Fatalf("the optional step failed: %v", f.Message)
+			}
+			if _, f := p.Expect(must); f != nil {
+				t.Fatalf("the step after it failed: %v", f.Message)
+			}
+		})
+	}
+}
+
+// An optional frame may come before the next step's frames, never after them.
+func TestOptionalFrameComesBeforeTheNextStepOrNever(t *testing.T) {
+	late := []byte(`{"type":"done","id":"maybe","payload":{"content":""}}`)
+	done := []byte(`{"type":"done","id":"run","payload":{"content":""}}`)
+	optional := &scenarios.Step{Index: 2, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "maybe", Payload: map[string]scenarios.Value{"content": ""}, Optional: true}}
+	must := &scenarios.Step{Index: 3, Kind: scenarios.StepRuntime, From: proto.Runtime, Frame: &scenarios.FrameTemplate{
+		Type: "done", ID: "run", Payload: map[string]scenarios.Value{"content": ""}}}
+	opened := time.Now().Add(-time.Second)
+	conn := &Conn{frames: make(chan Inbound, 2), done: make(chan struct{}), rec: NewRecorder(), mark: opened}
+	conn.frames <- Inbound{Raw: done, At: opened.Add(time.Millisecond)}
+	conn.frames <- Inbound{Raw: late, At: opened.Add(2 * time.Millisecond)}
+	p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
+	if _, f := p.Expect(optional); f != nil {
+		t.Fatal(f.Message)
+	}
+	if _, f := p.Expect(must); f != nil {
+		t.Fatal(f.Message)
+	}
+	silence := &scenarios.Step{Index: 4, Kind: scenarios.StepSilence, From: proto.Runtime, Window: 50 * time.Millisecond}
+	if f := p.ExpectSilence(silence, silence.Window, nil); f == nil {
+		t.Fatal("an optional frame that came after the next step's frame was taken")
+	}
+}

@@ -102,6 +102,16 @@ func startNotReady(rec Record, ev StartRequested) (Record, []Effect, error) {
 	return rec, []Effect{reject(rec, proto.OperationStart, proto.CodePreparationNotReady)}, nil
 }
 
+// startExpired answers a start on an admission whose deadline has passed with its expired status
+// again (protocol-facts §4.3: "deadline passed → status expired"; AD-38): the start comes after the
+// deadline whether or not the Runtime had already published expired, and it starts nothing.
+func startExpired(rec Record, ev StartRequested) (Record, []Effect, error) {
+	if r, refused := refuseStart(rec, ev); refused {
+		return rec, []Effect{r}, nil
+	}
+	return rec, []Effect{publish(rec)}, nil
+}
+
 // startReady transfers the admission to the Run exactly once, unless its deadline passed before
 // the timer was observed (then it expires now) or the Run ID is taken.
 func startReady(rec Record, ev StartRequested) (Record, []Effect, error) {

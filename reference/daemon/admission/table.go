@@ -49,9 +49,9 @@ var transitions = slices.Concat([]transition{
 	{Started, KindDeviceShutdown, to(Started), ignore},
 	{Started, KindConnectionClosed, to(Started), ignore},
 },
-	ended(Released),
-	ended(Expired),
-	ended(Failed),
+	ended(Released, on(startNotReady)),
+	ended(Expired, on(startExpired)), // AD-38: a start after the deadline is answered expired
+	ended(Failed, on(startNotReady)),
 	[]transition{
 		// A failed admission may still learn how the native work it started ended.
 		{Failed, KindSetupCleanupFailed, to(Failed), reportCleanupUnconfirmed},
@@ -62,13 +62,14 @@ var transitions = slices.Concat([]transition{
 )
 
 // ended is the rows of an admission that is over (released, expired, failed): it never leaves its
-// state, a late Executor is closed, and its request ID may allocate a fresh handle.
-func ended(s State) []transition {
+// state, a late Executor is closed, and its request ID may allocate a fresh handle. start answers a
+// start on it.
+func ended(s State, start handler) []transition {
 	return []transition{
 		{s, KindPrepareRepeated, to(s), forget},
 		{s, KindSetupSucceeded, to(s), closeLateExecutor},
 		{s, KindSetupFailed, to(s), closeLateExecutor},
-		{s, KindStartRequested, to(s), on(startNotReady)},
+		{s, KindStartRequested, to(s), start},
 		{s, KindReleaseRequested, to(s), republish},
 		{s, KindExpiryFired, to(s), ignore},
 		{s, KindStatusDeliveryFailed, to(s), ignore},
