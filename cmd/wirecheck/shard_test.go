@@ -75,6 +75,10 @@ func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sample, n := catalogSample(t, "")
+	if n%3 == 0 { // the deal must be uneven: one scenario fewer
+		ids := strings.Split(sample, ",")
+		sample, n = strings.Join(ids[:n-1], ","), n-1
+	}
 	key := filepath.Join(dir, "signing.pem")
 	if code, stderr := runWirecheck("keygen", "--out", key); code != 0 {
 		t.Fatalf("keygen: exit %d\n%s", code, stderr)
@@ -103,8 +107,8 @@ func TestCertifyInThreeShardsMergesToTheVerdictsOfOneRun(t *testing.T) {
 	}
 
 	single, _ := readVerdicts(t, filepath.Join(dir, "single", reports.BundleJSON))
-	if len(single.Cases) != n || n%3 == 0 {
-		t.Fatalf("the single run played %d scenarios of a sample of %d; want the sample, not a multiple of 3 (an uneven deal)", len(single.Cases), n)
+	if len(single.Cases) != n {
+		t.Fatalf("the single run played %d scenarios of a sample of %d; want the sample", len(single.Cases), n)
 	}
 	seen := map[string]int{}
 	for k := 1; k <= 3; k++ {
