@@ -164,24 +164,6 @@ func (r *router) beginBusyLocked() bool {
 	return r.fencedLocked() && !mutation.On(mutation.SURuntimePrepareAdmitted)
 }
 
-// executionBusyLocked: a Run, a live Executor or an owned admission exists (RP-21).
-func (r *router) executionBusyLocked() bool {
-	if len(r.runs) > 0 {
-		return true
-	}
-	for _, e := range r.executors {
-		if e.state != execClosed {
-			return true
-		}
-	}
-	for _, g := range r.records {
-		if g.rec.Owned() {
-			return true
-		}
-	}
-	return false
-}
-
 // prepareBusyLocked: a transfer holds the connection's slot, so execution is resource_unavailable.
 func (r *router) prepareBusyLocked() bool {
 	return r.tr.m.Busy() && !mutation.On(mutation.ExecutionDuringTransfer)
