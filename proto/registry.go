@@ -78,7 +78,10 @@ const (
 	IDUnused                     // carries no meaning; any value is tolerated (device_shutdown)
 	IDRequired                   // non-empty
 	IDUUID                       // canonical lowercase non-nil UUID
-	IDBounded                    // 1 to CorrelationIDMaxBytes bytes
+	IDBounded                    // 1 to CorrelationIDMaxBytes bytes, not blank
+	// IDEcho is a result's: 1 to CorrelationIDMaxBytes bytes, blank included, since a request
+	// refused for its blank id is answered under that id (invalid_request, facts §4.13, §4.16).
+	IDEcho
 	IDRunOrPayload               // non-empty, or the payload's run_id (prompt_request)
 )
 
@@ -185,15 +188,15 @@ func init() {
 	register[FunctionResultPayload](TypeFunctionResult, Core, famFunctions, "Run ID", IDRequired, BodyRequired, strict, 0)
 	register[FunctionCallPayload](TypeFunctionCall, Runtime, famFunctions, "Run ID", IDRequired, BodyRequired, lenient, 0)
 	register[WorkspaceReadPayload](TypeWorkspaceRead, Core, famWorkspace, "read operation ID", IDBounded, BodyRequired, strict, WorkspaceReadMaxRequestBytes)
-	register[WorkspaceReadResultPayload](TypeWorkspaceReadResult, Runtime, famWorkspace, "read operation ID", IDBounded, BodyRequired, lenient, 0)
+	register[WorkspaceReadResultPayload](TypeWorkspaceReadResult, Runtime, famWorkspace, "read operation ID", IDEcho, BodyRequired, lenient, 0)
 	register[WorkspaceWritePayload](TypeWorkspaceWrite, Core, famWorkspace, "mutation ID", IDUUID, BodyRequired, strict, WorkspaceWriteMaxFrameBytes)
 	register[WorkspaceWriteResultPayload](TypeWorkspaceWriteResult, Runtime, famWorkspace, "mutation ID", IDUUID, BodyRequired, lenient, 0)
 	register[WorkspaceExportPayload](TypeWorkspaceExport, Core, famWorkspace, "export operation ID", IDBounded, BodyRequired, strict, WorkspaceReadMaxRequestBytes)
-	register[WorkspaceExportResultPayload](TypeWorkspaceExportResult, Runtime, famWorkspace, "export operation ID", IDBounded, BodyRequired, lenient, WorkspaceExportMaxFrameBytes)
+	register[WorkspaceExportResultPayload](TypeWorkspaceExportResult, Runtime, famWorkspace, "export operation ID", IDEcho, BodyRequired, lenient, WorkspaceExportMaxFrameBytes)
 	register[EnvironmentSuspendPayload](TypeEnvironmentQuiesce, Core, famSuspension, "suspension request ID", IDBounded, BodyRequired, strict, 0)
 	register[EnvironmentSuspendPayload](TypeEnvironmentResume, Core, famSuspension, "suspension request ID", IDBounded, BodyRequired, strict, 0)
-	register[EnvironmentSuspendResultPayload](TypeEnvironmentQuiesced, Runtime, famSuspension, "suspension request ID", IDBounded, BodyRequired, lenient, 0)
-	register[EnvironmentSuspendResultPayload](TypeEnvironmentResumed, Runtime, famSuspension, "suspension request ID", IDBounded, BodyRequired, lenient, 0)
+	register[EnvironmentSuspendResultPayload](TypeEnvironmentQuiesced, Runtime, famSuspension, "suspension request ID", IDEcho, BodyRequired, lenient, 0)
+	register[EnvironmentSuspendResultPayload](TypeEnvironmentResumed, Runtime, famSuspension, "suspension request ID", IDEcho, BodyRequired, lenient, 0)
 	register[SubagentIdentityPayload](TypeSubagentIdentity, Runtime, famSubagents, "Run ID", IDRequired, BodyRequired, lenient, 0)
 	register[SubagentLifecyclePayload](TypeSubagentLifecycle, Runtime, famSubagents, "Run ID", IDRequired, BodyRequired, lenient, 0)
 	register[SubagentTurnPayload](TypeSubagentTurn, Runtime, famSubagents, "Run ID", IDRequired, BodyRequired, lenient, 0)
@@ -231,6 +234,10 @@ func (s *MessageSpec) CheckID(id string) error {
 		}
 		if strings.TrimSpace(id) == "" {
 			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must not be blank (the %s)", s.IDMeans)}
+		}
+	case IDEcho:
+		if id == "" || len(id) > CorrelationIDMaxBytes {
+			return &RuleError{Type: s.Type, Path: "id", Rule: fmt.Sprintf("must be 1 to %d bytes (the %s)", CorrelationIDMaxBytes, s.IDMeans)}
 		}
 	case IDRunOrPayload:
 		if id != "" && strings.TrimSpace(id) == "" {
