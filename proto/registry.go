@@ -74,15 +74,15 @@ const (
 type IDRule int
 
 const (
-	IDAbsent       IDRule = iota // must be empty (heartbeat)
-	IDUnused                     // carries no meaning; any value is tolerated (device_shutdown)
-	IDRequired                   // non-empty
-	IDUUID                       // canonical lowercase non-nil UUID
-	IDBounded                    // 1 to CorrelationIDMaxBytes bytes, not blank
+	IDAbsent   IDRule = iota // must be empty (heartbeat)
+	IDUnused                 // carries no meaning; any value is tolerated (device_shutdown)
+	IDRequired               // non-empty
+	IDUUID                   // canonical lowercase non-nil UUID
+	IDBounded                // 1 to CorrelationIDMaxBytes bytes, not blank
 	// IDEcho is a result's: 1 to CorrelationIDMaxBytes bytes, blank included, since a request
 	// refused for its blank id is answered under that id (invalid_request, facts §4.13, §4.16).
 	IDEcho
-	IDRunOrPayload               // non-empty, or the payload's run_id (prompt_request)
+	IDRunOrPayload // non-empty, or the payload's run_id (prompt_request)
 )
 
 // Body says whether a type carries a payload.
