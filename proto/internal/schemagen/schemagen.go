@@ -300,6 +300,8 @@ func idRuleName(r proto.IDRule) string {
 		return "uuid"
 	case proto.IDBounded:
 		return "bounded"
+	case proto.IDEcho:
+		return "echo"
 	case proto.IDRunOrPayload:
 		return "run_or_payload"
 	}
@@ -321,6 +323,9 @@ func idSchema(spec *proto.MessageSpec) (schema any, required bool) {
 	case proto.IDBounded:
 		return newObj().set("description", fmt.Sprintf("The %s: 1 to %d bytes, not blank. JSON Schema counts code points where proto counts UTF-8 bytes, so an id of multi-byte characters can pass maxLength and still be too long.", spec.IDMeans, proto.CorrelationIDMaxBytes)).
 			set("type", "string").set("minLength", 1).set("maxLength", proto.CorrelationIDMaxBytes).set("pattern", `\S`), true
+	case proto.IDEcho:
+		return newObj().set("description", fmt.Sprintf("The %s, echoed from the request: 1 to %d bytes, blank included (a request refused for its blank id is answered under it). JSON Schema counts code points where proto counts UTF-8 bytes.", spec.IDMeans, proto.CorrelationIDMaxBytes)).
+			set("type", "string").set("minLength", 1).set("maxLength", proto.CorrelationIDMaxBytes), true
 	case proto.IDRunOrPayload:
 		return newObj().set("description", "The "+spec.IDMeans+"; optional: when it is empty or absent the payload's run_id is the Run ID (and must not be blank). A non-empty id must not be blank.").
 			set("type", []string{"string", "null"}).
