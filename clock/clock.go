@@ -46,6 +46,8 @@ type Fake struct {
 	now     time.Time
 	timers  []*fakeTimer
 	changed chan struct{} // closed and replaced whenever a timer is added
+	holds   int           // Holds not released (hold.go)
+	unheld  chan struct{} // closed when holds falls to 0
 }
 
 // Epoch is where every Fake clock starts: a fixed instant, so runs are reproducible.
@@ -77,10 +79,22 @@ func (f *Fake) NewTimer(d time.Duration) Timer {
 	return t
 }
 
-// Advance moves the clock forward by d, firing due timers in order.
-func (f *Fake) Advance(d time.Duration) {
-	f.mu.Lock()
+// Advance moves the clock forward by d, firing due timers in order, once nothing holds the clock
+// (hold.go).
+func (f *Fake) Advance(d time.Duration) { _ = f.AdvanceContext(context.Background(), d) }
+
+// AdvanceContext is Advance that gives up waiting for the holds when ctx ends; it then returns
+// ctx's error and has not moved the clock.
+func (f *Fake) AdvanceContext(ctx context.Context, d time.Duration) error {
+	if err := f.lockUnheld(ctx); err != nil {
+		return err
+	}
 	defer f.mu.Unlock()
+	f.advanceLocked(d)
+	return nil
+}
+
+func (f *Fake) advanceLocked(d time.Duration) {
 	target := f.now.Add(d)
 	sort.SliceStable(f.timers, func(i, j int) bool { return f.timers[i].at.Before(f.timers[j].at) })
 	keep := f.timers[:0]

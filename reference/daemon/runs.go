@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
@@ -93,8 +94,13 @@ func newRun(id string, e *executor, requestTrace string) *run {
 func (rn *run) cancelNative(ctx context.Context) (*proto.DonePayload, error) {
 	select {
 	case <-rn.started:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+		clock.Armed(ctx) // the native start's timers must move for it to end
+		select {
+		case <-rn.started:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	if rn.turn == nil {
 		return nil, errors.New("no native turn")
@@ -477,8 +483,12 @@ func (r *router) promptCancel(env proto.Envelope) {
 	if mutation.On(mutation.ReceiptBeforeSettlement) && p.DeliveryID != "" {
 		r.ack(env.ID, &proto.InteractionDecisionAckPayload{DeliveryID: p.DeliveryID, Applied: true, Outcome: &proto.DonePayload{}})
 	}
+	// The confirmation bound and the native settlement's timers are armed in the goroutine: the
+	// clock waits for them (clock.Hold).
+	hold := clock.HoldFor(r.d.cfg.Clock)
 	r.goOwned(func() {
-		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, cancelConfirmation())
+		defer hold.Release()
+		ctx, cancel := withClockTimeout(clock.WithHold(context.Background(), hold), r.d.cfg.Clock, cancelConfirmation())
 		defer cancel()
 		outcome, err := rn.cancelNative(ctx)
 		if p.DeliveryID == "" && mutation.On(mutation.LegacyCancelGetsReceipt) {
@@ -589,8 +599,10 @@ func (r *router) deviceShutdown(env proto.Envelope) {
 	r.mu.Unlock()
 	for _, rn := range runs {
 		shutdownCancelled(rn)
+		hold := clock.HoldFor(r.d.cfg.Clock)
 		r.goOwned(func() {
-			outcome, err := rn.cancelNative(r.ctx)
+			defer hold.Release()
+			outcome, err := rn.cancelNative(clock.WithHold(r.ctx, hold))
 			if err == nil && mutation.On(mutation.DSShutdownReceipted) {
 				if outcome == nil {
 					outcome = &proto.DonePayload{}

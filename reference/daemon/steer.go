@@ -149,7 +149,13 @@ func (r *router) inputEffects(rn *run, effects []input.Effect) {
 			in := rn.inputs.pending[eff.InputID]
 			delete(rn.inputs.pending, eff.InputID)
 			rn.inputs.mu.Unlock()
-			r.goOwned(func() { r.writeInput(rn, eff.InputID, in) })
+			// The write arms its bound and the native write's timers in its goroutine: the
+			// clock waits for them (clock.Hold).
+			hold := clock.HoldFor(r.d.cfg.Clock)
+			r.goOwned(func() {
+				defer hold.Release()
+				r.writeInput(clock.WithHold(r.ctx, hold), rn, eff.InputID, in)
+			})
 		case input.ReleaseDone:
 			rn.inputs.once.Do(func() { close(rn.inputs.drained) })
 		case input.HoldDone:
@@ -160,7 +166,9 @@ func (r *router) inputEffects(rn *run, effects []input.Effect) {
 
 // writeInput writes one input natively within the 10 s bound (IN-17), then follows the adapter's
 // verdict to the input's last receipt. Each phase's receipt goes out before the next is decided.
-func (r *router) writeInput(rn *run, id string, in proto.MessageInput) {
+// writeInput writes one input to the native Turn; parent is the router's context, carrying the
+// clock's Hold for the write's timers.
+func (r *router) writeInput(parent context.Context, rn *run, id string, in proto.MessageInput) {
 	steerable, ok := rn.turn.(harness.Steerable)
 	if !ok {
 		r.inputEffects(rn, r.applyInput(rn, input.WriteEnded{InputID: id, Outcome: input.WriteUnimplemented}))
@@ -170,9 +178,9 @@ func (r *router) writeInput(rn *run, id string, in proto.MessageInput) {
 	if mutation.On(mutation.InWriteBoundEarly) {
 		bound /= 2
 	}
-	ctx, cancel := withClockTimeout(r.ctx, r.d.cfg.Clock, bound)
+	ctx, cancel := withClockTimeout(parent, r.d.cfg.Clock, bound)
 	if mutation.On(mutation.NativeWriteUnbounded) {
-		ctx, cancel = context.WithCancel(r.ctx)
+		ctx, cancel = context.WithCancel(parent)
 	}
 	early := r.writtenBeforeWrite(rn, id)
 	verdict, err := steerable.WriteInput(ctx, id, in)

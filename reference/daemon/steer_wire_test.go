@@ -47,7 +47,8 @@ type stubbornTurn struct {
 	release chan struct{}
 }
 
-func (t stubbornTurn) WriteInput(context.Context, string, proto.MessageInput) (<-chan error, error) {
+func (t stubbornTurn) WriteInput(ctx context.Context, _ string, _ proto.MessageInput) (<-chan error, error) {
+	clock.Armed(ctx) // it waits for the test, not for the clock
 	<-t.release
 	return nil, harness.ErrInputRejected
 }

@@ -32,17 +32,7 @@ func (h *Harness) Version() string                           { return "contract-
 func (h *Harness) Available() bool                           { return true }
 func (h *Harness) Capabilities() proto.AgentKindCapabilities { return h.Caps }
 func (h *Harness) sleep(ctx context.Context, ms int) error {
-	if ms <= 0 {
-		return nil
-	}
-	t := h.Clock.NewTimer(time.Duration(ms) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return clock.Sleep(ctx, h.Clock, time.Duration(ms)*time.Millisecond)
 }
 
 // ErrSetup is the scripted native setup failure.
@@ -136,13 +126,17 @@ type Turn struct {
 	events  chan harness.Event
 	cancel  chan struct{} // closed when cancellation is requested
 	once    sync.Once
+	// cancelHold holds a virtual clock from the cancellation request until run has armed the
+	// settlement's timer (cancel.settle_ms): an advance right after prompt_cancel must find it.
+	cancelHold *clock.Hold
 	settled chan struct{} // closed when native work has settled
 	result  harness.Result
 	// aborted: the start was cancelled (turn.start_delay_ms); the Turn emits nothing.
 	aborted bool
 	// readyAt is turn.input.ready_ms after native start returned: input is written from then.
 	readyAt time.Time
-	// mu guards the interactions: those awaiting an answer, and the outcomes done reports.
+	// mu guards the interactions (those awaiting an answer, and the outcomes done reports) and
+	// cancelHold.
 	mu       sync.Mutex
 	pending  map[interactionKey]*waiting
 	outcomes map[string]string
@@ -176,9 +170,14 @@ func (t *Turn) run() {
 	if cancelled {
 		// A cancelled Turn produces no terminal frame; it settles after the scripted delay.
 		cs := t.e.script.Cancel
+		settle := 0
 		if cs != nil {
-			_ = t.e.h.sleep(context.Background(), cs.SettleMS)
+			settle = cs.SettleMS
 		}
+		t.mu.Lock()
+		hold := t.cancelHold
+		t.mu.Unlock()
+		_ = t.e.h.sleep(clock.WithHold(context.Background(), hold), settle)
 		t.result = harness.Result{Reusable: t.e.script.reusable()}
 		return
 	}
@@ -334,7 +333,17 @@ func (t *Turn) Cancel(ctx context.Context) (*proto.DonePayload, error) {
 	if cs != nil && cs.Fail {
 		return nil, errors.New("contract: scripted cancellation failure")
 	}
-	t.once.Do(func() { close(t.cancel) })
+	t.once.Do(func() {
+		t.mu.Lock()
+		t.cancelHold = clock.HoldFor(t.e.h.Clock)
+		t.mu.Unlock()
+		close(t.cancel)
+	})
+	t.mu.Lock()
+	hold := t.cancelHold
+	t.mu.Unlock()
+	defer hold.Release() // a Turn that settled on its own never armed the settlement
+	clock.Armed(ctx)             // the caller's bound is armed
 	select {
 	case <-t.settled:
 	case <-ctx.Done():
@@ -361,6 +370,7 @@ func (t *Turn) WriteInput(ctx context.Context, inputID string, _ proto.MessageIn
 	case b.Reject:
 		return nil, harness.ErrInputRejected
 	case b.WriteHangs:
+		clock.Armed(ctx) // the Runtime's bound on the write is armed: it is what ends this
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}

@@ -49,7 +49,9 @@ type Turn interface {
 	// Result is the terminal snapshot; call it after Events is closed.
 	Result() Result
 	// Cancel requests native cancellation and returns after native settlement with the Turn's
-	// continuity snapshot. A nil snapshot means the outcome is unavailable.
+	// continuity snapshot. A nil snapshot means the outcome is unavailable. ctx may carry a
+	// virtual clock's Hold (clock.WithHold): Cancel calls clock.Armed(ctx) before it blocks,
+	// once it has armed the timers its settlement waits on, so an advance does not pass them.
 	Cancel(ctx context.Context) (*proto.DonePayload, error)
 }
 
@@ -78,7 +80,7 @@ type Steerable interface {
 	// input path, and any other error when the write broke or timed out after it may have been
 	// taken. On success the channel yields the adapter's verdict once: nil when native
 	// consumption is confirmed, ErrInputRejected, or ErrInputNotConsumed when the Turn settled
-	// without confirming it.
+	// without confirming it. Like Cancel, it calls clock.Armed(ctx) before it blocks.
 	WriteInput(ctx context.Context, inputID string, input proto.MessageInput) (<-chan error, error)
 }
 

@@ -1,0 +1,129 @@
+package clock
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Holds close one race of a virtual clock. Code that, on a frame, starts a goroutine which arms
+// the timers it then waits on races the step that advances the clock next: when the goroutine
+// is slow to run (a loaded machine), the advance passes the instant first and the timer, armed
+// afterwards, falls due a whole step late. The starter takes a Hold before it starts the
+// goroutine; the goroutine releases it once its timers are armed, just before it blocks (Armed),
+// and at the latest when it ends. A Fake clock advances only while nothing holds it.
+//
+// A Hold must be released before its holder waits for anything that takes an advance to
+// happen, or the advance waits HoldGuard of real time and then moves anyway.
+
+// Hold keeps a Fake clock from advancing until Release. The zero Hold, and nil, hold nothing.
+type Hold struct {
+	f    *Fake
+	once sync.Once
+}
+
+// HoldGuard is how long an advance waits for the holds at most, in real time: only a holder
+// that forgot to release (a bug) makes it wait so long, and the clock then moves anyway rather
+// than hang the scenario.
+const HoldGuard = time.Minute
+
+// HoldFor holds c if it is a Fake clock; any other clock is not held, and its Hold holds nothing.
+func HoldFor(c Clock) *Hold {
+	f, ok := c.(*Fake)
+	if !ok {
+		return &Hold{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.holds == 0 {
+		f.unheld = make(chan struct{})
+	}
+	f.holds++
+	return &Hold{f: f}
+}
+
+// Release lets the clock advance again, as far as this Hold is concerned. Only the first call
+// counts.
+func (h *Hold) Release() {
+	if h == nil || h.f == nil {
+		return
+	}
+	h.once.Do(func() {
+		f := h.f
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.holds--
+		if f.holds == 0 {
+			close(f.unheld)
+		}
+	})
+}
+
+type holdKey struct{}
+
+// WithHold returns ctx carrying h, for the code that arms the timers h waits for: it calls
+// Armed(ctx).
+func WithHold(ctx context.Context, h *Hold) context.Context {
+	return context.WithValue(ctx, holdKey{}, h)
+}
+
+// Armed releases the Hold ctx carries, if any: the holder calls it once the timers it is about to
+// wait on are armed, or before it waits for anything else.
+func Armed(ctx context.Context) {
+	if h, ok := ctx.Value(holdKey{}).(*Hold); ok {
+		h.Release()
+	}
+}
+
+// Sleep waits d on c, or until ctx ends (then it returns ctx's error). It releases ctx's Hold once
+// its timer is armed. A d of zero or less returns at once, and still releases the Hold.
+func Sleep(ctx context.Context, c Clock, d time.Duration) error {
+	if d <= 0 {
+		Armed(ctx)
+		return nil
+	}
+	t := c.NewTimer(d)
+	defer t.Stop()
+	Armed(ctx)
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// lockUnheld waits until nothing holds f, then returns with f.mu held; it gives up on the holds
+// (and still locks) after HoldGuard of real time, and returns ctx's error unlocked if ctx ends
+// first.
+func (f *Fake) lockUnheld(ctx context.Context) error {
+	var guard <-chan time.Time
+	for {
+		f.mu.Lock()
+		if f.holds == 0 {
+			return nil
+		}
+		unheld := f.unheld
+		f.mu.Unlock()
+		if guard == nil {
+			t := time.NewTimer(HoldGuard)
+			defer t.Stop()
+			guard = t.C
+		}
+		select {
+		case <-unheld:
+		case <-guard:
+			f.mu.Lock()
+			return nil // a holder's bug: moving on is better than hanging
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// Held returns the number of Holds not released: a test's proof that work holds the clock.
+func (f *Fake) Held() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.holds
+}
