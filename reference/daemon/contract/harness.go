@@ -120,17 +120,17 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 
 // Turn is one scripted Turn. Its goroutine ends when the Turn settles.
 type Turn struct {
-	e       *Executor
-	runID   string
-	script  *TurnScript
-	events  chan harness.Event
-	cancel  chan struct{} // closed when cancellation is requested
-	once    sync.Once
+	e      *Executor
+	runID  string
+	script *TurnScript
+	events chan harness.Event
+	cancel chan struct{} // closed when cancellation is requested
+	once   sync.Once
 	// cancelHold holds a virtual clock from the cancellation request until run has armed the
 	// settlement's timer (cancel.settle_ms): an advance right after prompt_cancel must find it.
 	cancelHold *clock.Hold
-	settled chan struct{} // closed when native work has settled
-	result  harness.Result
+	settled    chan struct{} // closed when native work has settled
+	result     harness.Result
 	// aborted: the start was cancelled (turn.start_delay_ms); the Turn emits nothing.
 	aborted bool
 	// readyAt is turn.input.ready_ms after native start returned: input is written from then.
@@ -343,7 +343,7 @@ func (t *Turn) Cancel(ctx context.Context) (*proto.DonePayload, error) {
 	hold := t.cancelHold
 	t.mu.Unlock()
 	defer hold.Release() // a Turn that settled on its own never armed the settlement
-	clock.Armed(ctx)             // the caller's bound is armed
+	clock.Armed(ctx)     // the caller's bound is armed
 	select {
 	case <-t.settled:
 	case <-ctx.Done():
