@@ -171,4 +171,11 @@ type dueAdvancer struct {
 	wait time.Duration
 }
 
-func (a dueAdvancer) Advance(d time.Duration) { a.Fake.AdvanceWhenDue(d, a.wait) }
+func (a dueAdvancer) Advance(d time.Duration) { _ = a.AdvanceContext(context.Background(), d) }
+
+// AdvanceContext waits for a timer due within d (as Advance does) before it advances; without it
+// the embedded Fake's AdvanceContext would advance at once.
+func (a dueAdvancer) AdvanceContext(ctx context.Context, d time.Duration) error {
+	a.Fake.WaitDue(d, a.wait)
+	return a.Fake.AdvanceContext(ctx, d)
+}

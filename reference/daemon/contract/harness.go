@@ -104,16 +104,18 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 		pending: map[interactionKey]*waiting{}, outcomes: map[string]string{}}
 	if ts.Input != nil && ts.Input.ReadyMS > 0 {
 		t.readyAt = e.h.Clock.Now().Add(time.Duration(ts.Input.ReadyMS) * time.Millisecond)
-		go t.awaitReady()
+		go t.awaitReady(e.h.Clock.NewTimer(time.Duration(ts.Input.ReadyMS) * time.Millisecond))
 	}
 	if err := e.h.sleep(ctx, ts.StartDelayMS); err != nil {
 		// The Turn exists but its start was cancelled: it is cancelled at once, emits nothing and
 		// settles as cancellation scripts it. The Turn is returned with the error.
 		t.aborted = true
 		t.once.Do(func() { close(t.cancel) })
+		t.running = clock.HoldFor(e.h.Clock)
 		go t.run()
 		return t, err
 	}
+	t.running = clock.HoldFor(e.h.Clock)
 	go t.run()
 	return t, nil
 }
@@ -126,6 +128,9 @@ type Turn struct {
 	events chan harness.Event
 	cancel chan struct{} // closed when cancellation is requested
 	once   sync.Once
+	// running holds a virtual clock from Start until run first blocks: the timer of a first
+	// delay_ms is armed in run's goroutine, and the started status goes out meanwhile.
+	running *clock.Hold
 	// cancelHold holds a virtual clock from the cancellation request until run has armed the
 	// settlement's timer (cancel.settle_ms): an advance right after prompt_cancel must find it.
 	cancelHold *clock.Hold
@@ -142,11 +147,10 @@ type Turn struct {
 	outcomes map[string]string
 }
 
-// awaitReady waits on a timer until readyAt (or until the Turn settles). The clock alone decides
+// awaitReady waits on timer, armed for readyAt, until it fires (or until the Turn settles). The clock alone decides
 // readiness (isReady); the timer shows a virtual clock that the Turn waits for that moment, so an
 // `advance` past it moves at once instead of waiting to see whether a timer comes due.
-func (t *Turn) awaitReady() {
-	timer := t.e.h.Clock.NewTimer(t.readyAt.Sub(t.e.h.Clock.Now()))
+func (t *Turn) awaitReady(timer clock.Timer) {
 	defer timer.Stop()
 	select {
 	case <-timer.C():
@@ -162,8 +166,10 @@ func (t *Turn) Result() harness.Result       { return t.result }
 func (t *Turn) run() {
 	defer close(t.settled)
 	defer close(t.events)
+	defer t.running.Release()
 	cancelled := t.aborted || t.emitAll()
 	if !cancelled && t.script.WaitForCancel {
+		t.running.Release()
 		<-t.cancel
 		cancelled = true
 	}
@@ -222,7 +228,7 @@ func (t *Turn) emitAll() bool {
 		var ev harness.Event
 		switch {
 		case step.DelayMS != nil:
-			ctx, stop := context.WithCancel(context.Background())
+			ctx, stop := context.WithCancel(clock.WithHold(context.Background(), t.running))
 			go func() {
 				select {
 				case <-t.cancel:
@@ -272,6 +278,12 @@ func (t *Turn) emitAll() bool {
 
 // emit sends one event; it reports false when cancellation came first.
 func (t *Turn) emit(ev harness.Event) bool {
+	select {
+	case t.events <- ev:
+		return true
+	default:
+		t.running.Release() // the Runtime is not taking events: this waits for it, not for the clock
+	}
 	select {
 	case t.events <- ev:
 		return true
@@ -381,13 +393,22 @@ func (t *Turn) WriteInput(ctx context.Context, inputID string, _ proto.MessageIn
 		return nil, errBrokenWrite
 	}
 	verdict := make(chan error, 1)
-	go t.consume(b, verdict)
+	// The acceptance timer is armed before WriteInput returns, not in the goroutine: the written
+	// receipt goes out on return, and an advance that follows it must find the timer.
+	var accept clock.Timer
+	if !b.NoAccept && b.AcceptMS > 0 {
+		accept = t.e.h.Clock.NewTimer(time.Duration(b.AcceptMS) * time.Millisecond)
+	}
+	go t.consume(b, accept, verdict)
 	return verdict, nil
 }
 
 // consume confirms (or refuses) a written input accept_ms after its write, unless the Turn settles
 // first: a settled Turn consumes nothing more.
-func (t *Turn) consume(b InputBehaviour, verdict chan<- error) {
+func (t *Turn) consume(b InputBehaviour, accept clock.Timer, verdict chan<- error) {
+	if accept != nil {
+		defer accept.Stop()
+	}
 	answer := error(nil)
 	if b.RejectLate {
 		answer = harness.ErrInputRejected
@@ -403,14 +424,12 @@ func (t *Turn) consume(b InputBehaviour, verdict chan<- error) {
 		return
 	default:
 	}
-	if b.AcceptMS <= 0 {
+	if accept == nil {
 		verdict <- answer
 		return
 	}
-	timer := t.e.h.Clock.NewTimer(time.Duration(b.AcceptMS) * time.Millisecond)
-	defer timer.Stop()
 	select {
-	case <-timer.C():
+	case <-accept.C():
 		verdict <- answer
 	case <-t.settled:
 		verdict <- harness.ErrInputNotConsumed

@@ -100,16 +100,19 @@ func (t *Turn) interact(step EventStep) bool {
 	t.mu.Lock()
 	t.pending[key] = w
 	t.mu.Unlock()
-	select {
-	case t.events <- ev:
-	case <-t.cancel:
-		return true
-	}
+	// The withdrawal timer is armed before the request goes out: an advance that follows the
+	// frame must find it. Then the Turn waits for Core, not for the clock.
 	var expired <-chan time.Time
 	if withdraw != nil {
 		timer := t.e.h.Clock.NewTimer(time.Duration(*withdraw) * time.Millisecond)
 		defer timer.Stop()
 		expired = timer.C()
+	}
+	t.running.Release()
+	select {
+	case t.events <- ev:
+	case <-t.cancel:
+		return true
 	}
 	select {
 	case <-w.answered:
