@@ -3,6 +3,7 @@ package clock
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -61,16 +62,18 @@ func (h *Hold) Release() {
 
 type holdKey struct{}
 
-// WithHold returns ctx carrying h, for the code that arms the timers h waits for: it calls
-// Armed(ctx).
+// WithHold returns ctx carrying h beside the Holds ctx already carries, for the code that arms the
+// timers they wait for: it calls Armed(ctx).
 func WithHold(ctx context.Context, h *Hold) context.Context {
-	return context.WithValue(ctx, holdKey{}, h)
+	held, _ := ctx.Value(holdKey{}).([]*Hold)
+	return context.WithValue(ctx, holdKey{}, append(held[:len(held):len(held)], h))
 }
 
-// Armed releases the Hold ctx carries, if any: the holder calls it once the timers it is about to
+// Armed releases the Holds ctx carries, if any: the holder calls it once the timers it is about to
 // wait on are armed, or before it waits for anything else.
 func Armed(ctx context.Context) {
-	if h, ok := ctx.Value(holdKey{}).(*Hold); ok {
+	held, _ := ctx.Value(holdKey{}).([]*Hold)
+	for _, h := range held {
 		h.Release()
 	}
 }
@@ -113,6 +116,7 @@ func (f *Fake) lockUnheld(ctx context.Context) error {
 		select {
 		case <-unheld:
 		case <-guard:
+			overheld.Add(1)
 			f.mu.Lock()
 			return nil // a holder's bug: moving on is better than hanging
 		case <-ctx.Done():
@@ -120,6 +124,12 @@ func (f *Fake) lockUnheld(ctx context.Context) error {
 		}
 	}
 }
+
+var overheld atomic.Int64
+
+// Overheld returns how many advances, in this process so far, gave up waiting for a Hold after
+// HoldGuard: each is a holder that forgot to release. A suite asserts it is 0 at its end.
+func Overheld() int64 { return overheld.Load() }
 
 // Held returns the number of Holds not released: a test's proof that work holds the clock.
 func (f *Fake) Held() int {

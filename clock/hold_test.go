@@ -91,3 +91,19 @@ func TestSleepReleasesEvenWhenItDoesNotWait(t *testing.T) {
 		t.Fatalf("%d holds after a zero sleep", f.Held())
 	}
 }
+
+// TestArmedReleasesEveryHoldTheContextCarries: one armed timer can be what two holders wait for.
+func TestArmedReleasesEveryHoldTheContextCarries(t *testing.T) {
+	f := clock.NewFake()
+	a, b := clock.HoldFor(f), clock.HoldFor(f)
+	ctx := clock.WithHold(clock.WithHold(context.Background(), a), b)
+	only := clock.WithHold(context.Background(), a)
+	clock.Armed(ctx)
+	if f.Held() != 0 {
+		t.Fatalf("%d holds after Armed", f.Held())
+	}
+	clock.Armed(only) // released already: nothing changes
+	if f.Held() != 0 {
+		t.Fatalf("%d holds", f.Held())
+	}
+}

@@ -18,6 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 	"go.uber.org/goleak"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -125,6 +126,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 var _ = AfterSuite(func() {
 	Expect(livingChildren()).To(BeEmpty(), "processes the suite started are still running")
+	// An advance that waited out clock.HoldGuard met a goroutine that never released its Hold:
+	// the play still passed, a minute late, and the next such bug could hang instead.
+	Expect(clock.Overheld()).To(BeZero(), "advances that gave up waiting for a clock Hold (a holder that never released)")
 })
 
 // The goroutine check runs last, after every DeferCleanup of the suite (the batch, the daemons).

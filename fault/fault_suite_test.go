@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"go.uber.org/goleak"
+
+	"github.com/wirecheck/wirecheck/clock"
 )
 
 // TestMain checks, after every test (plain and Ginkgo), that nothing is left running but Ginkgo's
@@ -21,6 +23,9 @@ func TestRelay(t *testing.T) {
 	// on two CPUs must not reach it.
 	SetDefaultEventuallyTimeout(time.Minute)
 	RunSpecs(t, "fault relay")
+	if n := clock.Overheld(); n > 0 {
+		t.Errorf("%d advances gave up waiting for a clock Hold (a holder that never released)", n)
+	}
 }
 
 // Each spec must leave no goroutine behind: relays, sessions, timers and peers all stop.

@@ -2,6 +2,7 @@ package fault_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -11,11 +12,17 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/fault"
+	"github.com/wirecheck/wirecheck/internal/catalogsample"
 	"github.com/wirecheck/wirecheck/monitor"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
+
+// transparentSample plays a sample with the catalog's variety instead of every scenario: what
+// `make stress` runs under -race, where the whole catalog takes minutes (the claim there is about
+// the relay's own goroutines and clocks, which the sample exercises in every step and frame kind).
+var transparentSample = flag.Bool("transparent-sample", false, "play a sample of the catalog (internal/catalogsample) through the transparent relay")
 
 var catalog = func() *scenarios.Catalog {
 	c, err := scenarios.Embedded()
@@ -24,6 +31,15 @@ var catalog = func() *scenarios.Catalog {
 	}
 	return c
 }()
+
+// transparentScenarios is the catalog, or its sample with -transparent-sample. (Container bodies
+// run in RunSpecs, after the flags are parsed.)
+func transparentScenarios() []*scenarios.Scenario {
+	if !*transparentSample {
+		return catalog.Scenarios
+	}
+	return catalogsample.Cover(catalog.Scenarios)
+}
 
 // The relay adds nothing: every scenario of the catalog passes with a relay that has no rule
 // between the peers, through the same pairing code the gate uses.
@@ -44,7 +60,7 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 
 	Describe("scripted Core ↔ relay ↔ scripted Runtime", Label("self-check"), func() {
 		selfCheck := runner.SelfCheckPairing()
-		for _, sc := range catalog.Scenarios {
+		for _, sc := range transparentScenarios() {
 			if sc.HasFaults() {
 				continue // played with its faults armed by the gate (conformance)
 			}
@@ -69,7 +85,7 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 	})
 
 	Describe("scripted Core ↔ relay ↔ reference Runtime", Label("runtime"), func() {
-		for _, sc := range catalog.Scenarios {
+		for _, sc := range transparentScenarios() {
 			if !sc.Tests.Covers(scenarios.SideRuntime) || sc.HasFaults() {
 				continue
 			}
@@ -99,7 +115,7 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 })
 
 var _ = Describe("a monitored relay between the scripted Runtime and the reference Core", Label("transparent", "core"), func() {
-	for _, sc := range catalog.Scenarios {
+	for _, sc := range transparentScenarios() {
 		if !sc.Tests.Covers(scenarios.SideCore) || sc.HasFaults() {
 			continue
 		}

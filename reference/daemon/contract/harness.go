@@ -183,7 +183,8 @@ func (t *Turn) run() {
 		t.mu.Lock()
 		hold := t.cancelHold
 		t.mu.Unlock()
-		_ = t.e.h.sleep(clock.WithHold(context.Background(), hold), settle)
+		// The settlement's timer is what both the cancellation and the Turn's start wait for.
+		_ = t.e.h.sleep(clock.WithHold(clock.WithHold(context.Background(), t.running), hold), settle)
 		t.result = harness.Result{Reusable: t.e.script.reusable()}
 		return
 	}
