@@ -157,6 +157,10 @@ func (c *Conn) ClosedErr() *ClosedError {
 // Done is closed when the transport has closed and the reader stopped.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
+// testHookWritten, when set by a test, runs after a write completed and before Write marks it:
+// where a starved goroutine would lose time.
+var testHookWritten func()
+
 // Write sends one text frame with the protocol's per-frame write deadline.
 func (c *Conn) Write(ctx context.Context, data []byte) error {
 	c.wmu.Lock()
@@ -166,11 +170,20 @@ func (c *Conn) Write(ctx context.Context, data []byte) error {
 	// Recorded before it is written: the peer's answer, which the reader records as it arrives,
 	// can come back before Write returns, and the transcript (the journal) keeps cause before effect.
 	c.rec.Frame(c.inDir.Reverse(), data)
+	// The mark is taken before the write: the peer may hold the frame from the moment the write
+	// starts, and a goroutine starved between the write and a later reading of the clock would
+	// open the next silence window late, inside the peer's answer (a cancelled Turn's done, 100 ms
+	// after the prompt_cancel, read as breaking a 50 ms window at a load average of 17). Too
+	// early a mark only shortens a window: a broken peer may pass, a correct one never fails.
+	sent := time.Now()
 	if err := c.ws.Write(ctx, websocket.MessageText, data); err != nil {
 		c.rec.Event("write failed", "the frame above was not written: "+err.Error())
 		return err
 	}
-	c.setMark(time.Now())
+	if testHookWritten != nil {
+		testHookWritten()
+	}
+	c.setMark(sent)
 	return nil
 }
 
