@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/wirecheck/wirecheck/proto"
 )
 
 // A written frame marks the moment its write started: time the writing goroutine loses after the
@@ -32,8 +34,15 @@ func TestWriteMarksBeforeTheWrite(t *testing.T) {
 	}
 	peer := <-accepted
 	defer peer.CloseNow()
-	c := NewConn(ws, NewRecorder(), RuntimeToCore)
-	defer c.Close(websocket.StatusNormalClosure.Code(), "")
+	go func() { // the peer reads, so that the close handshake ends at once
+		for {
+			if _, _, err := peer.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	c := NewConn(ws, NewRecorder(), From(proto.Runtime))
+	defer c.Close(int(websocket.StatusNormalClosure), "")
 
 	var written time.Time
 	testHookWritten = func() { written = time.Now() } // the write is over; the goroutine is late
