@@ -109,6 +109,15 @@ func (d *refCoreDriver) AdvanceTransport(dur time.Duration) {
 	}
 }
 
+// AwaitReadAll returns once every connection Core accepted has a read waiting on an empty receive
+// queue: Core has routed every frame the scripted Runtime sent (advance).
+func (d *refCoreDriver) AwaitReadAll(ctx context.Context) error {
+	if d.Sockets == nil {
+		return errors.ErrUnsupported
+	}
+	return d.Sockets.AwaitReadAll(ctx)
+}
+
 // AwaitBlockedWrite returns once a write of Core is blocked in its kernel (await_stall): its
 // per-frame write deadline was armed before the write began, so the advance that follows finds it.
 func (d *refCoreDriver) AwaitBlockedWrite(ctx context.Context) error {

@@ -337,6 +337,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 	case scenarios.StepAdvance:
 		p.Rec.Event("advance", st.Advance.String())
 		if d != nil {
+			r.awaitTaken(ctx)
 			d.Advance(st.Advance)
 			r.advanceTransport(st)
 		}

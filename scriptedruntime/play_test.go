@@ -3,6 +3,7 @@ package scriptedruntime_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +43,12 @@ func (p *peer) Stop(context.Context) error {
 // pair plays coreID as the scripted Core and runtimeID as the scripted Runtime.
 func pair(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config) (core, runtime *scenarios.Result) {
 	t.Helper()
+	return pairDriven(t, coreID, runtimeID, cfg, nil)
+}
+
+// pairDriven is pair with a CoreDriver for the scripted Runtime.
+func pairDriven(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config, d scriptedruntime.CoreDriver) (core, runtime *scenarios.Result) {
+	t.Helper()
 	cat := load(t)
 	csc, _ := cat.Get(coreID)
 	rsc, _ := cat.Get(runtimeID)
@@ -50,7 +57,7 @@ func pair(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config) (core
 		p := &peer{done: make(chan struct{}), cancel: cancel}
 		go func() {
 			defer close(p.done)
-			runtime = scriptedruntime.Play(ctx, rsc, scriptedruntime.Config{ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Timeout: 500 * time.Millisecond})
+			runtime = scriptedruntime.Play(ctx, rsc, scriptedruntime.Config{ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Timeout: 500 * time.Millisecond, Driver: d})
 		}()
 		return p, nil
 	}
@@ -141,5 +148,45 @@ func TestSecondConnectionReplacesTheFirst(t *testing.T) {
 	core, rt := pair(t, "replace/second-connection", "replace/second-connection", scriptedcore.Config{})
 	if core.Verdict != scenarios.Pass || rt.Verdict != scenarios.Pass {
 		t.Fatalf("scripted Core:\n%s\nscripted Runtime:\n%s", core, rt)
+	}
+}
+
+// readWatchedDriver records, in order, the driver calls an advance makes.
+type readWatchedDriver struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (d *readWatchedDriver) record(call string) {
+	d.mu.Lock()
+	d.calls = append(d.calls, call)
+	d.mu.Unlock()
+}
+func (d *readWatchedDriver) Begin(context.Context, *scenarios.Scenario) error { return nil }
+func (d *readWatchedDriver) Trigger(context.Context, *scenarios.Step, *scenarios.Bindings) error {
+	return nil
+}
+func (d *readWatchedDriver) Check(context.Context, *scenarios.Check, *scenarios.Bindings) error {
+	return scriptedruntime.ErrNotApplicable
+}
+func (d *readWatchedDriver) Advance(time.Duration)                                  { d.record("advance") }
+func (d *readWatchedDriver) Disconnect(context.Context, *scenarios.CloseSpec) error { return nil }
+func (d *readWatchedDriver) AwaitReadAll(context.Context) error {
+	d.record("await-read-all")
+	return nil
+}
+
+// An advance against a Core whose sockets are watched waits for Core to have read what the
+// Runtime sent before it moves Core's clock (the flake of core/preparation/capacity-rejection-
+// leaves-the-turn-unclaimed at a load average of 20: Core routed the rejection after the advance,
+// and its retry fell due 30 s late).
+func TestAdvanceWaitsForCoreToReadWhatWasSent(t *testing.T) {
+	d := &readWatchedDriver{}
+	core, rt := pairDriven(t, "advance/after-a-frame", "advance/after-a-frame", scriptedcore.Config{}, d)
+	if core.Verdict != scenarios.Pass || rt.Verdict != scenarios.Pass {
+		t.Fatalf("scripted Core:\n%s\nscripted Runtime:\n%s", core, rt)
+	}
+	if want := []string{"await-read-all", "advance"}; !slices.Equal(d.calls, want) {
+		t.Fatalf("driver calls %v, want %v", d.calls, want)
 	}
 }

@@ -3,6 +3,7 @@ package scriptedruntime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -62,6 +63,36 @@ func (r *run) stallReading(st *scenarios.Step) *scenarios.Failure {
 // leaves it to the guess.
 type SocketWatched interface {
 	AwaitBlockedWrite(ctx context.Context) error
+}
+
+// ReadWatched is implemented by a CoreDriver whose Core's sockets the harness watches in the kernel
+// (the reference Core in process): an advance waits until Core's readers have taken every byte the
+// Runtime sent, so the frames are routed (and the driver's own Advance waits until they are
+// handled) before the clock moves. Without it, a frame still in Core's receive queue is handled
+// after the advance, and a timer it arms falls due a step late.
+type ReadWatched interface {
+	AwaitReadAll(ctx context.Context) error
+}
+
+// awaitTaken waits, before an advance, until what the Runtime sent is in Core's kernel and Core's
+// readers have taken it. Each wait is an event; the bound is the play's safety net, and a wait
+// that runs out is noted on the transcript and the clock moves anyway.
+func (r *run) awaitTaken(ctx context.Context) {
+	rw, ok := r.cfg.Driver.(ReadWatched)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	if r.p.Conn != nil {
+		if err := r.p.Conn.AwaitSent(ctx); err != nil && !errors.Is(err, script.ErrCannotCount) {
+			r.p.Rec.Event("advance", fmt.Sprintf("what the Runtime sent did not all reach Core: %v; the clock moves anyway", err))
+			return
+		}
+	}
+	if err := rw.AwaitReadAll(ctx); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		r.p.Rec.Event("advance", fmt.Sprintf("Core did not get back to reading within %v: %v; the clock moves anyway", r.cfg.Timeout, err))
+	}
 }
 
 // stallUnread is how many unread bytes on the Runtime's socket show that Core is writing to it:
