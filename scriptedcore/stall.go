@@ -238,20 +238,8 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 // receive loop never gets back to reading (stuck behind its own full send queue, say) is noted
 // in the transcript and the clock moves anyway, as it would against a Runtime nobody watches.
 func (r *run) awaitTaken(ctx context.Context) {
-	sw, ok := r.rt.(SocketWatched)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	defer cancel()
-	if r.p.Conn != nil {
-		if err := r.p.Conn.AwaitSent(ctx); err != nil && !errors.Is(err, script.ErrCannotCount) {
-			r.p.Rec.Event("advance", fmt.Sprintf("what Core sent did not all reach the Runtime: %v; the clock moves anyway", err))
-			return
-		}
-	}
-	if err := sw.AwaitReadAll(ctx); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		r.p.Rec.Event("advance", fmt.Sprintf("the Runtime did not get back to reading within %v: %v; the clock moves anyway", r.cfg.Timeout, err))
+	if sw, ok := r.rt.(SocketWatched); ok {
+		r.p.AwaitTaken(ctx, r.cfg.Timeout, sw.AwaitReadAll)
 	}
 }
 

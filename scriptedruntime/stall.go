@@ -3,7 +3,6 @@ package scriptedruntime
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -74,24 +73,10 @@ type ReadWatched interface {
 	AwaitReadAll(ctx context.Context) error
 }
 
-// awaitTaken waits, before an advance, until what the Runtime sent is in Core's kernel and Core's
-// readers have taken it. Each wait is an event; the bound is the play's safety net, and a wait
-// that runs out is noted on the transcript and the clock moves anyway.
+// awaitTaken waits, before an advance, until Core's readers have taken what the Runtime sent.
 func (r *run) awaitTaken(ctx context.Context) {
-	rw, ok := r.cfg.Driver.(ReadWatched)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	defer cancel()
-	if r.p.Conn != nil {
-		if err := r.p.Conn.AwaitSent(ctx); err != nil && !errors.Is(err, script.ErrCannotCount) {
-			r.p.Rec.Event("advance", fmt.Sprintf("what the Runtime sent did not all reach Core: %v; the clock moves anyway", err))
-			return
-		}
-	}
-	if err := rw.AwaitReadAll(ctx); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		r.p.Rec.Event("advance", fmt.Sprintf("Core did not get back to reading within %v: %v; the clock moves anyway", r.cfg.Timeout, err))
+	if rw, ok := r.cfg.Driver.(ReadWatched); ok {
+		r.p.AwaitTaken(ctx, r.cfg.Timeout, rw.AwaitReadAll)
 	}
 }
 

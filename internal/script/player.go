@@ -429,6 +429,27 @@ func frameType(raw []byte) string {
 	return env.Type
 }
 
+// AwaitTaken waits, before this peer moves the other's clock, until what this peer sent is in the
+// other's kernel (AwaitSent) and the other's readers have taken it (readAll: the kernel's word,
+// package sockwatch, for a peer in this process). Each wait is for an event; timeout is the
+// safety net, and a wait that runs out is noted on the transcript and the clock moves anyway, as
+// it would against a peer nobody watches. errors.ErrUnsupported from readAll (a platform that
+// cannot watch) is no wait at all.
+func (p *Player) AwaitTaken(ctx context.Context, timeout time.Duration, readAll func(context.Context) error) {
+	other := p.Self.Other()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if p.Conn != nil {
+		if err := p.Conn.AwaitSent(ctx); err != nil && !errors.Is(err, ErrCannotCount) {
+			p.Rec.Event("advance", fmt.Sprintf("what the %s sent did not all reach the %s: %v; the clock moves anyway", p.Self, other, err))
+			return
+		}
+	}
+	if err := readAll(ctx); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		p.Rec.Event("advance", fmt.Sprintf("the %s did not get back to reading within %v: %v; the clock moves anyway", other, timeout, err))
+	}
+}
+
 // Advanced notes that the peer moved the clock: a silence window that follows opens now, not at
 // the last frame (against a Runtime in another process an advance is a real wait).
 func (p *Player) Advanced() {
