@@ -64,10 +64,13 @@ func (f *Fake) Now() time.Time {
 
 func (f *Fake) After(d time.Duration) <-chan time.Time { return f.NewTimer(d).C() }
 
-func (f *Fake) NewTimer(d time.Duration) Timer {
+func (f *Fake) NewTimer(d time.Duration) Timer { return f.newTimer(d, false) }
+
+// newTimer arms a timer; one that holds takes a Hold when an advance fires it (SleepHeld).
+func (f *Fake) newTimer(d time.Duration, holds bool) *fakeTimer {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	t := &fakeTimer{clock: f, at: f.now.Add(d), c: make(chan time.Time, 1)}
+	t := &fakeTimer{clock: f, at: f.now.Add(d), c: make(chan time.Time, 1), holds: holds}
 	if d <= 0 {
 		t.fired = true
 		t.c <- f.now
@@ -84,17 +87,29 @@ func (f *Fake) NewTimer(d time.Duration) Timer {
 func (f *Fake) Advance(d time.Duration) { _ = f.AdvanceContext(context.Background(), d) }
 
 // AdvanceContext is Advance that gives up waiting for the holds when ctx ends; it then returns
-// ctx's error and has not moved the clock.
+// ctx's error. Ended before the move, it has not moved the clock; ended after it, it has (and a
+// sleeper woken by SleepHeld may still be taking up its wake).
 func (f *Fake) AdvanceContext(ctx context.Context, d time.Duration) error {
 	if err := f.lockUnheld(ctx); err != nil {
 		return err
 	}
-	defer f.mu.Unlock()
-	f.advanceLocked(d)
+	woke := f.advanceLocked(d)
+	f.mu.Unlock()
+	if !woke {
+		return nil
+	}
+	// A SleepHeld sleeper holds the clock from its wake until what it does on waking is in
+	// place: the advance returns once it is, so the step after it finds the wake's consequences.
+	if err := f.lockUnheld(ctx); err != nil {
+		return err
+	}
+	f.mu.Unlock()
 	return nil
 }
 
-func (f *Fake) advanceLocked(d time.Duration) {
+// advanceLocked moves the clock and fires the timers due; it reports whether a SleepHeld timer
+// fired (and took its Hold).
+func (f *Fake) advanceLocked(d time.Duration) (woke bool) {
 	target := f.now.Add(d)
 	sort.SliceStable(f.timers, func(i, j int) bool { return f.timers[i].at.Before(f.timers[j].at) })
 	keep := f.timers[:0]
@@ -102,6 +117,10 @@ func (f *Fake) advanceLocked(d time.Duration) {
 		if !t.at.After(target) {
 			f.now = t.at
 			t.fired = true
+			if t.holds {
+				t.woke = f.holdLocked()
+				woke = true
+			}
 			t.c <- t.at
 			continue
 		}
@@ -109,6 +128,7 @@ func (f *Fake) advanceLocked(d time.Duration) {
 	}
 	f.timers = keep
 	f.now = target
+	return woke
 }
 
 // Pending returns the number of armed timers; WaitForTimers blocks until at least n are armed.
@@ -131,6 +151,8 @@ type fakeTimer struct {
 	at    time.Time
 	c     chan time.Time
 	fired bool
+	holds bool  // SleepHeld's: firing takes woke
+	woke  *Hold // set before the fire is sent on c
 }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.c }

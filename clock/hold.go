@@ -36,6 +36,10 @@ func HoldFor(c Clock) *Hold {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.holdLocked()
+}
+
+func (f *Fake) holdLocked() *Hold {
 	if f.holds == 0 {
 		f.unheld = make(chan struct{})
 	}
@@ -96,6 +100,31 @@ func Sleep(ctx context.Context, c Clock, d time.Duration) error {
 	}
 }
 
+// SleepHeld is Sleep for a sleeper whose wake has consequences the step after the advance must
+// find in place (a Turn that ends when its delay passes, say). On a Fake clock the advance that
+// fires the timer takes a Hold for the sleeper, in the same instant, and returns only once it is
+// released: SleepHeld returns that Hold, and the sleeper (or whoever it hands it to) releases it
+// once the wake's consequences are in place, at the latest before it waits for anything else.
+// On any other clock, and when ctx ends first, the Hold holds nothing.
+func SleepHeld(ctx context.Context, c Clock, d time.Duration) (*Hold, error) {
+	f, ok := c.(*Fake)
+	if !ok || d <= 0 {
+		return &Hold{}, Sleep(ctx, c, d)
+	}
+	t := f.newTimer(d, true)
+	Armed(ctx)
+	select {
+	case <-t.c:
+		return t.woke, nil
+	case <-ctx.Done():
+		if !t.Stop() {
+			<-t.c // fired meanwhile: its Hold is ours to let go
+			t.woke.Release()
+		}
+		return &Hold{}, ctx.Err()
+	}
+}
+
 // lockUnheld waits until nothing holds f, then returns with f.mu held; it gives up on the holds
 // (and still locks) after HoldGuard of real time, and returns ctx's error unlocked if ctx ends
 // first.
@@ -136,4 +165,83 @@ func (f *Fake) Held() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.holds
+}
+
+// Handoff passes the Hold of a producer's wake to the consumer that takes up what the producer did
+// (a Turn that ends when its delay passes, and the Runtime that applies the end to the Run): the
+// advance that woke the producer returns once the consumer has taken the wake up. A consumer that
+// waits on something other than the producer (a peer reading its frames) is Away: it lets go of
+// what it was given, and of anything given until it is Back, since holding the clock then would
+// hold the very advance it waits on. The zero Handoff is ready; a nil one releases what it is given.
+type Handoff struct {
+	mu   sync.Mutex
+	held []*Hold
+	away bool
+}
+
+// Give passes h to the consumer, or releases it at once if the consumer is away.
+func (x *Handoff) Give(h *Hold) {
+	if x == nil {
+		h.Release()
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.away {
+		h.Release()
+		return
+	}
+	x.held = append(x.held, h)
+}
+
+// Away marks the consumer as waiting on something other than the producer: it releases what it
+// holds, and whatever it is given until Back.
+func (x *Handoff) Away() {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.away = true
+	x.releaseLocked()
+}
+
+// Back marks the consumer as taking up what the producer gives again.
+func (x *Handoff) Back() {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.away = false
+}
+
+// Release lets go of what the consumer was given: it has taken the wake up.
+func (x *Handoff) Release() {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.releaseLocked()
+}
+
+func (x *Handoff) releaseLocked() {
+	for _, h := range x.held {
+		h.Release()
+	}
+	x.held = nil
+}
+
+type handoffKey struct{}
+
+// WithHandoff returns ctx carrying x, for the producer it is passed to (HandoffFrom).
+func WithHandoff(ctx context.Context, x *Handoff) context.Context {
+	return context.WithValue(ctx, handoffKey{}, x)
+}
+
+// HandoffFrom returns the Handoff ctx carries, or nil.
+func HandoffFrom(ctx context.Context) *Handoff {
+	x, _ := ctx.Value(handoffKey{}).(*Handoff)
+	return x
 }

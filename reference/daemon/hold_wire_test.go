@@ -3,6 +3,8 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,12 +15,22 @@ import (
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 )
 
-// pausedHarness is the contract Harness whose Turns stop at the door of WriteInput and Cancel
-// until the test lets them in: a goroutine the scheduler of a loaded machine has not run yet.
+// pausedHarness is the contract Harness whose Turns stop at the doors of WriteInput, Cancel or
+// their end until the test lets them in: a goroutine the scheduler of a loaded machine has not run
+// yet.
 type pausedHarness struct {
 	*contract.Harness
-	at      chan string   // receives "write" or "cancel" when a call reaches the door
+	at      chan string   // receives "write", "cancel" or "end" when a call reaches its door
 	proceed chan struct{} // closed to let every call in
+	doors   []string      // the calls that stop
+}
+
+// door stops a call named in doors until the test lets it in.
+func (h pausedHarness) door(call string) {
+	if slices.Contains(h.doors, call) {
+		h.at <- call
+		<-h.proceed
+	}
 }
 
 func (h pausedHarness) NewExecutor(ctx context.Context, cfg *proto.PromptRequestPayload) (harness.Executor, error) {
@@ -48,20 +60,39 @@ type pausedTurn struct {
 }
 
 func (t pausedTurn) WriteInput(ctx context.Context, id string, in proto.MessageInput) (<-chan error, error) {
-	t.h.at <- "write"
-	<-t.h.proceed
+	t.h.door("write")
 	return t.Turn.WriteInput(ctx, id, in)
 }
 
+// Events stops the Turn's end (the close of its events) at the door "end".
+func (t pausedTurn) Events() <-chan harness.Event {
+	if !slices.Contains(t.h.doors, "end") {
+		return t.Turn.Events()
+	}
+	out := make(chan harness.Event)
+	go func() {
+		defer close(out)
+		for ev := range t.Turn.Events() {
+			out <- ev
+		}
+		t.h.door("end")
+	}()
+	return out
+}
+
 func (t pausedTurn) Cancel(ctx context.Context) (*proto.DonePayload, error) {
-	t.h.at <- "cancel"
-	<-t.h.proceed
+	t.h.door("cancel")
 	return t.Turn.Cancel(ctx)
 }
 
-func startPaused(t *testing.T, script map[string]any) (*clock.Fake, *coreStub, pausedHarness) {
+// startPaused starts a Run of script whose Turn stops at doors (by default WriteInput's and
+// Cancel's).
+func startPaused(t *testing.T, script map[string]any, doors ...string) (*clock.Fake, *coreStub, pausedHarness) {
 	fake := clock.NewFake()
-	h := pausedHarness{contract.New(fake, daemon.ContractCapabilities()), make(chan string, 1), make(chan struct{})}
+	if len(doors) == 0 {
+		doors = []string{"write", "cancel"}
+	}
+	h := pausedHarness{contract.New(fake, daemon.ContractCapabilities()), make(chan string, 1), make(chan struct{}), doors}
 	t.Cleanup(func() {
 		select {
 		case <-h.proceed:
@@ -133,5 +164,51 @@ func TestAnAdvanceWaitsForTheCancellationToArm(t *testing.T) {
 	f := s.until("done", func(env proto.Envelope) bool { return env.Type == proto.TypeDone })
 	if f.env.ID != "run-1" {
 		t.Fatalf("done of %q", f.env.ID)
+	}
+}
+
+// TestAnAdvanceWaitsForTheTurnsEndToBeTakenUp (IN-06.3, the flake of
+// input/w32-runtime/completing-run-is-run-inactive through the relay): the advance that wakes a
+// Turn into its end returns only once the Runtime has taken the end up, so input Core sends right
+// after it finds the Run completing (run_inactive), not still running with a write in flight (busy).
+func TestAnAdvanceWaitsForTheTurnsEndToBeTakenUp(t *testing.T) {
+	fake, s, h := startPaused(t, map[string]any{"turn": map[string]any{"events": []any{map[string]any{"delay_ms": 1000}},
+		"content": "finished", "input": map[string]any{"default": map[string]any{"write_ms": 4000}}}, "reusable": false}, "end")
+	overheld := clock.Overheld()
+	waitPending(t, fake, 2) // the heartbeat and the Turn's 1 s
+	s.send(proto.TypePromptSteer, "run-1", map[string]any{"input_id": "1", "input": helloInput, "durable_receipt": true})
+	waitPending(t, fake, 3) // and the write's 4 s
+	moved, sent := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sent)
+		fake.Advance(1500 * time.Millisecond) // the Turn ends at 1 s; the write goes on
+		close(moved)
+		s.send(proto.TypePromptSteer, "run-1", map[string]any{"input_id": "2", "input": helloInput, "durable_receipt": true})
+	}()
+	if at := <-h.at; at != "end" {
+		t.Fatalf("%s reached the Turn, want the Runtime taking up the Turn's end", at)
+	}
+	// The Turn has ended and its events are closed; the Runtime has not seen it yet.
+	if fake.Held() != 1 {
+		t.Errorf("%d Holds keep the clock while the Runtime has not taken the Turn's end up, want the wake's 1", fake.Held())
+	}
+	select {
+	case <-moved:
+		t.Error("the advance returned while the Runtime had not taken the Turn's end up")
+	default:
+	}
+	close(h.proceed)
+	<-sent
+	f := s.until("the receipt of input 2", func(env proto.Envelope) bool {
+		return env.Type == proto.TypePromptSteerAck && strings.Contains(string(env.Payload), `"input_id":"2"`)
+	})
+	var ack proto.PromptSteerAckPayload
+	if err := json.Unmarshal(f.env.Payload, &ack); err != nil || ack.Accepted || ack.ErrorCode != proto.CodeRunInactive {
+		t.Fatalf("input 2 answered %s, want accepted:false run_inactive", f.env.Payload)
+	}
+	fake.Advance(2500 * time.Millisecond) // input 1's write ends, and the held done goes out
+	s.until("done", func(env proto.Envelope) bool { return env.Type == proto.TypeDone })
+	if n := clock.Overheld() - overheld; n > 0 {
+		t.Fatalf("%d advances gave up on a Hold nobody released: the Turn's end was not handed to the Runtime", n)
 	}
 }

@@ -45,6 +45,9 @@ type run struct {
 	startCancel  context.CancelFunc
 	startAborted bool // a cancellation came before or during the native start
 	startDone    bool // the native start returned
+	// ended takes the virtual clock's Hold of the wake that ended the Turn (clock.Handoff) until
+	// the Run's inputs know of the end; the pump is away from it while it waits on Core.
+	ended clock.Handoff
 	// doneLost: the Run's done could not be written locally (CA-07).
 	doneLost atomic.Bool
 	// trace is what the Run's outbound frames carry: the starting request's (runTrace); span is
@@ -157,7 +160,7 @@ func (r *router) start(env proto.Envelope) {
 func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 	ctx, cancel := rn.startContext(r.ctx)
 	defer cancel() // after the Run: a harness may tie its Turn to the start's context
-	turn, err := rn.exec.native.Start(ctx, rn.id, input)
+	turn, err := rn.exec.native.Start(clock.WithHandoff(ctx, &rn.ended), rn.id, input)
 	rn.startReturned()
 	if err != nil && turn != nil {
 		r.startAborted(g, rn, turn)
@@ -222,6 +225,7 @@ func (r *router) startAborted(g *grant, rn *run, turn harness.Turn) {
 	delete(r.runs, rn.id)
 	after := r.applyLocked(g, ev)
 	r.mu.Unlock()
+	rn.ended.Release() // the admission knows of the settlement; its frames wait on Core
 	after.run()
 	rn.finish()
 }
@@ -229,6 +233,7 @@ func (r *router) startAborted(g *grant, rn *run, turn harness.Turn) {
 // pump writes a Turn's events in order, then exactly one done, then releases the Executor.
 func (r *router) pump(rn *run) {
 	defer rn.finish()
+	defer rn.ended.Release()
 	events := bendStream(rn, mutateEvents(rn, rn.turn.Events()))
 	if mutation.On(mutation.OutputBeforeConsumerLost) {
 		<-events // starting went out before a consumer existed: what the Turn emitted first is lost
@@ -240,7 +245,7 @@ func (r *router) pump(rn *run) {
 		}
 		if isSubagentType(ev.Type) {
 			if env, ok := r.subagentEnvelope(rn, ev); ok {
-				_ = r.sendRun(rn, env)
+				r.pumpSend(rn, env)
 			} else if !rn.observeSubagents && mutation.On(mutation.SAWithheldEndsEvents) {
 				muted = true
 			}
@@ -250,7 +255,7 @@ func (r *router) pump(rn *run) {
 			continue
 		}
 		if env, special := r.interactionEmitted(rn, ev); special {
-			_ = r.sendRun(rn, env)
+			r.pumpSend(rn, env)
 			continue
 		}
 		if ev.Type == proto.TypeError {
@@ -261,7 +266,7 @@ func (r *router) pump(rn *run) {
 			r.d.log.Error("dropping an event the harness could not encode", "run", rn.id, "type", ev.Type, "err", err)
 			continue
 		}
-		_ = r.sendRun(rn, env) // after a disconnect the Turn still settles; its frames have nowhere to go
+		r.pumpSend(rn, env) // after a disconnect the Turn still settles; its frames have nowhere to go
 	}
 	r.interactionsEnded(rn)
 	r.awaitInputs(rn)
@@ -295,6 +300,14 @@ func (r *router) pump(rn *run) {
 	r.sendDone(rn, done)
 	r.afterDone(rn, done)
 	r.releaseExecutor(rn, res.Reusable)
+}
+
+// pumpSend writes one of a Run's events. The write waits on Core reading, so the pump is away
+// from the Turn's end meanwhile: a Hold it kept would hold the advance Core is in.
+func (r *router) pumpSend(rn *run, env proto.Envelope) {
+	rn.ended.Away()
+	defer rn.ended.Back()
+	_ = r.sendRun(rn, env)
 }
 
 // sendDone writes the Run's done; a done that could not be written locally is remembered, so a
@@ -432,7 +445,7 @@ func (r *router) promptRequest(env proto.Envelope) {
 			abort("the configuration cannot run here: " + code)
 			return
 		}
-		turn, err := native.Start(r.ctx, runID, cfg.Input)
+		turn, err := native.Start(clock.WithHandoff(r.ctx, &rn.ended), runID, cfg.Input)
 		if err != nil {
 			abort("native start failed: " + err.Error())
 			return

@@ -230,6 +230,9 @@ func (r *router) writeInput(parent context.Context, rn *run, id string, in proto
 
 // awaitInputs holds a settled Turn's done for at most 15 s while an input is in flight (IN-19).
 func (r *router) awaitInputs(rn *run) {
+	// The advance that woke the Turn into its end goes on once the Run's inputs know of the end
+	// and the wait below is armed.
+	defer rn.ended.Release()
 	effects := r.applyInput(rn, input.TurnSettled{})
 	r.inputEffects(rn, effects)
 	if !slices.ContainsFunc(effects, func(e input.Effect) bool { _, hold := e.(input.HoldDone); return hold }) ||
@@ -242,6 +245,7 @@ func (r *router) awaitInputs(rn *run) {
 	}
 	t := r.d.cfg.Clock.NewTimer(wait)
 	defer t.Stop()
+	rn.ended.Release()
 	select {
 	case <-rn.inputs.drained:
 	case <-t.C():

@@ -35,6 +35,12 @@ func (h *Harness) sleep(ctx context.Context, ms int) error {
 	return clock.Sleep(ctx, h.Clock, time.Duration(ms)*time.Millisecond)
 }
 
+// sleepHeld is sleep whose wake holds a virtual clock (clock.SleepHeld) until the Turn next
+// blocks or its end is taken up.
+func (h *Harness) sleepHeld(ctx context.Context, ms int) (*clock.Hold, error) {
+	return clock.SleepHeld(ctx, h.Clock, time.Duration(ms)*time.Millisecond)
+}
+
 // ErrSetup is the scripted native setup failure.
 var ErrSetup = errors.New("contract: scripted native setup failure")
 
@@ -101,7 +107,7 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 		return nil, harness.ErrNoTurn
 	}
 	t := &Turn{e: e, runID: runID, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{}),
-		pending: map[interactionKey]*waiting{}, outcomes: map[string]string{}}
+		pending: map[interactionKey]*waiting{}, outcomes: map[string]string{}, ended: clock.HandoffFrom(ctx)}
 	if ts.Input != nil && ts.Input.ReadyMS > 0 {
 		t.readyAt = e.h.Clock.Now().Add(time.Duration(ts.Input.ReadyMS) * time.Millisecond)
 		go t.awaitReady(e.h.Clock.NewTimer(time.Duration(ts.Input.ReadyMS) * time.Millisecond))
@@ -128,9 +134,13 @@ type Turn struct {
 	events chan harness.Event
 	cancel chan struct{} // closed when cancellation is requested
 	once   sync.Once
-	// running holds a virtual clock from Start until run first blocks: the timer of a first
-	// delay_ms is armed in run's goroutine, and the started status goes out meanwhile.
+	// running holds a virtual clock while run's goroutine is under way: from Start until it first
+	// blocks (the timer of a first delay_ms is armed in it, and the started status goes out
+	// meanwhile), and from each wake of a delay (or of the cancellation's settlement) until it
+	// blocks again; a Turn that ends holding it gives it to ended.
 	running *clock.Hold
+	// ended is the Runtime's clock.Handoff (Start's context), which takes up the Turn's end.
+	ended *clock.Handoff
 	// cancelHold holds a virtual clock from the cancellation request until run has armed the
 	// settlement's timer (cancel.settle_ms): an advance right after prompt_cancel must find it.
 	cancelHold *clock.Hold
@@ -166,7 +176,7 @@ func (t *Turn) Result() harness.Result       { return t.result }
 func (t *Turn) run() {
 	defer close(t.settled)
 	defer close(t.events)
-	defer t.running.Release()
+	defer func() { t.ended.Give(t.running) }()
 	cancelled := t.aborted || t.emitAll()
 	if !cancelled && t.script.WaitForCancel {
 		t.running.Release()
@@ -184,7 +194,7 @@ func (t *Turn) run() {
 		hold := t.cancelHold
 		t.mu.Unlock()
 		// The settlement's timer is what both the cancellation and the Turn's start wait for.
-		_ = t.e.h.sleep(clock.WithHold(clock.WithHold(context.Background(), t.running), hold), settle)
+		t.running, _ = t.e.h.sleepHeld(clock.WithHold(clock.WithHold(context.Background(), t.running), hold), settle)
 		t.result = harness.Result{Reusable: t.e.script.reusable()}
 		return
 	}
@@ -237,8 +247,9 @@ func (t *Turn) emitAll() bool {
 				case <-ctx.Done():
 				}
 			}()
-			err := t.e.h.sleep(ctx, *step.DelayMS)
+			woke, err := t.e.h.sleepHeld(ctx, *step.DelayMS)
 			stop()
+			t.running = woke
 			if err != nil {
 				return true
 			}

@@ -27,7 +27,9 @@ type Harness interface {
 
 // Executor is a native resource that can run Turns of one configuration, one at a time.
 type Executor interface {
-	// Start submits a Run's input and returns its native Turn. ErrNoTurn means no Turn exists and
+	// Start submits a Run's input and returns its native Turn. ctx may carry a virtual clock's
+	// clock.Handoff: a Turn woken into its end by an advance (clock.SleepHeld) gives it the wake's
+	// Hold, and the Runtime releases it once it has applied the end to the Run. ErrNoTurn means no Turn exists and
 	// no input was submitted; the Executor is unusable. A Turn returned together with ctx's error
 	// exists but its start was aborted by cancelling ctx: it has been cancelled and settles (its
 	// Events close) without emitting anything.
