@@ -230,25 +230,29 @@ func (r *router) writeInput(parent context.Context, rn *run, id string, in proto
 
 // awaitInputs holds a settled Turn's done for at most 15 s while an input is in flight (IN-19).
 func (r *router) awaitInputs(rn *run) {
-	// The advance that woke the Turn into its end goes on once the Run's inputs know of the end
-	// and the wait below is armed.
-	defer rn.ended.Release()
 	effects := r.applyInput(rn, input.TurnSettled{})
+	holdDone := slices.ContainsFunc(effects, func(e input.Effect) bool { _, hold := e.(input.HoldDone); return hold }) &&
+		!mutation.On(mutation.DoneBeforeInputSettles)
+	var expired <-chan time.Time
+	if holdDone {
+		wait := proto.InFlightInputWait
+		if mutation.On(mutation.InDoneWaitShort) {
+			wait /= 3
+		}
+		t := r.d.cfg.Clock.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C()
+	}
+	// The Run's inputs know of the end and its wait is armed: the advance that woke the Turn into
+	// its end goes on, before anything here waits on Core (the receipts' sends).
+	rn.ended.Release()
 	r.inputEffects(rn, effects)
-	if !slices.ContainsFunc(effects, func(e input.Effect) bool { _, hold := e.(input.HoldDone); return hold }) ||
-		mutation.On(mutation.DoneBeforeInputSettles) {
+	if !holdDone {
 		return // nothing in flight: no timer, so a virtual clock sees none
 	}
-	wait := proto.InFlightInputWait
-	if mutation.On(mutation.InDoneWaitShort) {
-		wait /= 3
-	}
-	t := r.d.cfg.Clock.NewTimer(wait)
-	defer t.Stop()
-	rn.ended.Release()
 	select {
 	case <-rn.inputs.drained:
-	case <-t.C():
+	case <-expired:
 		r.inputEffects(rn, r.applyInput(rn, input.WaitExpired{}))
 	}
 }
