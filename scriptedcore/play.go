@@ -29,7 +29,9 @@ type Config struct {
 	Clock   clock.Advancer
 	Timeout time.Duration // bound on every read and wait; default 3 s
 	// StartTimeout bounds the launched Runtime's first connection attempt: start-up (an
-	// interpreter loading, a container starting) is not a step; default 20 s.
+	// interpreter loading, a container starting) is not a step; default 20 s. It bounds too the
+	// step that expects the answer to a heavy frame (script.HeavyFrameBytes), which the Runtime
+	// must read and decode first.
 	StartTimeout time.Duration
 	// RetryWindow is how long a rejected Runtime is watched for a forbidden retry when it does not
 	// report that it stopped; default 2 s.
@@ -184,7 +186,7 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 	cfg.defaults()
 	rec := script.NewRecorder()
 	rec.Trace(trace.SpanFromContext(ctx)) // the scenario's span (runner.PlayRuntime), if any
-	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, Seed: cfg.Seed, Gate: cfg.Gate,
+	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, HeavyTimeout: cfg.StartTimeout, Seed: cfg.Seed, Gate: cfg.Gate,
 		StampTrace: true}
 	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
 		p.Drops = w

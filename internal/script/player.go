@@ -1,6 +1,7 @@
 package script
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,15 @@ type Player struct {
 	Rec      *Recorder
 	Conn     *Conn
 	Timeout  time.Duration // every read and wait is bounded by it
-	Seed     string
+	// HeavyTimeout bounds instead the step that expects the answer to a heavy frame (one of
+	// HeavyFrameBytes or more) this peer sent: the other peer must read and decode it first, which
+	// a loaded machine makes take longer than one frame's wait. Zero: Timeout.
+	HeavyTimeout time.Duration
+	// heavy: the frame sent last was heavy, and no step has read since.
+	heavy bool
+	// bound is the bound of the step reading now, for its failure.
+	bound time.Duration
+	Seed  string
 	// Gate, when two scripted peers share one, synchronises silence windows (see Gate).
 	Gate *Gate
 	// Drops, if set, witnesses what faults dropped: a `lost` step waits until the drop happened.
@@ -91,6 +100,7 @@ func (p *Player) Send(ctx context.Context, st *scenarios.Step) (*scenarios.Failu
 	if p.StampTrace && st.Frame.Trace == nil && st.Frame.Raw == nil {
 		raw = tracing.Stamp(ctx, raw, proto.MaxFrameBytes)
 	}
+	p.heavy = p.heavy || len(raw) >= HeavyFrameBytes
 	if err := p.Conn.Write(ctx, raw); err != nil {
 		if len(raw) > proto.MaxFrameBytes {
 			// A frame over the peer's read limit is sent to be refused: the peer may close before
@@ -101,6 +111,18 @@ func (p *Player) Send(ctx context.Context, st *scenarios.Step) (*scenarios.Failu
 		return p.Failf(st, "could not write %s: %v", st.Frame.Type, err), nil
 	}
 	return nil, nil
+}
+
+// HeavyFrameBytes is the size from which a frame sent makes the step expecting its answer a
+// heavy one (Player.HeavyTimeout): a quarter of the 1 MiB frames the catalog sends at the limits.
+const HeavyFrameBytes = 256 << 10
+
+// stepBound is the bound of a step that reads: HeavyTimeout right after a heavy frame, else Timeout.
+func (p *Player) stepBound() time.Duration {
+	if p.heavy {
+		return max(p.Timeout, p.HeavyTimeout)
+	}
+	return p.Timeout
 }
 
 // SendGroup writes the frames of an any_order group in a seeded order, so the reader's tolerance is
@@ -122,7 +144,7 @@ func (p *Player) next(st *scenarios.Step, deadline time.Time, wantHeartbeat bool
 		in, err := p.Conn.Next(time.Until(deadline))
 		if err != nil {
 			if errors.Is(err, ErrTimeout) {
-				return in, p.Failf(st, "nothing arrived within %v; waited for %s", p.Timeout, awaited)
+				return in, p.Failf(st, "nothing arrived within %v; waited for %s", cmp.Or(p.bound, p.Timeout), awaited)
 			}
 			return in, p.Failf(st, "%v before the step completed", err)
 		}
@@ -217,7 +239,10 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 		}
 	}
 	pending := st.Frames()
-	deadline := time.Now().Add(p.Timeout)
+	p.bound = p.stepBound()
+	p.heavy = false
+	defer func() { p.bound = 0 }()
+	deadline := time.Now().Add(p.bound)
 	var got []*proto.Frame
 	// A frame an earlier silence took because it allowed it satisfies the step that expects it.
 	for i := 0; i < len(pending); i++ {

@@ -3,7 +3,9 @@ package script
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -23,5 +25,21 @@ func TestFailureBeforeTheFirstStepPointsAtTheScenario(t *testing.T) {
 	st := &scenarios.Step{Index: 2, Kind: scenarios.StepAdvance, Pos: scenarios.Pos{File: "catalog/connection/x.yaml", Line: 20}}
 	if f := p.Failf(st, "late"); f.Step != 2 || f.Pos != st.Pos {
 		t.Fatalf("a step's failure points at %s, want %s", f.Pos, st.Pos)
+	}
+}
+
+// The step that expects the answer to a heavy frame is bounded by HeavyTimeout, once: the peer must
+// read and decode the frame first. The failure names the bound the step had.
+func TestTheAnswerToAHeavyFrameHasTheLongerBound(t *testing.T) {
+	conn := &Conn{frames: make(chan Inbound), done: make(chan struct{}), rec: NewRecorder()}
+	p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: time.Millisecond, HeavyTimeout: 30 * time.Millisecond}
+	st := &scenarios.Step{Index: 2, Kind: scenarios.StepRuntime, From: proto.Runtime,
+		Frame: &scenarios.FrameTemplate{Type: proto.TypeRuntimePrepareResult, ID: "transfer"}}
+	p.heavy = true // as Send leaves it after a frame of HeavyFrameBytes or more
+	if _, f := p.Expect(st); f == nil || !strings.Contains(f.Message, "nothing arrived within 30ms") {
+		t.Fatalf("the step after a heavy frame failed with %v, want the 30ms bound named", f)
+	}
+	if _, f := p.Expect(st); f == nil || !strings.Contains(f.Message, "nothing arrived within 1ms") {
+		t.Fatalf("the next step failed with %v, want the 1ms bound named", f)
 	}
 }
