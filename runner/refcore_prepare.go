@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -129,7 +130,7 @@ func (d *refCoreDriver) preparationHolds(c *scenarios.PreparationCheck, b *scena
 
 // preparationRefused answers check.preparation {refuses, body, code}: a caller sets the device's
 // preparation now to the one operation the begin describes (identity as written; its content the
-// body, when written), and Core must
+// body, or body_bytes bytes of the letter a, when written), and Core must
 // refuse it inside itself: invalid_preparation, as its API answers a preparation the wire's
 // validators refuse.
 func (d *refCoreDriver) preparationRefused(c *scenarios.PreparationCheck, b *scenarios.Bindings) (bool, string, error) {
@@ -141,6 +142,9 @@ func (d *refCoreDriver) preparationRefused(c *scenarios.PreparationCheck, b *sce
 		File: p.File, Initialization: p.Initialization, Sources: p.Sources}
 	if c.Body != nil {
 		op.Content = []byte(*c.Body)
+	}
+	if c.BodyBytes > 0 {
+		op.Content = bytes.Repeat([]byte("a"), c.BodyBytes)
 	}
 	err := d.Core.SetPreparation(d.DeviceID, &store.Preparation{EnvironmentID: p.EnvironmentID, SessionID: p.SessionID,
 		Operations: []store.PreparationOperation{op}})
