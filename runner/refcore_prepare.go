@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -127,8 +128,9 @@ func (d *refCoreDriver) preparationHolds(c *scenarios.PreparationCheck, b *scena
 	return true, got, nil
 }
 
-// preparationRefused answers check.preparation {refuses, code}: a caller sets the device's
-// preparation now to the one operation the begin describes (identity as written), and Core must
+// preparationRefused answers check.preparation {refuses, body, code}: a caller sets the device's
+// preparation now to the one operation the begin describes (identity as written; its content the
+// body, or body_bytes bytes of the letter a, when written), and Core must
 // refuse it inside itself: invalid_preparation, as its API answers a preparation the wire's
 // validators refuse.
 func (d *refCoreDriver) preparationRefused(c *scenarios.PreparationCheck, b *scenarios.Bindings) (bool, string, error) {
@@ -136,9 +138,16 @@ func (d *refCoreDriver) preparationRefused(c *scenarios.PreparationCheck, b *sce
 	if err := decodeTemplate(c.Refuses, b, &p); err != nil {
 		return false, "", fmt.Errorf("check.preparation.refuses: %w", err)
 	}
+	op := store.PreparationOperation{Action: p.Action, Slot: p.Slot, Skill: p.Skill, Plugin: p.Plugin,
+		File: p.File, Initialization: p.Initialization, Sources: p.Sources}
+	if c.Body != nil {
+		op.Content = []byte(*c.Body)
+	}
+	if c.BodyBytes > 0 {
+		op.Content = bytes.Repeat([]byte("a"), c.BodyBytes)
+	}
 	err := d.Core.SetPreparation(d.DeviceID, &store.Preparation{EnvironmentID: p.EnvironmentID, SessionID: p.SessionID,
-		Operations: []store.PreparationOperation{{Action: p.Action, Slot: p.Slot, Skill: p.Skill, Plugin: p.Plugin,
-			File: p.File, Initialization: p.Initialization, Sources: p.Sources}}})
+		Operations: []store.PreparationOperation{op}})
 	got := "accepted"
 	if errors.Is(err, core.ErrInvalidPreparation) {
 		got = "invalid_preparation"

@@ -42,8 +42,9 @@
 // unknown) and, when written, error_code, exit_code and operation (the index of the operation that
 // ended it); {refuses, code} instead makes a caller set the device's preparation now to one
 // operation, the runtime_prepare begin payload refuses describes (identity as written; {$repeat}
-// reaches a size bound), which Core must refuse inside itself with that API error code
-// (invalid_preparation): nothing of it reaches the wire. A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
+// reaches a size bound) with body (text, when written; body_bytes: n instead, n bytes of the letter
+// a made when the check runs, for a size past what $repeat may expand to) as its content, which Core must refuse
+// inside itself with that API error code (invalid_preparation): nothing of it reaches the wire. A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
 // what a Core is configured to prepare is read from them (begin headers, chunk data concatenated).
 // adds) and content. check.workspace reads the record of a workspace operation a caller started
 // through Core's API (op: the id its frames carry, as written): state (completed, rejected,

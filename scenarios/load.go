@@ -655,7 +655,7 @@ func (p *parser) check(n *yaml.Node) *Check {
 
 // preparationCheck reads check.preparation: {state, error_code?, exit_code?, operation?}.
 func (p *parser) preparationCheck(v *yaml.Node) *PreparationCheck {
-	pf := p.fields(v, "check.preparation", "state", "error_code", "exit_code", "operation", "refuses", "code")
+	pf := p.fields(v, "check.preparation", "state", "error_code", "exit_code", "operation", "refuses", "body", "body_bytes", "code")
 	if pf == nil {
 		return nil
 	}
@@ -664,6 +664,11 @@ func (p *parser) preparationCheck(v *yaml.Node) *PreparationCheck {
 	}
 	if pf["code"] != nil {
 		p.Errorf(pf["code"].Line, "check.preparation.code belongs to refuses; a result check names error_code")
+	}
+	for _, k := range []string{"body", "body_bytes"} {
+		if pf[k] != nil {
+			p.Errorf(pf[k].Line, "check.preparation.%s belongs to refuses", k)
+		}
 	}
 	c := &PreparationCheck{State: p.String(pf["state"], "state"), ErrorCode: p.String(pf["error_code"], "error_code")}
 	if !slices.Contains(PreparationStates, c.State) {
@@ -699,6 +704,25 @@ func (p *parser) preparationRefusal(v *yaml.Node, pf map[string]*yaml.Node) *Pre
 	}
 	if _, ok := c.Refuses.(map[string]Value); !ok {
 		p.Errorf(pf["refuses"].Line, "check.preparation.refuses must be the payload of a runtime_prepare begin")
+	}
+	if n := pf["body"]; n != nil {
+		// A plain string, or {$repeat: ...} for a body a size bound needs.
+		if s, ok := p.value(n, "check.preparation.body").(string); ok {
+			c.Body = &s
+		} else {
+			p.Errorf(n.Line, "check.preparation.body must be a string (or a $repeat of one)")
+		}
+	}
+	if n := pf["body_bytes"]; n != nil {
+		size, ok := yamlstrict.Int(n)
+		switch {
+		case !ok || size < 1 || size > 64<<20:
+			p.Errorf(n.Line, "check.preparation.body_bytes must be an integer from 1 to 67108864")
+		case pf["body"] != nil:
+			p.Errorf(n.Line, "check.preparation holds one of body, body_bytes")
+		default:
+			c.BodyBytes = size
+		}
 	}
 	for _, k := range []string{"state", "error_code", "exit_code", "operation"} {
 		if pf[k] != nil {

@@ -497,7 +497,14 @@ type PreparationCheck struct {
 	// API, which Core must refuse inside itself with the API error Code: nothing reaches the wire
 	// (a begin whose whole frame would be over 1 MiB, RP-10).
 	Refuses Value
-	Code    string
+	// Body, with Refuses, is the operation's content as the caller gives it (text; nil: none), for
+	// a skill, plugin or file whose begin Core computes size_bytes and sha256 for: a refusal that
+	// must break one header rule alone needs a body, or the empty one breaks RP-08.4 as well.
+	Body *string
+	// BodyBytes, with Refuses and instead of Body, is a content of that many bytes (the letter a),
+	// made when the check runs: a body past the 4 MiB a $repeat may expand to at load (RP-08.2).
+	BodyBytes int
+	Code      string
 }
 
 // PreparationStates are the states a preparation ends in.
