@@ -189,30 +189,43 @@ func (d *refCoreDriver) requestedBefore(st *scenarios.Step, b *scenarios.Binding
 
 // answerRefused answers check.interaction: a caller answers the interaction now, under a key of
 // its own, and Core must refuse the answer inside itself with the check's code (turn.
-// InteractionRefused); an answer Core takes fails the check, since it would reach the wire.
+// InteractionRefused); an answer Core takes fails the check, since it would reach the wire. The
+// interaction (its ${name} placeholders resolved) is first awaited in Core's record, unless the
+// code is unknown_interaction: that check names a request Core must never have recorded, so the
+// caller answers at once (the scenario orders it after a later frame Core took).
 func (d *refCoreDriver) answerRefused(c *scenarios.InteractionCheck, b *scenarios.Bindings) (bool, string, error) {
 	if d.turnID == "" {
 		return false, "", errors.New("check.interaction before any Turn was started")
 	}
+	refuses, err := resolveString(c.Refuses, b)
+	if err != nil {
+		return false, "", err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), interactionWait)
 	defer cancel()
-	if err := d.awaitInteraction(ctx, c.Refuses); err != nil {
-		return false, "", err
+	if c.Code != UnknownInteractionCode {
+		if err := d.awaitInteraction(ctx, refuses); err != nil {
+			return false, "", err
+		}
 	}
 	var raw json.RawMessage
 	if err := decodeTemplate(c.Answer, b, &raw); err != nil {
 		return false, "", err
 	}
 	d.refusals++
-	_, err := d.Core.Answer(d.turnID, c.Refuses, fmt.Sprintf("refused-%d", d.refusals), raw)
+	_, err = d.Core.Answer(d.turnID, refuses, fmt.Sprintf("refused-%d", d.refusals), raw)
 	if err == nil {
-		return false, "", fmt.Errorf("the reference Core took the answer to %s instead of refusing it with %s", c.Refuses, c.Code)
+		return false, "", fmt.Errorf("the reference Core took the answer to %s instead of refusing it with %s", refuses, c.Code)
 	}
 	if got := answerRefusalCode(err); got != c.Code {
-		return false, "", fmt.Errorf("the reference Core refused the answer to %s with %s (%v), want %s", c.Refuses, got, err, c.Code)
+		return false, "", fmt.Errorf("the reference Core refused the answer to %s with %s (%v), want %s", refuses, got, err, c.Code)
 	}
 	return true, "refused " + c.Code, nil
 }
+
+// UnknownInteractionCode is the API error code of an answer to an interaction Core never
+// recorded (README, the interactions route).
+const UnknownInteractionCode = "unknown_interaction"
 
 // answerRefusalCode is the API error code the reference Core's answer endpoint (api.go) gives
 // an answer's refusal.
@@ -221,7 +234,7 @@ func answerRefusalCode(err error) string {
 		err  error
 		code string
 	}{
-		{execution.ErrNoInteraction, "unknown_interaction"},
+		{execution.ErrNoInteraction, UnknownInteractionCode},
 		{execution.ErrInvalid, "invalid_answer"},
 		{execution.ErrFinished, "turn_finished"},
 		{execution.ErrAnswerConflict, "answer_conflict"},

@@ -65,6 +65,10 @@
 // check.interaction {refuses, answer, code} makes a caller answer the interaction refuses (a
 // request_id, ask_id or call_id of the scenario's Turn) now with answer (the decision's payload
 // without delivery_id and call_id), which Core must refuse inside itself with that API error code.
+// refuses may name a bound placeholder (${run}). With code unknown_interaction it names a request
+// Core must never have recorded (one it dropped as invalid): the caller answers at once, without
+// waiting for Core to record it, so such a check comes after a later frame of the Run that Core
+// has visibly taken (a decision it sent for a later request).
 // check.decision {delivery, state} reads what Core recorded of a decision it sent (a
 // permission_decision, prompt_for_user_choice_decision or function_result), named by the
 // delivery_id it carried: awaited (Core waits for its ack), applied or refused (an ack with that

@@ -10,7 +10,9 @@ import (
 // Core under test's API, with an answer Core must refuse inside itself with the API error Code:
 // nothing reaches the wire (a function result with images the Turn was not admitted for, FN-14).
 type InteractionCheck struct {
-	// Refuses is the interaction answered: a request_id, ask_id or call_id the Runtime sent.
+	// Refuses is the interaction answered: a request_id, ask_id or call_id the Runtime sent (a
+	// bound placeholder such as ${run} resolves), or, with Code unknown_interaction, one Core must
+	// never have recorded.
 	Refuses string
 	// Answer is the caller's answer: the decision's payload without delivery_id (and, for a
 	// function, without call_id).
