@@ -222,6 +222,9 @@ func (d *refCoreDriver) workspaceHolds(c *scenarios.WorkspaceCheck, b *scenarios
 	if op.State != c.State || op.ErrorCode != c.ErrorCode || op.Cleanup != c.Cleanup {
 		return false, got, fmt.Errorf("the workspace %s is %s", op.Kind, got)
 	}
+	if c.Truncated != nil && op.Truncated != *c.Truncated {
+		return false, got, fmt.Errorf("the workspace %s was recorded truncated %t, want %t", op.Kind, op.Truncated, *c.Truncated)
+	}
 	if c.Content != nil {
 		enc, err := resolveString(*c.Content, b)
 		if err != nil {
@@ -273,6 +276,18 @@ func (d *refCoreDriver) refuses(c *scenarios.WorkspaceCheck) (bool, string, erro
 	}
 	if c.Path != nil {
 		req.Path = *c.Path
+	}
+	if c.Operation != nil || c.MaxBytes != nil || c.MaxEntries != nil {
+		req.MaxBytes = 0
+		if c.Operation != nil {
+			req.Operation = *c.Operation
+		}
+		if c.MaxBytes != nil {
+			req.MaxBytes = *c.MaxBytes
+		}
+		if c.MaxEntries != nil {
+			req.MaxEntries = *c.MaxEntries
+		}
 	}
 	op, err := d.Core.Workspace(req)
 	if err == nil {

@@ -53,7 +53,10 @@
 // or an export archive, base64, compared byte for byte; directory: the listing). With refuses
 // (read, write or export) and code it makes a caller's request now, on the scenario's Turn, which
 // Core must refuse inside itself with that API error code: nothing of it reaches the wire; path
-// (a string or a {$repeat}) is the path a refused read or write names.
+// (a string or a {$repeat}) is the path a refused read or write names, and operation, max_bytes
+// and max_entries the members of a refused read as workspace_read names them (without any of the
+// three, a byte read of max_bytes 1). truncated (an op check) says whether Core recorded the
+// completed byte read cut at max_bytes (true) or as the file's complete content (false).
 // check.suspension reads the record of a suspension request a caller made through Core's API
 // (op: the id of its environment_quiesce or environment_resume frame, as written): state
 // (accepted, refused, unknown) and error_code; with refuses: quiesce and code it makes a caller's

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -38,6 +39,14 @@ type WorkspaceCheck struct {
 	// Path, when set, is the path of the refused read or write (a default path otherwise): a
 	// read whose request would not fit 8 KiB (WS-02).
 	Path *string
+	// Operation, MaxBytes and MaxEntries, when any is set, are the members of the refused read
+	// as workspace_read names them (WS-01): a byte read of max_bytes 1 otherwise.
+	Operation  *string
+	MaxBytes   *int
+	MaxEntries *int
+	// Truncated, when set, is whether the completed byte read was recorded cut at max_bytes
+	// (true) or as the file's complete content (false).
+	Truncated *bool
 }
 
 // Workspace operation states a check names.
@@ -60,11 +69,15 @@ func (c *WorkspaceCheck) String() string {
 	if c.Directory != nil {
 		s += " listing " + compact(c.Directory)
 	}
+	if c.Truncated != nil {
+		s += fmt.Sprintf(", truncated %t", *c.Truncated)
+	}
 	return s
 }
 
 func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
-	f := p.fields(v, "check.workspace", "op", "state", "error_code", "content", "directory", "refuses", "code", "path", "cleanup")
+	f := p.fields(v, "check.workspace", "op", "state", "error_code", "content", "directory", "refuses", "code", "path", "cleanup",
+		"operation", "max_bytes", "max_entries", "truncated")
 	if f == nil {
 		return nil
 	}
@@ -93,15 +106,40 @@ func (p *parser) workspaceCheck(v *yaml.Node) *WorkspaceCheck {
 				p.Errorf(n.Line, "check.workspace.path belongs to a refused read or write; an export has none")
 			}
 		}
-		for _, k := range []string{"state", "error_code", "content", "directory", "cleanup"} {
+		if n := f["operation"]; n != nil {
+			op := p.String(n, "operation")
+			c.Operation = &op
+		}
+		for k, dst := range map[string]**int{"max_bytes": &c.MaxBytes, "max_entries": &c.MaxEntries} {
+			if n := f[k]; n != nil {
+				// Any integer, negative ones included: a bound the API must refuse.
+				v, err := strconv.Atoi(n.Value)
+				if err != nil || n.Kind != yaml.ScalarNode {
+					p.Errorf(n.Line, "check.workspace.%s must be an integer", k)
+				}
+				*dst = &v
+			}
+		}
+		for _, k := range []string{"operation", "max_bytes", "max_entries"} {
+			if f[k] != nil && c.Refuses != "read" {
+				p.Errorf(f[k].Line, "check.workspace.%s belongs to a refused read", k)
+			}
+		}
+		for _, k := range []string{"state", "error_code", "content", "directory", "cleanup", "truncated"} {
 			if f[k] != nil {
 				p.Errorf(f[k].Line, "check.workspace.%s belongs to an op check, not to refuses", k)
 			}
 		}
 		return c
 	}
-	if f["path"] != nil {
-		p.Errorf(f["path"].Line, "check.workspace.path belongs to refuses")
+	for _, k := range []string{"path", "operation", "max_bytes", "max_entries"} {
+		if f[k] != nil {
+			p.Errorf(f[k].Line, "check.workspace.%s belongs to refuses", k)
+		}
+	}
+	if n := f["truncated"]; n != nil {
+		v := p.Bool(n, "truncated")
+		c.Truncated = &v
 	}
 	c.Op = p.String(f["op"], "op")
 	p.checkPlaceholders(f["op"])
