@@ -40,6 +40,11 @@ type RecordOptions struct {
 	// Literal keeps the values this side chose as they were (Core, for a replay that sends the
 	// recorded frames themselves); the other side's choices stay placeholders.
 	Literal proto.Peer
+	// Unordered makes each run of the other side's consecutive frames that carries more than one
+	// envelope id an any_order group: frames of different streams race (a Run's output and its
+	// admission's statuses), and the order one recording caught is not behaviour a replay may
+	// demand. A run of one id keeps its order.
+	Unordered bool
 }
 
 // RecordWith is Record with options.
@@ -89,8 +94,20 @@ func RecordWith(id, title string, frames []Captured, opts RecordOptions) ([]byte
 	}
 	var steps []any
 	rules := map[string]bool{}
+	var group []any // the other side's frames since the last step of this side (Unordered)
+	ids := map[string]bool{}
+	flush := func() {
+		switch {
+		case len(ids) > 1:
+			steps = append(steps, yamlMap{{"any_order", group}})
+		default:
+			steps = append(steps, group...)
+		}
+		group, ids = nil, map[string]bool{}
+	}
 	for _, d := range conv {
 		if d.advance != "" {
+			flush()
 			steps = append(steps, yamlMap{{"advance", d.advance}})
 			continue
 		}
@@ -106,8 +123,15 @@ func RecordWith(id, title string, frames []Captured, opts RecordOptions) ([]byte
 			side = "runtime"
 			rules[shapeRule(d.typ, nil)] = true
 		}
+		if opts.Unordered && opts.Literal != "" && d.from != opts.Literal {
+			group = append(group, yamlMap{{side, frame}})
+			ids[d.id] = true
+			continue
+		}
+		flush()
 		steps = append(steps, yamlMap{{side, frame}})
 	}
+	flush()
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("the conversation holds no frame but heartbeats")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/monitor"
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -59,5 +60,28 @@ func TestRecordedConversationPlaysAgain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Unordered: the other side's frames of several streams between two of this side's are one
+// any_order group (they race); a run of one stream keeps its order.
+func TestUnorderedGroupsRacingStreams(t *testing.T) {
+	frames := []monitor.Captured{
+		{From: proto.Core, Frame: []byte(`{"type":"prompt_request","id":"r1","payload":{"agent_kind":"contract","conversation_id":"","run_id":"","input":[{"content":[{"type":"input_text","text":"hi"}]}],"strict_resume":true,"disable_execution_environment":true}}`)},
+		{From: proto.Runtime, Frame: []byte(`{"type":"delta","id":"r1","payload":{"delta":"hi","sequence":1}}`)},
+		{From: proto.Runtime, Frame: []byte(`{"type":"prompt_steer_ack","id":"r1x","payload":{"input_id":"1","accepted":true}}`)},
+		{From: proto.Core, Frame: []byte(`{"type":"prompt_cancel","id":"r1"}`)},
+		{From: proto.Runtime, Frame: []byte(`{"type":"delta","id":"r1","payload":{"delta":"a","sequence":2}}`)},
+		{From: proto.Runtime, Frame: []byte(`{"type":"done","id":"r1","payload":{"content":"hia"}}`)},
+	}
+	yml, err := monitor.RecordWith("replay/x", "x", frames, monitor.RecordOptions{Literal: proto.Core, Unordered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(yml), "any_order"); n != 1 {
+		t.Fatalf("%d any_order groups, want 1 (the delta racing another stream's frame; the one stream after the cancel keeps its order):\n%s", n, yml)
+	}
+	if _, err := scenarios.Parse("replay/x.yaml", yml); err != nil {
+		t.Fatalf("the recording is no scenario: %v\n%s", err, yml)
 	}
 }

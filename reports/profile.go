@@ -59,21 +59,30 @@ func ProfileFromHeartbeat(frame []byte) Profile {
 	return p
 }
 
-// DetectProfile returns the profile of the first heartbeat the daemon sent in the cases'
-// transcripts (cases in id order, frames in transcript order), for a runner that does not keep
-// the heartbeat itself. It returns the zero Profile when no transcript holds one.
+// DetectProfile returns the profile the daemon declared, read from the first heartbeat of each
+// case's transcript (cases in id order), for a runner that does not keep the heartbeat itself: the
+// widest declaration among them (the first of equals). A daemon declares one profile; the
+// reference, played where a scenario excludes a capability, withholds it there, and that case's
+// narrower heartbeat must not stand for the run (nor make two shards of one run disagree). It
+// returns the zero Profile when no transcript holds a heartbeat.
 func DetectProfile(cases []Case) Profile {
+	var widest Profile
+	found := false
 	for _, c := range sortedCases(cases) {
 		if c.Result == nil || c.Result.Played != scenarios.SideCore {
 			continue
 		}
 		for _, e := range c.Result.Transcript {
 			if e.Dir == scenarios.RuntimeToCore && e.Type == "heartbeat" {
-				return ProfileFromHeartbeat([]byte(e.Frame))
+				p := ProfileFromHeartbeat([]byte(e.Frame))
+				if !found || len(p.Supported) > len(widest.Supported) {
+					widest, found = p, true
+				}
+				break
 			}
 		}
 	}
-	return Profile{}
+	return widest
 }
 
 // describe renders the profile as the first part of the profile line.

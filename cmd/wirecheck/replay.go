@@ -188,7 +188,7 @@ func replayOf(h *journal.Header, recs []journal.Record, cat *scenarios.Catalog) 
 	for conn := range conns { // a daemon that dialled again after the end sent only its heartbeat
 		frames = slices.DeleteFunc(frames, func(f monitor.Captured) bool { return f.Advance == "" && f.Conn != conn })
 	}
-	yml, err := monitor.RecordWith("replay/"+h.Scenario, "replay of "+h.Scenario, frames, monitor.RecordOptions{Literal: proto.Core})
+	yml, err := monitor.RecordWith("replay/"+h.Scenario, "replay of "+h.Scenario, frames, monitor.RecordOptions{Literal: proto.Core, Unordered: true})
 	if err != nil {
 		return nil, err.Error()
 	}
