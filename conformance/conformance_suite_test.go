@@ -37,9 +37,15 @@ var (
 	}()
 
 	// daemonDir holds the wirecheck binary the child-process pairing runs, built only if one of
-	// its specs will run.
-	daemonDir = filepath.Join(os.TempDir(), fmt.Sprintf("wirecheck-gate-%d", os.Getpid()))
-	pairings  = runner.Pairings(filepath.Join(daemonDir, "wirecheck"))
+	// its specs will run. It stays between runs: go build leaves a binary whose build ID says it
+	// is up to date alone, and the link it saves was a tenth of the gate's CPU.
+	daemonDir, daemonDirIsTemp = func() (string, bool) {
+		if dir, err := os.UserCacheDir(); err == nil {
+			return filepath.Join(dir, "wirecheck", "gate-daemon"), false
+		}
+		return filepath.Join(os.TempDir(), fmt.Sprintf("wirecheck-gate-%d", os.Getpid())), true
+	}()
+	pairings = runner.Pairings(filepath.Join(daemonDir, "wirecheck"))
 
 	// willRun holds the keys (pairing, scenario) of the specs Ginkgo's filters select.
 	willRun = map[string]bool{}
@@ -66,7 +72,9 @@ var ignoreSuiteGoroutines goleak.Option
 // BeforeSuite starts every selected scenario play of every pairing in one parallel batch.
 var _ = BeforeSuite(func(ctx SpecContext) {
 	ignoreSuiteGoroutines = goleak.IgnoreCurrent()
-	DeferCleanup(os.RemoveAll, daemonDir)
+	if daemonDirIsTemp {
+		DeferCleanup(os.RemoveAll, daemonDir)
+	}
 	for _, p := range pairings {
 		if p.Close != nil {
 			DeferCleanup(p.Close)
@@ -87,8 +95,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	})
 	// The child-process plays are the gate's real-time ones and most of its CPU (a daemon each):
 	// fewer of them at once than of the in-process plays, so a loaded machine stretches each less.
-	children := make(chan struct{}, childParallelism())
-	var jobs []runner.Job
+	// They are the batch's longest lane, so they are queued first and the in-process plays fill
+	// the places they leave.
+	children := runner.NewLane(childParallelism())
+	var jobs, childJobs []runner.Job
 	for _, p := range pairings {
 		for _, sc := range catalog.Scenarios {
 			k := key(p.Name, sc.ID)
@@ -100,25 +110,26 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 				building = true
 				buildOnce()
 			}
-			jobs = append(jobs, runner.Job{Key: k, Play: func(ctx context.Context) *scenarios.Result {
+			job := runner.Job{Key: k, Play: func(ctx context.Context) *scenarios.Result {
 				if child {
 					if err := awaitDaemon(); err != nil {
 						return &scenarios.Result{Scenario: sc.ID, Title: sc.Title, Played: scenarios.SideCore, Verdict: scenarios.HarnessError,
 							Failure: &scenarios.Failure{Message: err.Error()}}
 					}
-					select {
-					case children <- struct{}{}:
-						defer func() { <-children }()
-					case <-ctx.Done():
-						return nil
-					}
 				}
 				ctx, cancel := context.WithTimeout(ctx, scenarioTimeout)
 				defer cancel()
 				return p.Play(ctx, sc, seed)
-			}})
+			}}
+			if child {
+				job.Lane = children
+				childJobs = append(childJobs, job)
+			} else {
+				jobs = append(jobs, job)
+			}
 		}
 	}
+	jobs = append(childJobs, jobs...)
 	batch = runner.StartBatch(background, jobs, parallelism(), nil)
 	DeferCleanup(batch.Stop)
 	AddReportEntry("batch", fmt.Sprintf("%d scenario plays, %d at once (%d of them child processes)", len(jobs), parallelism(), childParallelism()))

@@ -71,3 +71,45 @@ func TestBatchStopSkipsWhatHasNotStarted(t *testing.T) {
 		}
 	}
 }
+
+// A full lane holds back only its own jobs: the jobs queued after it in no lane start in its
+// place, and the lane never runs more than its limit.
+func TestBatchLaneHoldsBackOnlyItsOwnJobs(t *testing.T) {
+	const parallel, laneLimit, laned, others = 2, 1, 3, 3
+	lane := NewLane(laneLimit)
+	var inLane, mostInLane atomic.Int32
+	release := make(chan struct{})
+	othersStarted := make(chan struct{}, others)
+	var jobs []Job
+	for i := range laned {
+		jobs = append(jobs, Job{Key: fmt.Sprint("laned", i), Lane: lane, Play: func(context.Context) *scenarios.Result {
+			now := inLane.Add(1)
+			for m := mostInLane.Load(); now > m && !mostInLane.CompareAndSwap(m, now); m = mostInLane.Load() {
+			}
+			<-release
+			inLane.Add(-1)
+			return &scenarios.Result{Verdict: scenarios.Pass}
+		}})
+	}
+	for i := range others {
+		jobs = append(jobs, Job{Key: fmt.Sprint("other", i), Play: func(context.Context) *scenarios.Result {
+			othersStarted <- struct{}{}
+			return &scenarios.Result{Verdict: scenarios.Pass}
+		}})
+	}
+	b := StartBatch(context.Background(), jobs, parallel, nil)
+	// While the lane's first job holds it, every job in no lane runs: none waits behind the
+	// two laned jobs queued before them.
+	for range others {
+		<-othersStarted
+	}
+	close(release)
+	for _, r := range b.Results() {
+		if r == nil || r.Verdict != scenarios.Pass {
+			t.Fatalf("a job did not run: %v", r)
+		}
+	}
+	if m := mostInLane.Load(); m > laneLimit {
+		t.Fatalf("%d jobs of the lane ran at once, want at most %d", m, laneLimit)
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:embed catalog
@@ -57,20 +59,38 @@ func LoadFS(fsys fs.FS, prefix string) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var all []*Scenario
-	for _, f := range files {
+	// Files are read in order and parsed side by side: checking every frame against the wire
+	// rules is most of a load, and a process that plays the catalog waits for it before its
+	// first play.
+	type parsed struct {
+		scs  []*Scenario
+		errs LoadErrors
+	}
+	out := make([]parsed, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, f := range files {
 		name := path.Join(prefix, f.path)
 		data, refused, err := readBounded(fsys, f.path, name)
 		if err != nil {
+			wg.Wait()
 			return nil, err
 		}
 		if refused != nil {
-			errs = append(errs, refused)
+			out[i].errs = LoadErrors{refused}
 			continue
 		}
-		scs, perrs := parse(name, data)
-		errs = append(errs, perrs...)
-		all = append(all, scs...)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out[i].scs, out[i].errs = parse(name, data)
+		})
+	}
+	wg.Wait()
+	var all []*Scenario
+	for _, o := range out {
+		errs = append(errs, o.errs...)
+		all = append(all, o.scs...)
 	}
 	c, lerrs := Link(all)
 	errs = append(errs, lerrs...)

@@ -15,7 +15,7 @@ import (
 // pass proto validation, or, when it declares `invalid`, fail with that error.
 func CheckFrame(ft *FrameTemplate, vars map[string]Value) error {
 	raw, err := ResolveFrame(ft, BindingsWith(vars), "lint")
-	if err != nil {
+	if err != nil || ft.Raw == nil { // ResolveFrame judged what it rendered
 		return err
 	}
 	_, perr := proto.ParseFrame(raw)
