@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/wirecheck/wirecheck/agentruntime"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
 // Environment of the helper modes of this test binary.
@@ -68,12 +68,9 @@ func TestAgentRuntime(t *testing.T) {
 var testDaemon string
 
 var _ = BeforeSuite(func() {
-	dir := GinkgoT().TempDir()
-	testDaemon = filepath.Join(dir, "testdaemon")
-	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", testDaemon, "./internal/testdaemon")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "go build testdaemon: %s", out)
+	var err error
+	testDaemon, err = testbin.Build("./internal/testdaemon", "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	Expect(err).NotTo(HaveOccurred())
 })
 
 // superviseMain is a supervisor that gets killed: it starts one unit whose daemon spawns a child

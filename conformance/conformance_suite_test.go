@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -36,16 +36,17 @@ var (
 		return c
 	}()
 
-	// daemonDir holds the wirecheck binary the child-process pairing runs, built only if one of
-	// its specs will run. It stays between runs: go build leaves a binary whose build ID says it
-	// is up to date alone, and the link it saves was a tenth of the gate's CPU.
-	daemonDir, daemonDirIsTemp = func() (string, bool) {
-		if dir, err := os.UserCacheDir(); err == nil {
-			return filepath.Join(dir, "wirecheck", "gate-daemon"), false
+	// daemon is the wirecheck binary the child-process pairing runs, built only if one of its
+	// specs will run. It stays between runs (testbin): the link that saves was a tenth of the
+	// gate's CPU.
+	daemon = func() string {
+		bin, err := testbin.Path(wirecheckCmd)
+		if err != nil {
+			panic(fmt.Sprintf("no place for the daemon binary: %v", err))
 		}
-		return filepath.Join(os.TempDir(), fmt.Sprintf("wirecheck-gate-%d", os.Getpid())), true
+		return bin
 	}()
-	pairings = runner.Pairings(filepath.Join(daemonDir, "wirecheck"))
+	pairings = runner.Pairings(daemon)
 
 	// willRun holds the keys (pairing, scenario) of the specs Ginkgo's filters select.
 	willRun = map[string]bool{}
@@ -72,9 +73,6 @@ var ignoreSuiteGoroutines goleak.Option
 // BeforeSuite starts every selected scenario play of every pairing in one parallel batch.
 var _ = BeforeSuite(func(ctx SpecContext) {
 	ignoreSuiteGoroutines = goleak.IgnoreCurrent()
-	if daemonDirIsTemp {
-		DeferCleanup(os.RemoveAll, daemonDir)
-	}
 	for _, p := range pairings {
 		if p.Close != nil {
 			DeferCleanup(p.Close)
@@ -164,17 +162,12 @@ func parallelism() int {
 // childParallelism is how many of them may be child-process plays.
 func childParallelism() int { return max(1, min(parallelism(), 8*runtime.GOMAXPROCS(0))) }
 
+const wirecheckCmd = "github.com/wirecheck/wirecheck/cmd/wirecheck"
+
 // buildDaemon builds the wirecheck binary whose `runtime` command the child-process pairing runs.
-func buildDaemon(ctx context.Context) error {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		return fmt.Errorf("building the daemon needs the go tool on PATH: %w", err)
-	}
-	out, err := exec.CommandContext(ctx, goTool, "build", "-o", filepath.Join(daemonDir, "wirecheck"), "github.com/wirecheck/wirecheck/cmd/wirecheck").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("go build ./cmd/wirecheck: %w\n%s", err, out)
-	}
-	return nil
+func buildDaemon(context.Context) error {
+	_, err := testbin.Build(wirecheckCmd)
+	return err
 }
 
 // livingChildren lists the processes whose parent is this test process (Linux /proc), zombies

@@ -3,13 +3,12 @@ package runner_test
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wirecheck/wirecheck/agentruntime"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -21,9 +20,9 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
-	bin := filepath.Join(t.TempDir(), "misbehave")
-	if out, err := exec.Command("go", "build", "-o", bin, "../internal/misbehave").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testbin.Build("../internal/misbehave")
+	if err != nil {
+		t.Fatal(err)
 	}
 	cat, err := scenarios.Embedded()
 	if err != nil {

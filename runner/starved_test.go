@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -25,9 +25,9 @@ func TestNoFalseFailureUnderLoad(t *testing.T) {
 		t.Skip("builds a binary and runs daemons in real time")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "wirecheck")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/wirecheck").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testbin.Build("../cmd/wirecheck")
+	if err != nil {
+		t.Fatal(err)
 	}
 	slow := filepath.Join(dir, "slow-daemon")
 	script := fmt.Sprintf("#!/bin/sh\n/bin/sleep 4\nexec %s \"$@\"\n", bin) // the fault under test: a slow start

@@ -161,7 +161,7 @@ func TestCertifyTheReferenceRuntimeAsAnImage(t *testing.T) {
 		t.Setenv("CONTAINERS_CONF", abs)
 	}
 	dir := t.TempDir()
-	static, err := goBuild(filepath.Join(dir, "wirecheck"), true)
+	static, err := goBuild(true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/wirecheck/wirecheck/internal/catalogsample"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
@@ -26,25 +24,10 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		if builtDir != "" {
-			_ = os.RemoveAll(builtDir)
-		}
-		os.Exit(code)
-	}))
+	goleak.VerifyTestMain(m)
 }
 
-// builtDir holds the binary built, once for the whole package, by builtWirecheck.
-var builtDir string
-
-var buildOnce = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "wirecheck-cmd-test-")
-	if err != nil {
-		return "", err
-	}
-	builtDir = dir
-	return goBuild(filepath.Join(dir, "wirecheck"), false)
-})
+var buildOnce = sync.OnceValues(func() (string, error) { return goBuild(false) })
 
 // builtWirecheck is this command built by `go build` as a user builds it, once for every test
 // that runs a real binary (a re-executed test binary does for the others).
@@ -60,16 +43,12 @@ func builtWirecheck(t *testing.T) string {
 // goBuild builds this command to bin; static when asked (for a container image). A static build
 // compiles again every package that cgo changes (net and all above it), where the default build
 // links what compiling the tests left in the build cache: build static only for an image.
-func goBuild(bin string, static bool) (string, error) {
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = os.Environ()
+// It is kept between runs (testbin): a caller that needs the file under another name copies it.
+func goBuild(static bool) (string, error) {
 	if static {
-		cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+		return testbin.Build(".", "CGO_ENABLED=0")
 	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
+	return testbin.Build(".")
 }
 
 // catalogSample is a representative part of what `certify` selects with these label filters

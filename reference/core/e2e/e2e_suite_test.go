@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -22,6 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/reference/core/store"
@@ -38,16 +37,11 @@ func TestE2E(t *testing.T) {
 var binary string
 
 var _ = SynchronizedBeforeSuite(func() []byte {
-	dir, err := os.MkdirTemp("", "wirecheck-e2e-")
+	bin, err := testbin.Build("github.com/wirecheck/wirecheck/cmd/wirecheck")
 	Expect(err).NotTo(HaveOccurred())
-	bin := filepath.Join(dir, "wirecheck")
-	build := exec.Command("go", "build", "-o", bin, "github.com/wirecheck/wirecheck/cmd/wirecheck")
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "go build ./cmd/wirecheck:\n%s", out)
 	return []byte(bin)
 }, func(bin []byte) {
 	binary = string(bin)
-	DeferCleanup(func() { _ = os.RemoveAll(filepath.Dir(binary)) })
 })
 
 // coreProcess is `wirecheck core` running as a child.
