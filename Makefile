@@ -14,7 +14,7 @@ test:
 ## (.ci/hog); STRESS_RUNS=N plays it N times in a row. What fails here raced the wall clock.
 stress:
 	.ci/stress --build-only
-	.ci/hog .ci/stress
+	.ci/hog .ci/stress --prebuilt
 
 ## mutants: the mutation kill matrix: the Runtime catalog against every single-bug variant of the reference
 ## Runtime, and the Core scenarios against every single-bug variant of the reference Core (both built only with
