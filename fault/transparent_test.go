@@ -5,11 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.uber.org/goleak"
 
 	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/internal/catalogsample"
@@ -41,24 +45,78 @@ func transparentScenarios() []*scenarios.Scenario {
 	return catalogsample.Cover(catalog.Scenarios)
 }
 
+// A transparent play is one scenario played through a relay with no rule. There are about 1,300
+// and each mostly waits on loopback round trips, so BeforeSuite plays the ones Ginkgo's filters
+// select side by side (16 per CPU, as the gate does) before any spec runs, and each spec judges
+// its own play. Played one after another they took two minutes.
+type transparentPlay struct {
+	play func(ctx context.Context) *playOutcome
+	out  *playOutcome
+}
+
+// playOutcome is what a spec judges: the results, what the relay logged, what the monitor saw.
+type playOutcome struct {
+	core, runtime *scenarios.Result
+	logs          string
+	mon           *monitor.Monitor
+}
+
+// transparentPlays are keyed by the spec's container texts and its leaf text, as
+// transparentKey joins them.
+var transparentPlays = map[string]*transparentPlay{}
+
+// transparentSelected holds the keys of the transparent specs the filters select (TestRelay
+// previews them before the suite runs).
+var transparentSelected = map[string]bool{}
+
+func transparentKey(texts ...string) string { return strings.Join(texts, "\x00") }
+
+// transparent registers a play under the spec texts and returns the spec body's way to its outcome.
+func transparent(play func(ctx context.Context) *playOutcome, texts ...string) func() *playOutcome {
+	k := transparentKey(texts...)
+	p := &transparentPlay{play: play}
+	transparentPlays[k] = p
+	return func() *playOutcome {
+		Expect(p.out).NotTo(BeNil(), "BeforeSuite did not play %s", k)
+		return p.out
+	}
+}
+
+// relayOptions are a transparent play's options, with its own log for the relay.
+func relayOptions(logs *syncBuffer) runner.Options {
+	return runner.Options{Seed: fmt.Sprint(GinkgoRandomSeed()), Faults: &fault.Schedule{}, Credential: credential,
+		RelayLog: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	base := goleak.IgnoreCurrent()
+	var plays []*transparentPlay
+	for k, p := range transparentPlays {
+		if transparentSelected[k] {
+			plays = append(plays, p)
+		}
+	}
+	sem := make(chan struct{}, 16*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for _, p := range plays {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a safety net, not a budget
+			defer cancel()
+			p.out = p.play(ctx)
+		})
+	}
+	wg.Wait()
+	// The plays' goroutines are checked once, after all of them: relays, sessions, timers and
+	// peers all stop.
+	Eventually(func() error { return goleak.Find(base) }).WithTimeout(within).Should(Succeed(), "goroutines left running after the transparent plays")
+}, NodeTimeout(10*time.Minute))
+
 // The relay adds nothing: every scenario of the catalog passes with a relay that has no rule
 // between the peers, through the same pairing code the gate uses.
-var _ = Describe("a relay with no faults is transparent", Label("transparent"), func() {
-	var (
-		logs  *syncBuffer
-		opts  runner.Options
-		empty = &fault.Schedule{}
-	)
-	BeforeEach(func() {
-		logs = &syncBuffer{}
-		opts = runner.Options{Seed: fmt.Sprint(GinkgoRandomSeed()), Faults: empty, Credential: credential,
-			RelayLog: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	})
-	AfterEach(func() {
-		Expect(containsCredential(logs.String())).To(BeFalse(), "the relay logged a credential")
-	})
-
-	Describe("scripted Core ↔ relay ↔ scripted Runtime", Label("self-check"), func() {
+var _ = Describe(transparentText, Label("transparent"), func() {
+	Describe(selfCheckText, Label("self-check"), func() {
 		selfCheck := runner.SelfCheckPairing()
 		for _, sc := range transparentScenarios() {
 			if sc.HasFaults() {
@@ -67,24 +125,27 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 			if why := selfCheck.Skip(sc); why != "" {
 				continue // what the self-check pairing cannot play, it cannot play through a relay either
 			}
-			It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
-				ctx2, cancel := context.WithTimeout(ctx, 30*time.Second)
+			outcome := transparent(func(ctx context.Context) *playOutcome {
+				logs := &syncBuffer{}
+				ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 				defer cancel()
-				core, rt := runner.SelfCheck(ctx2, sc, opts)
-				Expect(core.Verdict).To(Equal(scenarios.Pass), "scripted Core:\n%s", core)
-				Expect(rt).NotTo(BeNil(), "the scripted Runtime never ran")
-				if !runner.OnlyTurnChecksNotApplicable(sc, rt) {
-					Expect(rt.Verdict).To(Equal(scenarios.Pass), "scripted Runtime:\n%s", rt)
+				core, rt := runner.SelfCheck(ctx, sc, relayOptions(logs))
+				return &playOutcome{core: core, runtime: rt, logs: logs.String()}
+			}, transparentText, selfCheckText, sc.ID)
+			It(sc.ID, Label(sc.Labels...), func() {
+				o := outcome()
+				Expect(o.core.Verdict).To(Equal(scenarios.Pass), "scripted Core:\n%s", o.core)
+				Expect(o.runtime).NotTo(BeNil(), "the scripted Runtime never ran")
+				if !runner.OnlyTurnChecksNotApplicable(sc, o.runtime) {
+					Expect(o.runtime.Verdict).To(Equal(scenarios.Pass), "scripted Runtime:\n%s", o.runtime)
 				}
-				Expect(faultEvents(core)).To(BeEmpty())
-				if sc.Handshake == nil || sc.Handshake.Expect == nil {
-					Expect(logs.String()).To(ContainSubstring("fault relay: connection open"), "the peers bypassed the relay")
-				}
+				Expect(faultEvents(o.core)).To(BeEmpty())
+				expectRelayed(sc, o.logs)
 			})
 		}
 	})
 
-	Describe("scripted Core ↔ relay ↔ reference Runtime", Label("runtime"), func() {
+	Describe(referenceRuntimeText, Label("runtime"), func() {
 		for _, sc := range transparentScenarios() {
 			if !sc.Tests.Covers(scenarios.SideRuntime) || sc.HasFaults() {
 				continue
@@ -97,24 +158,27 @@ var _ = Describe("a relay with no faults is transparent", Label("transparent"), 
 			if slices.ContainsFunc(sc.Steps, func(st *scenarios.Step) bool { return st.Kind == scenarios.StepAwaitStall }) {
 				continue // the relay keeps reading from the daemon: a Core that stopped reading blocks no write of its
 			}
-			It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
+			outcome := transparent(func(ctx context.Context) *playOutcome {
+				logs := &syncBuffer{}
 				mon := monitor.New(nil)
-				o := opts
+				o := relayOptions(logs)
 				o.Tap = func(*scenarios.Scenario) fault.Tap { return mon }
 				r := runner.PlayRuntime(ctx, sc, 0, runner.ReferenceRuntime{}, o)
-				Expect(r.Verdict).To(Equal(scenarios.Pass), "%s", r)
+				return &playOutcome{runtime: r, logs: logs.String(), mon: mon}
+			}, transparentText, referenceRuntimeText, sc.ID)
+			It(sc.ID, Label(sc.Labels...), func() {
+				o := outcome()
+				Expect(o.runtime.Verdict).To(Equal(scenarios.Pass), "%s", o.runtime)
 				// The monitor watched a conforming Runtime: any alarm against it is a false one.
-				Expect(alarmsAgainst(mon, proto.Runtime)).To(BeEmpty(), "the monitor blamed the reference Runtime")
-				Expect(faultEvents(r)).To(BeEmpty())
-				if sc.Handshake == nil || sc.Handshake.Expect == nil {
-					Expect(logs.String()).To(ContainSubstring("fault relay: connection open"), "the peers bypassed the relay")
-				}
+				Expect(alarmsAgainst(o.mon, proto.Runtime)).To(BeEmpty(), "the monitor blamed the reference Runtime")
+				Expect(faultEvents(o.runtime)).To(BeEmpty())
+				expectRelayed(sc, o.logs)
 			})
 		}
 	})
 })
 
-var _ = Describe("a monitored relay between the scripted Runtime and the reference Core", Label("transparent", "core"), func() {
+var _ = Describe(monitoredCoreText, Label("transparent", "core"), func() {
 	for _, sc := range transparentScenarios() {
 		if !sc.Tests.Covers(scenarios.SideCore) || sc.HasFaults() {
 			continue
@@ -122,15 +186,35 @@ var _ = Describe("a monitored relay between the scripted Runtime and the referen
 		if slices.ContainsFunc(sc.Steps, func(st *scenarios.Step) bool { return st.Kind == scenarios.StepAwaitStall }) {
 			continue // the relay keeps reading from Core: a Runtime that stopped reading blocks no write of Core's
 		}
-		It(sc.ID, Label(sc.Labels...), func(ctx SpecContext) {
+		outcome := transparent(func(ctx context.Context) *playOutcome {
 			mon := monitor.New(nil)
 			r := runner.PlayReferenceCoreWatched(ctx, sc, fmt.Sprint(GinkgoRandomSeed()), 0, mon)
-			Expect(r.Verdict).To(BeElementOf(scenarios.Pass, scenarios.NotApplicable), "%s", r)
+			return &playOutcome{core: r, mon: mon}
+		}, monitoredCoreText, sc.ID)
+		It(sc.ID, Label(sc.Labels...), func() {
+			o := outcome()
+			Expect(o.core.Verdict).To(BeElementOf(scenarios.Pass, scenarios.NotApplicable), "%s", o.core)
 			// The monitor watched the reference Core: any alarm against it is a false one.
-			Expect(alarmsAgainst(mon, proto.Core)).To(BeEmpty(), "the monitor blamed the reference Core")
+			Expect(alarmsAgainst(o.mon, proto.Core)).To(BeEmpty(), "the monitor blamed the reference Core")
 		})
 	}
 })
+
+const (
+	transparentText      = "a relay with no faults is transparent"
+	selfCheckText        = "scripted Core ↔ relay ↔ scripted Runtime"
+	referenceRuntimeText = "scripted Core ↔ relay ↔ reference Runtime"
+	monitoredCoreText    = "a monitored relay between the scripted Runtime and the reference Core"
+)
+
+// expectRelayed checks the play's relay log: no credential in it, and the peers went through
+// the relay (unless the scenario's handshake is refused before a connection opens).
+func expectRelayed(sc *scenarios.Scenario, logs string) {
+	Expect(containsCredential(logs)).To(BeFalse(), "the relay logged a credential")
+	if sc.Handshake == nil || sc.Handshake.Expect == nil {
+		Expect(logs).To(ContainSubstring("fault relay: connection open"), "the peers bypassed the relay")
+	}
+}
 
 // alarmsAgainst are the monitor's alarms against one side, one per line.
 func alarmsAgainst(m *monitor.Monitor, side proto.Peer) []string {
