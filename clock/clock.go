@@ -197,6 +197,10 @@ func AdvanceContext(ctx context.Context, a Advancer, d time.Duration) error {
 	return nil
 }
 
+// IsReal reports whether a is the wall clock (RealAdvancer): an advance there is a wait, and the
+// peer's timers run whether or not anyone advances them.
+func IsReal(a Advancer) bool { _, ok := a.(realAdvancer); return ok }
+
 // RealAdvancer is the wall clock whose Advance simply waits d: what `advance` means against a
 // Runtime in another process. Its AdvanceContext ends the wait when the context does.
 func RealAdvancer() ContextAdvancer { return realAdvancer{} }

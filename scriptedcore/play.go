@@ -187,7 +187,7 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 	rec := script.NewRecorder()
 	rec.Trace(trace.SpanFromContext(ctx)) // the scenario's span (runner.PlayRuntime), if any
 	p := &script.Player{Scenario: sc, Self: proto.Core, B: scenarios.BindingsWith(sc.Vars), Rec: rec, Timeout: cfg.Timeout, HeavyTimeout: cfg.StartTimeout, Seed: cfg.Seed, Gate: cfg.Gate,
-		StampTrace: true}
+		StampTrace: true, RealTime: clock.IsReal(cfg.Clock)}
 	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
 		p.Drops = w
 	}
@@ -572,7 +572,7 @@ func (r *run) advance(ctx context.Context, st *scenarios.Step) error {
 	if err := clock.AdvanceContext(ctx, r.cfg.Clock, st.Advance); err != nil {
 		return fmt.Errorf("%s: stopped while the clock advanced %v: %w", st.Pos, st.Advance, err)
 	}
-	r.p.Advanced()
+	r.p.Advanced(st.Advance)
 	return nil
 }
 

@@ -341,7 +341,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 			d.Advance(st.Advance)
 			r.advanceTransport(st)
 		}
-		p.Advanced()
+		p.Advanced(st.Advance)
 		return nil, nil
 	case scenarios.StepDisconnect:
 		return r.disconnect(ctx, st)

@@ -40,6 +40,15 @@ type Player struct {
 	// OnHeartbeat sees every heartbeat read (valid or not). It returns a failure for a heartbeat
 	// the peer may not send; heartbeats are otherwise filtered unless a step expects one.
 	OnHeartbeat func(raw []byte) error
+	// RealTime: the other peer's clock is the wall clock (it runs in another process), so its
+	// timers run on their own and an advance is a wait. A settle window then opens at the
+	// scenario's clock (scenarioClock), not at the frame that came last.
+	RealTime bool
+	// scenarioClock (RealTime only) is the earliest wall time the scenario's clock can show now:
+	// when this peer last began a write, plus the advances since. The other peer arms each timer
+	// on something this peer sent or on a timer before it, so none it keeps can fire before
+	// scenarioClock plus the advances the scenario makes for it.
+	scenarioClock time.Time
 	// StampTrace: a frame whose template writes no trace is sent with the traceparent of the
 	// context it is sent in when tracing is on, as a Core stamps its context's trace when absent
 	// (facts §2.1). A template's own trace, {$absent: true} and raw frames are sent as written.
@@ -101,6 +110,9 @@ func (p *Player) Send(ctx context.Context, st *scenarios.Step) (*scenarios.Failu
 		raw = tracing.Stamp(ctx, raw, proto.MaxFrameBytes)
 	}
 	p.heavy = p.heavy || len(raw) >= HeavyFrameBytes
+	if now := time.Now(); p.RealTime && now.After(p.scenarioClock) {
+		p.scenarioClock = now // before the write: the other peer cannot have the frame earlier
+	}
 	if err := p.Conn.Write(ctx, raw); err != nil {
 		if len(raw) > proto.MaxFrameBytes {
 			// A frame over the peer's read limit is sent to be refused: the peer may close before
@@ -372,6 +384,14 @@ func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <
 		if m := p.Conn.Mark(); !m.IsZero() && m.Before(opened) {
 			opened = m
 		}
+		// In real time, what a settle guards (native work that must not finish before the clock
+		// moves on) is timed by the other peer from its own events, which the frame that came
+		// last may reach the wire long after: a starved peer sends a receipt late and the next
+		// timer's frame on time. The window opens at the scenario's clock instead, which no timer
+		// of a conforming peer beats; a frame inside it is early by the peer's own account.
+		if st.Kind == scenarios.StepSettle && p.RealTime && !p.scenarioClock.IsZero() && p.scenarioClock.Before(opened) {
+			opened = p.scenarioClock
+		}
 		for len(p.Conn.unread) > 0 {
 			in := p.Conn.unread[0]
 			p.Conn.unread = p.Conn.unread[1:]
@@ -475,9 +495,12 @@ func (p *Player) AwaitTaken(ctx context.Context, timeout time.Duration, readAll 
 	}
 }
 
-// Advanced notes that the peer moved the clock: a silence window that follows opens now, not at
-// the last frame (against a Runtime in another process an advance is a real wait).
-func (p *Player) Advanced() {
+// Advanced notes that the peer moved the clock by d: a silence window that follows opens now, not
+// at the last frame (against a Runtime in another process an advance is a real wait).
+func (p *Player) Advanced(d time.Duration) {
+	if p.RealTime && !p.scenarioClock.IsZero() {
+		p.scenarioClock = p.scenarioClock.Add(d)
+	}
 	if p.Conn != nil {
 		p.Conn.setMark(time.Now())
 	}

@@ -192,3 +192,47 @@ func TestOptionalFrameComesBeforeTheNextStepOrNever(t *testing.T) {
 		t.Fatal("an optional frame that came after the next step's frame was taken")
 	}
 }
+
+// Against a peer in another process, a settle window opens at the scenario's clock: the peer times
+// what the settle guards from its own events, and a starved peer may put the frame that came last
+// on the wire long after them. Here Core's input went out at t0 and the scenario advanced 300 ms;
+// the peer's write completed at t0+300 ms and armed its 300 ms acceptance, but its `written`
+// receipt reached the wire only at t0+560 ms, so the acceptance, on time at t0+600 ms, came 40 ms
+// after it. A window anchored at the receipt would fail a conforming peer; one at the scenario's
+// clock fails only an acceptance that beat it. In process (a virtual clock that stands still in the
+// window) the window still opens at the frame.
+func TestARealTimeSettleOpensAtTheScenariosClock(t *testing.T) {
+	const window = 50 * time.Millisecond
+	accepted := []byte(`{"type":"prompt_steer_ack","id":"run","payload":{"input_id":"1","accepted":true}}`)
+	for _, c := range []struct {
+		name     string
+		realTime bool
+		arrival  time.Duration // of the acceptance, after t0
+		broken   bool
+	}{
+		{"in real time, an acceptance on time after a late receipt", true, 600 * time.Millisecond, false},
+		{"in real time, an acceptance that beat the clock", true, 320 * time.Millisecond, true},
+		{"in process, the window opens at the receipt", false, 600 * time.Millisecond, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t0 := time.Now().Add(-time.Second) // all of it happened already: nothing waits
+			receipt := t0.Add(560 * time.Millisecond)
+			conn := &Conn{frames: make(chan Inbound, 1), done: make(chan struct{}), rec: NewRecorder(), mark: receipt}
+			conn.frames <- Inbound{Raw: accepted, At: t0.Add(c.arrival)}
+			p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: time.Second, RealTime: c.realTime}
+			if c.realTime {
+				p.scenarioClock = t0
+				p.Advanced(300 * time.Millisecond)
+				conn.mark = receipt // the receipt was consumed after the advance
+			}
+			st := &scenarios.Step{Index: 7, Kind: scenarios.StepSettle, From: proto.Runtime, Window: window}
+			f := p.ExpectSilence(st, window, nil)
+			if broken := f != nil; broken != c.broken {
+				t.Fatalf("broken = %v, want %v (%v)", broken, c.broken, f)
+			}
+			if !c.broken && len(conn.unread) != 1 {
+				t.Fatalf("the acceptance was not left for the next step")
+			}
+		})
+	}
+}
