@@ -2,6 +2,7 @@ package fault
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"testing"
@@ -84,5 +85,39 @@ func TestBatchConnCloseIsBounded(t *testing.T) {
 	case <-closed:
 	case <-time.After(3 * time.Second):
 		t.Fatal("Close waited for a peer that never reads")
+	}
+}
+
+// A batching connection is idle only once what was written to it is out of its hands: while the
+// peer has not taken the bytes (a pipe hands them over only as they are read) waitIdle says no,
+// and once they are read it says yes. A set waits for all its connections and forgets one that
+// stopped.
+func TestBatchConnIsIdleOnlyOnceWritten(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	var set batchSet
+	c := set.add(newBatchConn(a))
+	if err := set.waitIdle(context.Background()); err != nil {
+		t.Fatalf("a connection nothing was written to is not idle: %v", err)
+	}
+	msg := []byte("frame for the peer")
+	if _, err := c.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := set.waitIdle(cancelled); err == nil {
+		t.Fatal("idle while the peer has not taken the bytes")
+	}
+	got := make([]byte, len(msg))
+	if _, err := io.ReadFull(b, got); err != nil || !bytes.Equal(got, msg) {
+		t.Fatalf("the peer read %q, %v", got, err)
+	}
+	if err := set.waitIdle(context.Background()); err != nil {
+		t.Fatalf("not idle once the peer took everything: %v", err)
+	}
+	_ = c.Close()
+	if err := set.waitIdle(cancelled); err != nil {
+		t.Fatalf("a closed connection keeps its set busy: %v", err)
 	}
 }

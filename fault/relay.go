@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wirecheck/wirecheck/clock"
+	"github.com/wirecheck/wirecheck/internal/sockwatch"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/transport"
 )
@@ -69,6 +70,9 @@ type Relay struct {
 	srv       *http.Server
 	ln        net.Listener
 	stopCtx   func() bool // stops the context.AfterFunc of Start
+	// watch and batches see the relay's sockets (both legs), for AwaitForwarded.
+	watch   *sockwatch.Watcher
+	batches batchSet
 
 	filters atomic.Pointer[filters] // which frames no armed rule can select, read without r.mu
 
@@ -132,7 +136,9 @@ func New(upstream string, sched *Schedule, opts Options) (*Relay, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	// The relay talks to Core itself, through no proxy, with its own idle connections (closed at
 	// Close) and batching sockets.
-	r.transport = &http.Transport{DialContext: batchDial, MaxIdleConnsPerHost: 4, TLSHandshakeTimeout: proto.HandshakeTimeout}
+	r.watch = sockwatch.New()
+	r.transport = &http.Transport{DialContext: batchDial(r.watch.DialContext(&net.Dialer{}), &r.batches), MaxIdleConnsPerHost: 4,
+		TLSHandshakeTimeout: proto.HandshakeTimeout}
 	r.proxy = &httputil.ReverseProxy{Rewrite: r.rewrite, ModifyResponse: r.modifyResponse,
 		Transport: r.transport, ErrorHandler: r.proxyError, ErrorLog: slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)}
 	return r, nil
@@ -172,11 +178,28 @@ func (r *Relay) Start(ctx context.Context) (string, error) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		_ = r.srv.Serve(batchListener{ln})
+		_ = r.srv.Serve(batchListener{r.watch.Listen(ln), &r.batches})
 	}()
 	r.stopCtx = context.AfterFunc(ctx, r.Close)
 	r.log.Info("fault relay: listening", "url", r.URL(), "upstream", r.upstream.Redacted())
 	return r.URL(), nil
+}
+
+// AwaitForwarded returns once the relay has passed on everything that reached it: every socket's
+// reader waits on an empty receive queue (so every frame read has been decided and written, or
+// held by a rule's timer), everything written is out of the relay's buffers, and the other end's
+// kernel has acknowledged it. A harness that advances a clock behind the relay waits for this
+// between "the peer's kernel has my frames" and "the peer has read them": without it the frame
+// could still be in the relay when the peer is found idle. errors.ErrUnsupported where the
+// kernel cannot be asked (not unix).
+func (r *Relay) AwaitForwarded(ctx context.Context) error {
+	if err := r.watch.AwaitReadAll(ctx); err != nil {
+		return err
+	}
+	if err := r.batches.waitIdle(ctx); err != nil {
+		return err
+	}
+	return r.watch.AwaitSent(ctx)
 }
 
 // URL is the relay's base URL (ending in /api/v1), once started.

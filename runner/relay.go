@@ -62,6 +62,18 @@ func (r *Relay) Start(ctx context.Context, upstream string) (string, error) {
 	return base, nil
 }
 
+// AwaitForwarded returns once the relay has passed on everything that reached it
+// (fault.Relay.AwaitForwarded); at once before it started.
+func (r *Relay) AwaitForwarded(ctx context.Context) error {
+	r.mu.Lock()
+	rl := r.relay
+	r.mu.Unlock()
+	if rl == nil {
+		return nil
+	}
+	return rl.AwaitForwarded(ctx)
+}
+
 // Follow makes the relay's timers read c (the launched Runtime's clock).
 func (r *Relay) Follow(c clock.Clock) { r.clock.set(c) }
 

@@ -191,6 +191,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
 		p.Drops = w
 	}
+	if f, ok := cfg.Faults.(script.Forwarder); ok {
+		p.Relay = f
+	}
 	r := &run{cfg: cfg, p: p, view: newView()}
 	verdict, failure, err := r.play(ctx, launch)
 	if err != nil {

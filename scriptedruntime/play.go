@@ -99,6 +99,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config) *scenarios.Re
 	if w, ok := cfg.Faults.(scenarios.DropWitness); ok {
 		p.Drops = w
 	}
+	if f, ok := cfg.Faults.(script.Forwarder); ok {
+		p.Relay = f
+	}
 	r := &run{cfg: cfg, p: p}
 	r.id = identity(cfg, sc.Handshake)
 	verdict, failure, err := r.play(ctx)

@@ -36,6 +36,9 @@ type Player struct {
 	Gate *Gate
 	// Drops, if set, witnesses what faults dropped: a `lost` step waits until the drop happened.
 	Drops scenarios.DropWitness
+	// Relay, if set, is a relay between the peers: what this peer sent must be through it before
+	// the other peer can be found to have read it (AwaitTaken).
+	Relay Forwarder
 	lost  map[string]int // lost steps played so far, per frame type
 	// OnHeartbeat sees every heartbeat read (valid or not). It returns a failure for a heartbeat
 	// the peer may not send; heartbeats are otherwise filtered unless a step expects one.
@@ -490,9 +493,23 @@ func (p *Player) AwaitTaken(ctx context.Context, timeout time.Duration, readAll 
 			return
 		}
 	}
+	if p.Relay != nil {
+		// The frames may be in the relay yet: a peer found idle now could still get them after
+		// the clock moved (a heartbeat reaching Core after the advance that expired it).
+		if err := p.Relay.AwaitForwarded(ctx); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			p.Rec.Event("advance", fmt.Sprintf("the relay did not pass on what the %s sent within %v: %v; the clock moves anyway", p.Self, timeout, err))
+			return
+		}
+	}
 	if err := readAll(ctx); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		p.Rec.Event("advance", fmt.Sprintf("the %s did not get back to reading within %v: %v; the clock moves anyway", other, timeout, err))
 	}
+}
+
+// Forwarder is a relay that can say it has passed on everything that reached it
+// (fault.Relay.AwaitForwarded).
+type Forwarder interface {
+	AwaitForwarded(ctx context.Context) error
 }
 
 // Advanced notes that the peer moved the clock by d: a silence window that follows opens now, not

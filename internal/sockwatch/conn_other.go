@@ -20,5 +20,7 @@ type Conn struct {
 
 func (c *Conn) unread() (int, error) { return 0, errUnsupported }
 
+func (c *Conn) unsent() (int, error) { return 0, errUnsupported }
+
 // Wrap returns c as it is: this platform cannot watch a socket.
 func (w *Watcher) Wrap(c net.Conn) net.Conn { return c }

@@ -172,6 +172,15 @@ func (c *Conn) Close() error {
 }
 
 // unread is the number of bytes the socket's receive queue holds (SIOCINQ).
+func (c *Conn) unsent() (int, error) {
+	var n int
+	var ierr error
+	if err := c.raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.SIOCOUTQ) }); err != nil {
+		return 0, err
+	}
+	return n, ierr
+}
+
 func (c *Conn) unread() (int, error) {
 	var n int
 	var ierr error

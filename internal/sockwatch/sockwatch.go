@@ -13,8 +13,10 @@ package sockwatch
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
+	"time"
 )
 
 // Watcher tracks the live connections it wrapped.
@@ -77,6 +79,41 @@ func (w *Watcher) await(ctx context.Context, cond func() bool) error {
 		case <-changed:
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		}
+	}
+}
+
+// AwaitSent waits until every byte written on every live connection has reached the other end's
+// kernel (SIOCOUTQ 0): the other end can read all of it, and whether it has is for its own
+// watcher to say. A returned write only means this kernel took the bytes; on a loaded machine
+// their delivery, even on loopback, can lag. No event says "acknowledged", so it polls every
+// millisecond.
+func (w *Watcher) AwaitSent(ctx context.Context) error {
+	if !supported {
+		return errUnsupported
+	}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		w.mu.Lock()
+		conns := make([]*Conn, 0, len(w.conns))
+		for c := range w.conns {
+			conns = append(conns, c)
+		}
+		w.mu.Unlock()
+		pending := 0
+		for _, c := range conns {
+			if n, err := c.unsent(); err == nil { // a socket already closed has nothing left to deliver
+				pending += n
+			}
+		}
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return fmt.Errorf("%d bytes written are still undelivered: %w", pending, context.Cause(ctx))
 		}
 	}
 }
