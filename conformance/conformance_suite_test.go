@@ -1,11 +1,13 @@
 package conformance_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +99,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// the places they leave.
 	children := runner.NewLane(childParallelism())
 	var jobs, childJobs []runner.Job
+	childWait := map[string]time.Duration{}
 	for _, p := range pairings {
 		for _, sc := range catalog.Scenarios {
 			k := key(p.Name, sc.ID)
@@ -122,11 +125,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 			if child {
 				job.Lane = children
 				childJobs = append(childJobs, job)
+				childWait[k] = runner.ExpectedRealTime(sc)
 			} else {
 				jobs = append(jobs, job)
 			}
 		}
 	}
+	// The child plays that wait longest in real time (a stalled upgrade: 10 s) start first.
+	slices.SortStableFunc(childJobs, func(a, b runner.Job) int { return cmp.Compare(childWait[b.Key], childWait[a.Key]) })
 	jobs = append(childJobs, jobs...)
 	batch = runner.StartBatch(background, jobs, parallelism(), nil)
 	DeferCleanup(batch.Stop)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/fault"
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 )
@@ -94,15 +95,27 @@ func NewSeed() string {
 func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Options) []*scenarios.Result {
 	o.defaults(t)
 	ctx, span := StartRunSpan(ctx, t.Describe(), o.Seed, len(scs))
+	// The scenarios that wait longest in real time start first (the heartbeat ones take 15 s, a
+	// stalled upgrade 10 s): started last, one of them would be the run's tail alone.
+	order := make([]int, len(scs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ExpectedRealTime(scs[b]), ExpectedRealTime(scs[a])) })
 	jobs := make([]Job, len(scs))
-	for i, sc := range scs {
-		jobs[i] = Job{Key: sc.ID, Play: func(ctx context.Context) *scenarios.Result { return PlayRuntime(ctx, sc, i, t, o) }}
+	for j, i := range order {
+		sc := scs[i]
+		jobs[j] = Job{Key: sc.ID, Play: func(ctx context.Context) *scenarios.Result { return PlayRuntime(ctx, sc, i, t, o) }}
 	}
 	var onDone func(int, *scenarios.Result)
 	if o.Progress != nil {
 		onDone = func(_ int, r *scenarios.Result) { o.Progress(r) }
 	}
-	results := StartBatch(ctx, jobs, o.Parallel, onDone).Results()
+	played := StartBatch(ctx, jobs, o.Parallel, onDone).Results()
+	results := make([]*scenarios.Result, len(scs))
+	for j, i := range order {
+		results[i] = played[j]
+	}
 	for i, r := range results {
 		if r == nil {
 			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "the run was interrupted before this scenario ran")
@@ -249,6 +262,18 @@ func RealWait(sc *scenarios.Scenario) time.Duration {
 		}
 	}
 	return total
+}
+
+// ExpectedRealTime is how long a play of sc against a daemon in another process can be expected to
+// take, for starting the longest first: RealWait, and the waits no step spells out, which a
+// conforming daemon's own timers decide: a stalled upgrade it gives up after its handshake
+// timeout, and a backoff (at least a second) after each unusable bootstrap answer.
+func ExpectedRealTime(sc *scenarios.Scenario) time.Duration {
+	d := RealWait(sc)
+	if a := sc.BootstrapAnswer; a != nil {
+		d += time.Duration(a.StalledUpgrades)*proto.HandshakeTimeout + time.Duration(len(a.Unusable))*time.Second
+	}
+	return d
 }
 
 // boundSlack is what a scenario's bound allows beyond its steps: the daemon's start-up on a loaded
