@@ -256,7 +256,7 @@ func (d runningDaemon) stop() { d.cancel(); <-d.done }
 
 // connect starts a daemon and returns once Core has run the connection's preparation to completed.
 func (p *transferPair) connect(b *testing.B) runningDaemon {
-	before := p.results(b)
+	before := p.lastRun(b)
 	root, err := os.MkdirTemp("", "wirecheck-bench-env-")
 	if err != nil {
 		b.Fatal(err)
@@ -274,7 +274,10 @@ func (p *transferPair) connect(b *testing.B) runningDaemon {
 	for {
 		changed := p.core.Changed()
 		// the results alone: the preparation itself holds the 50 MiB body
-		if rs, err := p.core.Store().PreparationResults(transferDevice); err == nil && len(rs) > before && rs[len(rs)-1].State != store.PreparationRunning {
+		// A new run is one the latest result names that was not the latest before: Core keeps only
+		// its PreparationResultsKept latest, so counting them stops at 16.
+		if rs, err := p.core.Store().PreparationResults(transferDevice); err == nil && len(rs) > 0 && rs[len(rs)-1].RunID != before &&
+			rs[len(rs)-1].State != store.PreparationRunning {
 			if last := rs[len(rs)-1]; last.State != store.PreparationCompleted {
 				d.stop()
 				b.Fatalf("the preparation ended %s: %+v", last.State, last)
@@ -290,12 +293,16 @@ func (p *transferPair) connect(b *testing.B) runningDaemon {
 	}
 }
 
-func (p *transferPair) results(b *testing.B) int {
+// lastRun is the run ID of the device's latest preparation result ("" before any).
+func (p *transferPair) lastRun(b *testing.B) string {
 	rs, err := p.core.Store().PreparationResults(transferDevice)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return len(rs)
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[len(rs)-1].RunID
 }
 
 // finishedTurn runs one self-hosted Turn on the Environment to its end: its workspace is what
