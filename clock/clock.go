@@ -267,3 +267,28 @@ func (f *Fake) WaitDue(d, wait time.Duration) bool {
 
 // DueTick is the tick WaitDue counts the turns of its goroutine in.
 const DueTick = time.Millisecond
+
+// WithTimeout is context.WithTimeout on c: the context ends when a timer of d on c fires. On the
+// wall clock it is context.WithTimeout itself, with no goroutine: a peer bounds every frame it
+// writes with one, and a goroutine per frame was a hand-off per frame on a busy machine. On
+// another clock a goroutine waits for the timer; the cancel function returns only once it has
+// ended, so a caller that defers it leaves nothing running.
+func WithTimeout(parent context.Context, c Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	switch c.(type) {
+	case realClock, realAdvancer:
+		return context.WithTimeout(parent, d)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	t := c.NewTimer(d)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		select {
+		case <-t.C():
+			cancel()
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}()
+	return ctx, func() { cancel(); <-ended }
+}

@@ -109,6 +109,12 @@ func isBase64Text(b []byte) bool {
 
 // decodeBulkPayload decodes a canonical bulk payload of spec's type, or reports ok false.
 func decodeBulkPayload(spec *MessageSpec, raw []byte) (Validator, bool) {
+	return decodeBulkPayloadInto(spec, raw, nil)
+}
+
+// decodeBulkPayloadInto is decodeBulkPayload with the data decoded into buf when it is large
+// enough.
+func decodeBulkPayloadInto(spec *MessageSpec, raw, buf []byte) (Validator, bool) {
 	form, has := bulkFormOf(spec.Type)
 	if !has {
 		return nil, false
@@ -120,7 +126,12 @@ func decodeBulkPayload(spec *MessageSpec, raw []byte) (Validator, bool) {
 	// Decode refuses any byte outside the alphabet but skips line breaks: a text whose every byte
 	// is base64 decodes to exactly DecodedLen less its padding, one with a break to fewer.
 	want := base64.StdEncoding.DecodedLen(len(text)) - bytes.Count(text[len(text)-2:], []byte("="))
-	data := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+	data := buf[:cap(buf)]
+	if size := base64.StdEncoding.DecodedLen(len(text)); len(data) < size {
+		data = make([]byte, size)
+	} else {
+		data = data[:size]
+	}
 	n, err := base64.StdEncoding.Decode(data, text)
 	if err != nil || n != want {
 		return nil, false
@@ -156,6 +167,14 @@ func decodeBulkEnvelope(data []byte) (Envelope, bool) {
 // Unlike ParseFrame's, the Frame's Envelope.Payload aliases data (the decoded payload does not):
 // a caller that reuses data and keeps the raw payload must copy it.
 func ParseBulkFrame(data []byte) (*Frame, bool) {
+	return ParseBulkFrameInto(data, nil)
+}
+
+// ParseBulkFrameInto is ParseBulkFrame decoding the chunk's data into buf when it has the
+// capacity (else into a new buffer): a receiver that hands buffers back once it is done with a
+// chunk's bytes allocates none per chunk. The caller owns buf until the Frame's data is no longer
+// read.
+func ParseBulkFrameInto(data, buf []byte) (*Frame, bool) {
 	if len(data) > MaxFrameBytes {
 		return nil, false
 	}
@@ -167,7 +186,7 @@ func ParseBulkFrame(data []byte) (*Frame, bool) {
 	if spec.MaxPayloadBytes > 0 && len(env.Payload) > spec.MaxPayloadBytes {
 		return nil, false
 	}
-	payload, fast := decodeBulkPayload(spec, env.Payload)
+	payload, fast := decodeBulkPayloadInto(spec, env.Payload, buf)
 	if !fast {
 		return nil, false // the general decoder would read an unchecked envelope: leave it to ParseFrame
 	}

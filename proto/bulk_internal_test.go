@@ -133,6 +133,15 @@ func FuzzBulkFastPath(f *testing.F) {
 				t.Fatalf("ParseBulkFrame decodes the payload of %q differently (-general +fast):\n%s", data, d)
 			}
 		}
+		// Into a reused buffer (dirty, large enough for a short chunk but not a long one): the same
+		// frame as into a new one.
+		dirty := bytes.Repeat([]byte{0xAA}, 48)
+		if into, ok := ParseBulkFrameInto(data, dirty); ok {
+			fresh, _ := ParseBulkFrame(data)
+			if d := cmp.Diff(fresh.Payload, into.Payload); d != "" || fresh.Envelope.Type != into.Envelope.Type {
+				t.Fatalf("ParseBulkFrameInto decodes %q differently (-new buffer +reused):\n%s", data, d)
+			}
+		}
 		for _, typ := range []string{TypeRuntimePrepare, TypeWorkspaceWrite, TypeWorkspaceExportResult} {
 			spec, _ := Lookup(typ)
 			if fast, ok := decodeBulkPayload(spec, data); ok {

@@ -49,12 +49,22 @@ func (c *Core) SetPreparation(deviceID string, p *store.Preparation) error {
 	if _, err := c.store.Device(deviceID); err != nil {
 		return fmt.Errorf("device %s: %w", deviceID, store.ErrUnknownDevice)
 	}
+	var ops []envprep.Op
 	if p != nil {
-		if _, err := envprep.Build(p); err != nil {
+		// The caller keeps its preparation: the engine's copy is the one the connections read.
+		var err error
+		if p, err = p.Clone(); err != nil {
+			return err
+		}
+		if ops, err = envprep.Build(p); err != nil {
 			return err
 		}
 	}
-	return c.store.SetPreparation(deviceID, p)
+	if err := c.store.SetPreparation(deviceID, p); err != nil {
+		return err
+	}
+	c.engine.PrimePreparation(deviceID, p, ops)
+	return nil
 }
 
 // Preparation returns a device's preparation and its latest results.

@@ -123,3 +123,37 @@ func TestPreparationAPI(t *testing.T) {
 		t.Fatalf("delete: %d", code)
 	}
 }
+
+// TestAPreparationIsSentAsItWasSet: Core keeps its own copy of a preparation set through the Go
+// API, built once when it is set (the connections reuse those operations), so a caller that
+// reuses its buffer afterwards changes nothing on the wire.
+func TestAPreparationIsSentAsItWasSet(t *testing.T) {
+	c, base := serve(t, core.Config{})
+	cred, err := c.RegisterDevice("dev", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte("hello")
+	if err := c.SetPreparation("dev", &store.Preparation{EnvironmentID: prepEnv, SessionID: prepSess, Operations: []store.PreparationOperation{
+		{Action: proto.ActionFile, File: &proto.PreparedFile{Path: "/workspace/a.txt"}, Content: body}}}); err != nil {
+		t.Fatal(err)
+	}
+	copy(body, "HELLO")
+
+	d := dial(t, base, "dev", cred, "preparation", "environment_none")
+	begin := d.read()
+	var p proto.RuntimePreparePayload
+	if err := json.Unmarshal(begin.Payload, &p); err != nil || p.Step != proto.StepBegin {
+		t.Fatalf("first frame: %s %s", begin.Type, begin.Payload)
+	}
+	// sha256("hello")
+	if want := "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"; p.SHA256 != want {
+		t.Fatalf("begin declares sha256 %s, want the body as set (%s)", p.SHA256, want)
+	}
+	d.send(proto.TypeRuntimePrepareResult, begin.ID, &proto.RuntimePrepareResultPayload{Outcome: proto.OutcomeReady})
+	chunk := d.read()
+	var ch proto.RuntimePreparePayload
+	if err := json.Unmarshal(chunk.Payload, &ch); err != nil || string(ch.Data) != "hello" {
+		t.Fatalf("the chunk carries %q (%v), want the body as set", ch.Data, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
@@ -137,7 +138,7 @@ func (r *router) receiptBeforeDone(rn *run, id, deliveryID string) {
 	heldDone.Store(rn, hold)
 	r.goOwned(func() {
 		defer close(hold)
-		ctx, cancel := withClockTimeout(context.Background(), r.d.cfg.Clock, proto.CancellationConfirmationTimeout)
+		ctx, cancel := clock.WithTimeout(context.Background(), r.d.cfg.Clock, proto.CancellationConfirmationTimeout)
 		defer cancel()
 		outcome, err := rn.cancelNative(ctx)
 		receipt := &proto.InteractionDecisionAckPayload{DeliveryID: deliveryID}

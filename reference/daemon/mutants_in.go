@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/harness"
 	"github.com/wirecheck/wirecheck/reference/daemon/input"
@@ -309,7 +310,7 @@ func (r *router) writeAgain(rn *run, id string, in proto.MessageInput) {
 	if !ok {
 		return
 	}
-	ctx, cancel := withClockTimeout(r.ctx, r.d.cfg.Clock, proto.NativeWriteTimeout)
+	ctx, cancel := clock.WithTimeout(r.ctx, r.d.cfg.Clock, proto.NativeWriteTimeout)
 	verdict, err := steerable.WriteInput(ctx, id, in)
 	cancel()
 	if err != nil {

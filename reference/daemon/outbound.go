@@ -85,7 +85,7 @@ func (o *outbound) write(data []byte) error {
 	}
 	if !mutation.On(mutation.StallWriteUnbounded) {
 		var cancel context.CancelFunc
-		ctx, cancel = withClockTimeout(ctx, o.clock, timeout)
+		ctx, cancel = clock.WithTimeout(ctx, o.clock, timeout)
 		defer cancel()
 	}
 	return o.ws.Write(ctx, websocket.MessageText, data)

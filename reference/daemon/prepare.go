@@ -54,11 +54,15 @@ type transfers struct {
 	// digested is closed once the last chunk handed to digest is hashed (nil: none yet). The
 	// receive loop's own, not under mu: only it stages chunks and applies frames.
 	digested chan struct{}
+	// spare holds chunk buffers whose bytes are staged and hashed, for the next chunks to be
+	// decoded into: a transfer of 800 chunks allocates two, not 800 (the heap a 50 MiB transfer
+	// grew into cost its first transfer a third of its speed; docs/performance.md).
+	spare chan []byte
 }
 
 func newTransfers(serving bool) transfers {
 	return transfers{m: rtprepare.Conn{Serving: serving}, staged: map[string]*environment.Staged{},
-		deadlines: map[string]time.Time{}, stops: map[string]func(){}}
+		deadlines: map[string]time.Time{}, stops: map[string]func(){}, spare: make(chan []byte, 2)}
 }
 
 // runtimePrepare answers one runtime_prepare frame (protocol-facts §4.2).
@@ -246,16 +250,30 @@ func (r *router) stage(s rtprepare.Stage) error {
 // digest writes a staged chunk's bytes to its transfer's digest on a goroutine of its own. One at a
 // time and in order: the previous chunk's hashing ends first (it has had a whole round trip to
 // run), so a transfer holds at most one chunk awaiting its hash. Called on the receive loop only
-// (Stage effects come from frames), like awaitDigests; the chunk's bytes are the decoded frame's
-// own, never reused.
+// (Stage effects come from frames), like awaitDigests. The chunk's bytes are the decoded frame's
+// own: once staged and hashed nothing reads them, and their buffer is spared for a later chunk.
 func (r *router) digest(s rtprepare.Stage) {
 	r.awaitDigests()
-	done := make(chan struct{})
+	done, spare := make(chan struct{}), r.tr.spare
 	r.tr.digested = done
 	r.goOwned(func() {
 		defer close(done)
 		_, _ = s.Digest.Write(s.Data)
+		select {
+		case spare <- s.Data:
+		default:
+		}
 	})
+}
+
+// spareChunkBuffer returns a buffer a chunk may be decoded into (nil when none is spare).
+func (r *router) spareChunkBuffer() []byte {
+	select {
+	case b := <-r.tr.spare:
+		return b
+	default:
+		return nil
+	}
 }
 
 // awaitDigests returns once every chunk handed to digest is hashed.

@@ -151,7 +151,7 @@ func (r *router) dispatch(data []byte) {
 	// runtimePrepareDecoded reads only on a refused frame (this one is valid). The prefix keeps
 	// other bulk frames from being decoded twice.
 	if bytes.HasPrefix(data, runtimePreparePrefix) {
-		if f, ok := proto.ParseBulkFrame(data); ok {
+		if f, ok := proto.ParseBulkFrameInto(data, r.spareChunkBuffer()); ok {
 			r.runtimePrepareDecoded(f.Envelope, f.Payload.(*proto.RuntimePreparePayload), nil)
 			return
 		}

@@ -501,7 +501,7 @@ func (r *router) promptCancel(env proto.Envelope) {
 	hold := clock.HoldFor(r.d.cfg.Clock)
 	r.goOwned(func() {
 		defer hold.Release()
-		ctx, cancel := withClockTimeout(clock.WithHold(context.Background(), hold), r.d.cfg.Clock, cancelConfirmation())
+		ctx, cancel := clock.WithTimeout(clock.WithHold(context.Background(), hold), r.d.cfg.Clock, cancelConfirmation())
 		defer cancel()
 		outcome, err := rn.cancelNative(ctx)
 		if p.DeliveryID == "" && mutation.On(mutation.LegacyCancelGetsReceipt) {

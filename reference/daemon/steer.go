@@ -178,7 +178,7 @@ func (r *router) writeInput(parent context.Context, rn *run, id string, in proto
 	if mutation.On(mutation.InWriteBoundEarly) {
 		bound /= 2
 	}
-	ctx, cancel := withClockTimeout(parent, r.d.cfg.Clock, bound)
+	ctx, cancel := clock.WithTimeout(parent, r.d.cfg.Clock, bound)
 	if mutation.On(mutation.NativeWriteUnbounded) {
 		ctx, cancel = context.WithCancel(parent)
 	}

@@ -26,21 +26,6 @@ type RetiredError struct{ Reason string }
 func (e *RetiredError) Error() string        { return "core retired this runtime (4001): " + e.Reason }
 func (e *RetiredError) Is(target error) bool { return target == ErrPermanent }
 
-// withClockTimeout is context.WithTimeout on the injected clock.
-func withClockTimeout(ctx context.Context, c clock.Clock, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	t := c.NewTimer(d)
-	go func() {
-		select {
-		case <-t.C():
-			cancel()
-		case <-ctx.Done():
-			t.Stop()
-		}
-	}()
-	return ctx, cancel
-}
-
 func (d *Daemon) client() transport.Client {
 	c := transport.Client{HTTP: d.cfg.HTTPClient, UserAgent: "wirecheck-runtime/" + d.cfg.DaemonVersion}
 	if _, virtual := d.cfg.Clock.(*clock.Fake); virtual {
@@ -76,7 +61,7 @@ func (d *Daemon) dial(ctx context.Context, wsURL string) (*websocket.Conn, error
 	}
 	if !mutation.On(mutation.StallHandshakeUnbounded) {
 		var cancel context.CancelFunc
-		ctx, cancel = withClockTimeout(ctx, d.cfg.Clock, timeout)
+		ctx, cancel = clock.WithTimeout(ctx, d.cfg.Clock, timeout)
 		defer cancel()
 	}
 	ws, err := d.client().Dial(ctx, wsURL, id)

@@ -85,6 +85,27 @@ func (e *Engine) preparationOps(deviceID string) (*store.Preparation, []envprep.
 	return p, ops, nil
 }
 
+// PrimePreparation records the operations of a preparation the API has just stored (p.Revision
+// set by the store, ops built from p), so the device's next connection sends them without reading
+// and hashing the bodies again: the API built them once to validate. The caller must not change p
+// or the bodies afterwards. A nil p forgets the device's operations. A revision older than the one
+// already built is ignored: two racing stores leave the newer.
+func (e *Engine) PrimePreparation(deviceID string, p *store.Preparation, ops []envprep.Op) {
+	e.env.mu.Lock()
+	defer e.env.mu.Unlock()
+	if p == nil {
+		delete(e.env.built, deviceID)
+		return
+	}
+	if b, ok := e.env.built[deviceID]; ok && b.revision >= p.Revision {
+		return
+	}
+	if e.env.built == nil {
+		e.env.built = map[string]built{}
+	}
+	e.env.built[deviceID] = built{revision: p.Revision, prep: p, ops: ops}
+}
+
 // PrepareConnection runs the device's Environment preparation on a new connection, before the
 // connection is registered: the device's Turns find the connection only once this is recorded,
 // and are claimed on it only once its preparation completed (a device with no preparation

@@ -304,23 +304,9 @@ func (s *Session) write(raw []byte) error {
 	if mutation.On(mutation.CN42WriteDeadlineIgnored) {
 		return s.ws.Write(s.ctx, websocket.MessageText, raw)
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
+	ctx, cancel := clock.WithTimeout(s.ctx, s.g.cfg.TransportClock, writeTimeout())
 	defer cancel()
-	t := s.g.cfg.TransportClock.NewTimer(writeTimeout())
-	stop := make(chan struct{})
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		select {
-		case <-t.C():
-			cancel()
-		case <-stop:
-			t.Stop()
-		}
-	}()
-	err := s.ws.Write(ctx, websocket.MessageText, raw)
-	close(stop)
-	return err
+	return s.ws.Write(ctx, websocket.MessageText, raw)
 }
 
 func (s *Session) rearmLiveness() {

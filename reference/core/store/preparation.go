@@ -34,6 +34,30 @@ type Preparation struct {
 	Operations    []PreparationOperation `json:"operations"`
 }
 
+// Clone returns a deep copy of p (nil for nil): the headers through JSON, the bodies copied.
+func (p *Preparation) Clone() (*Preparation, error) {
+	if p == nil {
+		return nil, nil
+	}
+	head := *p
+	head.Operations = slices.Clone(p.Operations)
+	for i := range head.Operations {
+		head.Operations[i].Content = nil
+	}
+	raw, err := json.Marshal(&head)
+	if err != nil {
+		return nil, err
+	}
+	var c Preparation
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, err
+	}
+	for i := range c.Operations {
+		c.Operations[i].Content = bytes.Clone(p.Operations[i].Content)
+	}
+	return &c, nil
+}
+
 // PreparationOperation is one transfer: the begin header of its action and, for a file, skill or
 // plugin, its body (content; sent in chunks, its size and SHA-256 declared at begin).
 type PreparationOperation struct {

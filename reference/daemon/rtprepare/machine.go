@@ -245,7 +245,7 @@ func (c *Conn) frame(f Frame) []Effect {
 		if mutation.On(mutation.RPReceivedCarriesSize) {
 			r.Result.SizeBytes = t.Begin.SizeBytes
 		}
-		return []Effect{Stage{f.ID, p.Data, t.sum}, r} // the frame's own bytes: a decoded frame is not reused
+		return []Effect{Stage{f.ID, p.Data, t.sum}, r} // the frame's own bytes: the daemon reuses them once staged and hashed
 	default: // commit
 		if !seen {
 			if mutation.On(mutation.RPUnknownCommitInvalidRequest) {
