@@ -180,8 +180,10 @@ func steerAck(s *State, ev Event) ([]Effect, error) {
 		in.State, in.Code = store.InputWritten, ""
 		s.withInput(i, in)
 		effects := s.disarm(TimerInputWritten)
-		if mutation.On(mutation.InWrittenKeepsBound) {
-			effects = nil // the 30 s bound goes on running after written
+		if len(effects) > 0 && mutation.On(mutation.InWrittenKeepsBound) {
+			// the 30 s bound goes on running after written: its timer stays armed, in the
+			// machine as in the runner, so its firing is taken
+			s.Timers, effects = s.Timers.With(TimerInputWritten), nil
 		}
 		if mutation.On(mutation.WrittenAdvancesCursor) {
 			s.InputCursor++
