@@ -603,9 +603,12 @@ func (r *router) deviceShutdown(env proto.Envelope) {
 		}
 		afters = append(afters, r.applyLocked(g, admission.DeviceShutdown{}))
 	}
+	// Idle Executors turn closing here, under the lock, as the shutdown is handled: a prepare
+	// the read loop takes next finds them closing, never idle and reusable (DS-03.3).
 	var idle []*executor
 	for _, e := range r.executors {
 		if e.state == execIdle && !mutation.On(mutation.DSIdleExecutorsKept) {
+			e.state = execClosing
 			idle = append(idle, e)
 		}
 	}
@@ -632,7 +635,7 @@ func (r *router) deviceShutdown(env proto.Envelope) {
 		r.answerShutdown(env, "device shutting down")
 	}
 	for _, e := range idle {
-		r.goOwned(func() { r.closeExecutor(e) })
+		r.goOwned(func() { r.finishClose(e) })
 	}
 	for _, after := range afters {
 		r.goAfter(after) // closes the Executors that ready admissions held
