@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/wirecheck/wirecheck/internal/script"
+	"github.com/wirecheck/wirecheck/internal/sockwatch"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/transport"
@@ -234,8 +235,8 @@ func (s *server) websocket(w http.ResponseWriter, r *http.Request) {
 	s.rec.Event("connected", "device "+dev.ID)
 	conn := script.NewConn(ws, s.rec, script.From(proto.Runtime))
 	if nc, ok := r.Context().Value(netConnKey{}).(net.Conn); ok {
-		conn.SetUnread(script.UnreadCounter(nc))
-		conn.SetUnsent(script.UnsentCounter(nc))
+		conn.SetUnread(sockwatch.UnreadCounter(nc))
+		conn.SetUnsent(sockwatch.UnsentCounter(nc))
 	}
 	select {
 	case s.conns <- conn:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/script"
+	"github.com/wirecheck/wirecheck/internal/sockwatch"
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/transport"
@@ -137,7 +138,7 @@ func newStallingClient() *stallingClient {
 // unread counts what the last dialed connection holds unread; nil if none or not countable.
 func (c *stallingClient) unread() func() (int, error) {
 	if pc := c.conn(); pc != nil {
-		return script.UnreadCounter(pc.Conn)
+		return sockwatch.UnreadCounter(pc.Conn)
 	}
 	return nil
 }

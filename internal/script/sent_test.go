@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirecheck/wirecheck/internal/sockwatch"
 )
 
 // tcpPair is a loopback TCP connection: the dialled end and the accepted end.
@@ -40,7 +42,7 @@ func TestAwaitSent(t *testing.T) {
 	}
 
 	w, _ := tcpPair(t)
-	c.SetUnsent(UnsentCounter(w))
+	c.SetUnsent(sockwatch.UnsentCounter(w))
 	if _, err := w.Write([]byte("a frame the peer does not read")); err != nil {
 		t.Fatal(err)
 	}

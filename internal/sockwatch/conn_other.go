@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package sockwatch
 
@@ -14,7 +14,7 @@ var errUnsupported = fmt.Errorf("sockwatch: watching a socket in the kernel: %w"
 
 // Conn is never made here: Wrap returns the connection as it is.
 type Conn struct {
-	writeBlocked, readWaiting bool
+	writeBlocked, readWaiting, readEnded bool
 	reads                     uint64
 }
 

@@ -7,8 +7,9 @@
 //
 // A Watcher wraps each connection its peer dials or accepts (Wrap, DialContext, Listen):
 // the wrapper does the peer's reads and writes itself through the socket's syscall.RawConn, so it
-// sees every EAGAIN the kernel answers. Only Linux and the other unix systems support it; elsewhere
-// Wrap returns the connection as it is and every wait fails with errors.ErrUnsupported.
+// sees every EAGAIN the kernel answers, and asks the kernel for its queues' lengths (SIOCINQ,
+// SIOCOUTQ). Only Linux supports it; elsewhere Wrap returns the connection as it is and every wait
+// fails with errors.ErrUnsupported.
 package sockwatch
 
 import (
@@ -85,16 +86,12 @@ func (w *Watcher) await(ctx context.Context, cond func() bool) error {
 
 // AwaitSent waits until every byte written on every live connection has reached the other end's
 // kernel (SIOCOUTQ 0): the other end can read all of it, and whether it has is for its own
-// watcher to say. A returned write only means this kernel took the bytes; on a loaded machine
-// their delivery, even on loopback, can lag. No event says "acknowledged", so it polls every
-// millisecond.
+// watcher to say. A socket already closed has nothing left to deliver.
 func (w *Watcher) AwaitSent(ctx context.Context) error {
 	if !supported {
 		return errUnsupported
 	}
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for {
+	return AwaitDelivered(ctx, func() (int, error) {
 		w.mu.Lock()
 		conns := make([]*Conn, 0, len(w.conns))
 		for c := range w.conns {
@@ -103,17 +100,33 @@ func (w *Watcher) AwaitSent(ctx context.Context) error {
 		w.mu.Unlock()
 		pending := 0
 		for _, c := range conns {
-			if n, err := c.unsent(); err == nil { // a socket already closed has nothing left to deliver
+			if n, err := c.unsent(); err == nil {
 				pending += n
 			}
 		}
-		if pending == 0 {
+		return pending, nil
+	})
+}
+
+// AwaitDelivered waits until unsent, a count of bytes written that the other end's kernel has not
+// acknowledged (UnsentCounter), reads 0. A returned write only means this kernel took the bytes;
+// on a loaded machine their delivery, even on loopback, can lag. No event says "acknowledged", so
+// it polls every millisecond until ctx ends.
+func AwaitDelivered(ctx context.Context, unsent func() (int, error)) error {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		n, err := unsent()
+		if err != nil {
+			return fmt.Errorf("counting the socket's undelivered bytes: %w", err)
+		}
+		if n == 0 {
 			return nil
 		}
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
-			return fmt.Errorf("%d bytes written are still undelivered: %w", pending, context.Cause(ctx))
+			return fmt.Errorf("%d bytes written are still undelivered: %w", n, context.Cause(ctx))
 		}
 	}
 }

@@ -9,14 +9,13 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
-	"golang.org/x/sys/unix"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -58,20 +57,8 @@ func pair(t *testing.T, w *Watcher) (watched net.Conn, peer *net.TCPConn) {
 // knows nothing of bytes still on their way.
 func arrived(t *testing.T, c *net.TCPConn) {
 	t.Helper()
-	raw, err := c.SyscallConn()
-	if err != nil {
+	if err := AwaitDelivered(bounded(t), UnsentCounter(c)); err != nil {
 		t.Fatal(err)
-	}
-	for {
-		var n int
-		var ierr error
-		if err := raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.SIOCOUTQ) }); err != nil || ierr != nil {
-			t.Fatal(err, ierr)
-		}
-		if n == 0 {
-			return
-		}
-		runtime.Gosched()
 	}
 }
 
@@ -115,6 +102,33 @@ func TestAwaitBlockedWrite(t *testing.T) {
 	w.mu.Unlock()
 	if blocked {
 		t.Fatal("the write completed and is still marked blocked")
+	}
+}
+
+// AwaitSent waits for what was written to reach the other end's kernel: not while a blocked
+// write's bytes sit in this side's send queue, and at once when the peer has read them.
+func TestAwaitSent(t *testing.T) {
+	w := New()
+	c, peer := pair(t, w)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
+	wrote := make(chan error, 1)
+	go func() { _, err := c.Write(data); wrote <- err }()
+	if err := w.AwaitBlockedWrite(bounded(t)); err != nil {
+		t.Fatalf("AwaitBlockedWrite: %v", err)
+	}
+	over, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.AwaitSent(over); err == nil || !strings.Contains(err.Error(), "still undelivered") {
+		t.Fatalf("AwaitSent with bytes queued behind a peer that reads nothing: %v", err)
+	}
+	if _, err := io.ReadFull(peer, make([]byte, len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if err := w.AwaitSent(bounded(t)); err != nil {
+		t.Fatalf("AwaitSent once the peer read everything: %v", err)
 	}
 }
 

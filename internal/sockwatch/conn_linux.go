@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package sockwatch
 
@@ -171,24 +171,12 @@ func (c *Conn) Close() error {
 	return c.Conn.Close()
 }
 
-// unread is the number of bytes the socket's receive queue holds (SIOCINQ).
-func (c *Conn) unsent() (int, error) {
-	var n int
-	var ierr error
-	if err := c.raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.SIOCOUTQ) }); err != nil {
-		return 0, err
-	}
-	return n, ierr
-}
+// unsent is the number of bytes written that the other end's kernel has not acknowledged
+// (SIOCOUTQ).
+func (c *Conn) unsent() (int, error) { return queued(c.raw, unix.SIOCOUTQ) }
 
-func (c *Conn) unread() (int, error) {
-	var n int
-	var ierr error
-	if err := c.raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil {
-		return 0, err
-	}
-	return n, ierr
-}
+// unread is the number of bytes the socket's receive queue holds (SIOCINQ).
+func (c *Conn) unread() (int, error) { return queued(c.raw, unix.SIOCINQ) }
 
 // opError reports err as the wrapped connection would: a *net.OpError whose Err is the cause (a
 // closed connection stays net.ErrClosed, a passed deadline os.ErrDeadlineExceeded).
