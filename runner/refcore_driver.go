@@ -336,7 +336,7 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 	case c.Workspace != nil:
 		return d.workspaceHolds(c.Workspace, b)
 	case c.Suspension != nil:
-		return d.suspensionHolds(c.Suspension)
+		return d.suspensionHolds(c.Suspension, b)
 	case c.Subagents != nil:
 		return d.subagentsHold(c.Subagents, b)
 	case c.Journal != nil:

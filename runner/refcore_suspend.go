@@ -9,6 +9,7 @@ import (
 	"github.com/wirecheck/wirecheck/reference/core"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
 	"github.com/wirecheck/wirecheck/reference/core/execution/suspend"
+	"github.com/wirecheck/wirecheck/reference/core/store"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -23,7 +24,8 @@ import (
 //
 // The request's caller key is its frame's id as written (a ${placeholder} or a literal):
 // check.suspension names the request by it. check.suspension refuses: quiesce makes one more
-// quiesce of the Environment last named, which Core must refuse with the code.
+// quiesce of the Environment last named, refuses: resume a resume (without rollback) of the
+// attempt whose quiesce sent the suspend_id attempt names; Core must refuse either with the code.
 
 // suspendTrigger cues a suspension step; handled reports whether st was one.
 func (d *refCoreDriver) suspendTrigger(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) (handled bool, err error) {
@@ -62,6 +64,25 @@ func (d *refCoreDriver) suspendTrigger(ctx context.Context, st *scenarios.Step, 
 	return true, nil
 }
 
+// refusedSuspension makes the caller's request of a refuses check: one more quiesce of the
+// Environment last named, or a resume of the attempt named.
+func (d *refCoreDriver) refusedSuspension(c *scenarios.SuspensionCheck, b *scenarios.Bindings) (*store.Suspension, error) {
+	d.refusals++
+	key := fmt.Sprintf("refused-%d", d.refusals)
+	if c.Refuses != "resume" {
+		return d.Core.Suspend(execution.SuspendRequest{DeviceID: d.DeviceID, Key: key, EnvironmentID: d.suspendEnv})
+	}
+	suspendID, err := resolveString(c.Attempt, b)
+	if err != nil {
+		return nil, err
+	}
+	attempt, err := d.attemptOf(suspendID)
+	if err != nil {
+		return nil, err
+	}
+	return d.Core.Resume(execution.ResumeRequest{DeviceID: d.DeviceID, Key: key, Attempt: attempt})
+}
+
 // attemptOf finds the quiesce that sent suspendID.
 func (d *refCoreDriver) attemptOf(suspendID string) (string, error) {
 	s, err := d.Core.Suspensions(d.DeviceID)
@@ -77,15 +98,14 @@ func (d *refCoreDriver) attemptOf(suspendID string) (string, error) {
 }
 
 // suspensionHolds answers check.suspension.
-func (d *refCoreDriver) suspensionHolds(c *scenarios.SuspensionCheck) (bool, string, error) {
+func (d *refCoreDriver) suspensionHolds(c *scenarios.SuspensionCheck, b *scenarios.Bindings) (bool, string, error) {
 	if c.Refuses != "" {
-		d.refusals++
-		rec, err := d.Core.Suspend(execution.SuspendRequest{DeviceID: d.DeviceID, Key: fmt.Sprintf("refused-%d", d.refusals), EnvironmentID: d.suspendEnv})
+		rec, err := d.refusedSuspension(c, b)
 		if err == nil {
-			return false, "", fmt.Errorf("the reference Core sent the quiesce (request %s) instead of refusing it with %s", rec.ID, c.Code)
+			return false, "", fmt.Errorf("the reference Core sent the %s (request %s) instead of refusing it with %s", c.Refuses, rec.ID, c.Code)
 		}
 		if got := core.SuspensionRefusal(err); got != c.Code {
-			return false, "", fmt.Errorf("the reference Core refused the quiesce with %s (%v), want %s", got, err, c.Code)
+			return false, "", fmt.Errorf("the reference Core refused the %s with %s (%v), want %s", c.Refuses, got, err, c.Code)
 		}
 		return true, c.Code, nil
 	}

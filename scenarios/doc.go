@@ -60,7 +60,9 @@
 // check.suspension reads the record of a suspension request a caller made through Core's API
 // (op: the id of its environment_quiesce or environment_resume frame, as written): state
 // (accepted, refused, unknown) and error_code; with refuses: quiesce and code it makes a caller's
-// quiesce now, for the scenario's device, which Core must refuse inside itself with that code.
+// quiesce now, for the scenario's device, which Core must refuse inside itself with that code;
+// refuses: resume with attempt (the suspend_id its quiesce sent, a bound ${placeholder}) makes a
+// caller's resume of that attempt, without rollback, on the device's current connection.
 // check.subagents reads the sub-agent observation frames Core recorded for the Turn of a Run
 // (run), in arrival order: frames, each {type, payload}, compared member for member (none
 // missing, none extra; an empty list says none was recorded). It waits while the Turn runs and

@@ -57,6 +57,12 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:4: disconnect.any_close accepts any end of the transport: it takes no code or reason and is neither stopped nor dropped`},
 		{"check.decision state", "id: a\ntitle: t\nsteps:\n  - check: {decision: {delivery: d, state: settled}}\n",
 			`f.yaml:4: check.decision.state must be one of [awaited applied refused unconfirmed]`},
+		{"resume refusal without its attempt", "id: a\ntitle: t\nsteps:\n  - check: {suspension: {refuses: resume, code: c}}\n",
+			`f.yaml:4: check.suspension.refuses: resume needs attempt, the suspend_id its quiesce sent`},
+		{"attempt on a quiesce refusal", "id: a\ntitle: t\nsteps:\n  - check: {suspension: {refuses: quiesce, attempt: x, code: c}}\n",
+			`f.yaml:4: check.suspension.attempt belongs to refuses: resume`},
+		{"refuses another request", "id: a\ntitle: t\nsteps:\n  - check: {suspension: {refuses: shutdown, code: c}}\n",
+			`f.yaml:4: check.suspension.refuses must be quiesce or resume`},
 		{"yaml syntax", "id: a\ntitle: [t\n",
 			`f.yaml:1: did not find expected ',' or ']'`},
 		// The strict walker (internal/yamlstrict), shared with fault schedules.

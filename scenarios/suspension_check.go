@@ -17,9 +17,12 @@ type SuspensionCheck struct {
 	// none; an unknown outcome's is suspension_unconfirmed).
 	State     string
 	ErrorCode string
-	// Refuses is a caller's quiesce made now for the scenario's device, which Core must refuse
-	// inside itself with the API error Code (nothing reaches the wire).
+	// Refuses is a caller's quiesce or resume made now for the scenario's device, which Core must
+	// refuse inside itself with the API error Code (nothing reaches the wire). A quiesce names the
+	// Environment last named; a resume (without rollback, on the device's current connection)
+	// names the attempt whose quiesce sent the suspend_id Attempt (a bound ${placeholder}).
 	Refuses string
+	Attempt Value
 	Code    string
 }
 
@@ -37,7 +40,7 @@ func (c *SuspensionCheck) String() string {
 }
 
 func (p *parser) suspensionCheck(v *yaml.Node) *SuspensionCheck {
-	f := p.fields(v, "check.suspension", "op", "state", "error_code", "refuses", "code")
+	f := p.fields(v, "check.suspension", "op", "state", "error_code", "refuses", "attempt", "code")
 	if f == nil {
 		return nil
 	}
@@ -47,8 +50,20 @@ func (p *parser) suspensionCheck(v *yaml.Node) *SuspensionCheck {
 	case (f["op"] == nil) == (f["refuses"] == nil):
 		p.Errorf(v.Line, "check.suspension needs exactly one of op, refuses")
 	case f["refuses"] != nil:
-		if c.Refuses != "quiesce" {
-			p.Errorf(v.Line, "check.suspension.refuses must be quiesce")
+		switch c.Refuses {
+		case "quiesce":
+			if f["attempt"] != nil {
+				p.Errorf(f["attempt"].Line, "check.suspension.attempt belongs to refuses: resume")
+			}
+		case "resume":
+			if f["attempt"] == nil {
+				p.Errorf(v.Line, "check.suspension.refuses: resume needs attempt, the suspend_id its quiesce sent")
+			} else {
+				c.Attempt = p.String(f["attempt"], "attempt")
+				p.checkPlaceholders(f["attempt"])
+			}
+		default:
+			p.Errorf(v.Line, "check.suspension.refuses must be quiesce or resume")
 		}
 		if c.Code == "" {
 			p.Errorf(v.Line, "check.suspension.refuses needs the code Core refuses it with")
@@ -61,6 +76,9 @@ func (p *parser) suspensionCheck(v *yaml.Node) *SuspensionCheck {
 	default:
 		c.Op = p.String(f["op"], "op")
 		p.checkPlaceholders(f["op"])
+		if f["attempt"] != nil {
+			p.Errorf(f["attempt"].Line, "check.suspension.attempt belongs to refuses: resume")
+		}
 		if f["code"] != nil {
 			p.Errorf(f["code"].Line, "check.suspension.code belongs to refuses; an op check names error_code")
 		}
