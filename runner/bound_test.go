@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -119,5 +120,49 @@ func TestLongAdvanceIsAnnouncedAndEndsWhenInterrupted(t *testing.T) {
 	}
 	if got, want := announced[0].String(), "test/long-advance: waiting 10m0s of real time (advance step 1)"; got != want {
 		t.Errorf("announced %q, want %q", got, want)
+	}
+}
+
+// ExpectedRealTime counts the waits no step spells out: a handshake timeout for each stalled
+// upgrade and a second of backoff for each unusable bootstrap answer, beside the advances; and
+// RunRuntime starts the scenarios that wait longest first, whatever their order in the catalog
+// (a long one started last would be the run's tail alone).
+func TestTheLongestExpectedScenariosStartFirst(t *testing.T) {
+	head := "title: t\nspec: [runtime-protocol.md#ownership-and-connection]\nlabels: [connection]\ntests: runtime\n"
+	cat, err := scenarios.LoadFS(fstest.MapFS{"order.yaml": {Data: []byte(
+		"id: test/one-minute\n" + head + "steps:\n  - {advance: 1m}\n---\n" +
+			"id: test/stalled-five-times\n" + head + "bootstrap_answer:\n  stalled_upgrades: 5\n  unusable: [{status: 503}]\nsteps:\n  - {advance: 30s}\n---\n" +
+			"id: test/ten-minutes\n" + head + "steps:\n  - {advance: 10m}\n")}}, "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scs []*scenarios.Scenario
+	for _, id := range []string{"test/one-minute", "test/stalled-five-times", "test/ten-minutes"} {
+		sc, _ := cat.Get(id)
+		scs = append(scs, sc)
+	}
+	// 30 s of advance, but 81 s expected: it goes before the one-minute scenario, whose advance is
+	// longer.
+	if got, want := runner.ExpectedRealTime(scs[1]), 30*time.Second+5*10*time.Second+time.Second; got != want {
+		t.Errorf("ExpectedRealTime(five stalled upgrades, one unusable answer, 30s advance) = %v, want %v", got, want)
+	}
+	// One at a time: the launches come in the order the scenarios start, and each one's deadline
+	// (its bound, which grows with its real wait) says which scenario it was.
+	target := deadlineTarget{deadline: make(chan time.Time, len(scs))}
+	start := time.Now()
+	runner.RunRuntime(context.Background(), scs, target, runner.Options{Seed: "order", Parallel: 1})
+	var started []time.Duration
+	for range scs {
+		started = append(started, (<-target.deadline).Sub(start).Round(time.Minute))
+	}
+	want := []time.Duration{runner.ScenarioBound(scs[2], 0), runner.ScenarioBound(scs[1], 0), runner.ScenarioBound(scs[0], 0)}
+	if want[1].Round(time.Minute) == want[2].Round(time.Minute) {
+		t.Fatalf("the test cannot tell the scenarios apart by their bounds: %v", want)
+	}
+	for i := range want {
+		want[i] = want[i].Round(time.Minute)
+	}
+	if !slices.Equal(started, want) {
+		t.Fatalf("bounds in the order the scenarios started: %v, want the longest first: %v", started, want)
 	}
 }
