@@ -129,7 +129,15 @@ func receive(frames int) error {
 			}()
 		}
 	}()
-	<-all
+	select {
+	case <-all:
+	case <-time.After(time.Minute + time.Duration(frames)*10*time.Millisecond): // a lost frame, never a hang
+		mu.Lock()
+		defer mu.Unlock()
+		return fmt.Errorf("%d of %d frames arrived", len(lat), frames)
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	slices.Sort(lat)
 	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))]) / float64(time.Millisecond) }
 	fmt.Printf("frames %d  p50 %.3f  p99 %.3f  p999 %.3f  max %.3f ms\n", len(lat), q(0.5), q(0.99), q(0.999), q(1))
