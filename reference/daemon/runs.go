@@ -50,6 +50,9 @@ type run struct {
 	ended clock.Handoff
 	// doneLost: the Run's done could not be written locally (CA-07).
 	doneLost atomic.Bool
+	// doneOut is set just before the done is written: a read Core sends once it has the done finds
+	// the Run finished (WS-10.4), though the Run leaves r.runs only after afterDone.
+	doneOut atomic.Bool
 	// trace is what the Run's outbound frames carry: the starting request's (runTrace); span is
 	// the Run's, ended by finish.
 	trace string
@@ -314,6 +317,7 @@ func (r *router) pumpSend(rn *run, env proto.Envelope) {
 // cancellation waiting for it answers cancel_output_unavailable (CA-07).
 func (r *router) sendDone(rn *run, done *proto.DonePayload) {
 	r.rememberFinished(rn)
+	rn.doneOut.Store(true)
 	if err := r.sendRun(rn, proto.MustEnvelope(proto.TypeDone, rn.id, done)); err != nil {
 		rn.doneLost.Store(true)
 	}

@@ -205,7 +205,7 @@ func (h wsHost) Target(handle, runID string) workspace.Target {
 		return t
 	}
 	rn := h.r.runs[runID]
-	if rn == nil {
+	if rn == nil || rn.doneOut.Load() {
 		return workspace.Target{}
 	}
 	return workspace.Target{Owner: "run:" + runID, Open: true, EnvironmentID: rn.environmentID}
