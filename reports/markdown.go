@@ -10,7 +10,11 @@ import (
 // Markdown limits: a pull-request comment holds at most 65 536 characters.
 const (
 	mdDiffLines   = 40     // lines of one diff shown before it is cut
-	mdDetailBytes = 48_000 // once the comment is this long, remaining problems are listed by id only
+	mdLineRunes   = 240    // runes of one line of a block shown before it is cut
+	mdCaseBytes   = 8_000  // a case detailed in more than this is shown in short
+	mdDetailBytes = 40_000 // once the comment is this long, no further case is detailed
+	mdMaxBytes    = 60_000 // the whole comment, whatever the run (bytes: never fewer than characters)
+	mdTailBytes   = 400    // kept for the closing pointer to the full reports
 )
 
 // WriteMarkdown writes a summary fit for a pull-request comment: the profile line, a table of
@@ -78,7 +82,8 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 		fmt.Fprintf(&b, "%s\n\n", strings.Join(meta, " · "))
 	}
 
-	mdCauses(&b, r.Causes())
+	causes := r.Causes()
+	mdCauses(&b, causes)
 
 	var attention, passed, notApplicable, expected []int
 	for i, c := range r.Cases {
@@ -94,39 +99,72 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 		}
 	}
 	names := caseNames(r.Cases)
+	left := false // something is left out: the comment points to the full reports
 	if len(attention) > 0 {
 		fmt.Fprintf(&b, "### Needs attention (%d)\n\n", len(attention))
-	}
-	var terse []int
-	for _, i := range attention {
-		if b.Len() > mdDetailBytes {
-			terse = append(terse, i)
-			continue
+		// The first case of each cause in full, the largest cause first; the rest by id.
+		byName := make(map[string]int, len(names))
+		for i, n := range names {
+			byName[n] = i
 		}
-		mdCase(&b, r.Cases[i], names[i])
-	}
-	if len(terse) > 0 {
-		fmt.Fprintf(&b, "%d more not shown in detail (the comment would be too long; see the HTML report):\n\n", len(terse))
-		for _, i := range terse {
-			fmt.Fprintf(&b, "- %s %s: %s\n", outcomeEmoji(r.Cases[i].Outcome()), mdCode(names[i]), mdCode(failureHeadline(r.Cases[i].Result.Failure)))
+		detailed := map[int]bool{}
+		for _, c := range causes {
+			i, ok := byName[c.Scenarios[0]]
+			if !ok || b.Len() > mdDetailBytes {
+				continue
+			}
+			one := mdDetail(r.Cases[i], names[i], len(c.Scenarios))
+			if b.Len()+len(one) > mdDetailBytes+mdCaseBytes {
+				continue
+			}
+			b.WriteString(one)
+			detailed[i] = true
 		}
-		b.WriteString("\n")
+		var rest []int
+		for _, i := range attention {
+			if !detailed[i] {
+				rest = append(rest, i)
+			}
+		}
+		left = mdList(&b, fmt.Sprintf("%d more that need attention, each under its cause above", len(rest)), rest, func(i int) string {
+			return outcomeEmoji(r.Cases[i].Outcome()) + " " + mdCode(names[i])
+		}) || left
 	}
-	mdList(&b, fmt.Sprintf("%d known failing, failed as expected", len(expected)), expected, func(i int) string {
-		return mdCode(names[i]) + ": " + mdCode(failureHeadline(r.Cases[i].Result.Failure))
-	})
-	mdList(&b, fmt.Sprintf("%d not applicable", len(notApplicable)), notApplicable, func(i int) string {
-		return mdCode(names[i]) + ": " + mdCode(notApplicableReason(r.Cases[i].Result.Failure))
-	})
-	mdList(&b, fmt.Sprintf("%d passed", len(passed)), passed, func(i int) string { return mdCode(names[i]) })
+	left = mdList(&b, fmt.Sprintf("%d known failing, failed as expected", len(expected)), expected, func(i int) string {
+		return mdCode(names[i]) + ": " + mdCode(cut(failureHeadline(r.Cases[i].Result.Failure), mdLineRunes))
+	}) || left
+	left = mdList(&b, fmt.Sprintf("%d not applicable", len(notApplicable)), notApplicable, func(i int) string {
+		return mdCode(names[i]) + ": " + mdCode(cut(notApplicableReason(r.Cases[i].Result.Failure), mdLineRunes))
+	}) || left
+	left = mdList(&b, fmt.Sprintf("%d passed", len(passed)), passed, func(i int) string { return mdCode(names[i]) }) || left
+	if left {
+		b.WriteString("Left out to fit a comment: every case is in full in the HTML, JSON and JUnit reports and the evidence bundle written beside this file.\n")
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }
 
-// mdCase details one case that needs attention.
-func mdCase(b *strings.Builder, c Case, name string) {
+// mdDetail is mdCase, in short when in full it would take more than mdCaseBytes. of is the number
+// of cases its cause explains.
+func mdDetail(c Case, name string, of int) string {
+	var b strings.Builder
+	mdCase(&b, c, name, of)
+	if b.Len() <= mdCaseBytes {
+		return b.String()
+	}
+	b.Reset()
+	fmt.Fprintf(&b, "#### %s %s %s\n\n", outcomeEmoji(c.Outcome()), mdCode(name), mdText(cut(c.Result.Title, mdLineRunes)))
+	fmt.Fprintf(&b, "- %s\n- too long for a comment: see the HTML report\n\n", mdCode(cut(failureHeadline(c.Result.Failure), mdLineRunes)))
+	return b.String()
+}
+
+// mdCase details one case that needs attention; of is the number of cases its cause explains.
+func mdCase(b *strings.Builder, c Case, name string, of int) {
 	res := c.Result
 	fmt.Fprintf(b, "#### %s %s %s\n\n", outcomeEmoji(c.Outcome()), mdCode(name), mdText(res.Title))
+	if of > 1 {
+		fmt.Fprintf(b, "The first of %d cases with this cause.\n\n", of)
+	}
 	if c.Outcome() == UnexpectedPass {
 		b.WriteString("Listed as known failing, but it passed: remove it from the known-failing list.\n\n")
 		return
@@ -212,16 +250,29 @@ func mdCell(s string) string {
 	return strings.ReplaceAll(mdCode(s), "|", `\|`)
 }
 
-// mdList writes a collapsed list, or nothing when it is empty.
-func mdList(b *strings.Builder, summary string, idx []int, item func(int) string) {
+// mdList writes a collapsed list, or nothing when it is empty, with as many items as the comment
+// has room for (mdMaxBytes, less what its tail needs); it reports whether it left any out.
+func mdList(b *strings.Builder, summary string, idx []int, item func(int) string) (cut bool) {
 	if len(idx) == 0 {
-		return
+		return false
 	}
-	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", summary)
-	for _, i := range idx {
-		fmt.Fprintf(b, "- %s\n", item(i))
+	head := fmt.Sprintf("<details><summary>%s</summary>\n\n", summary)
+	const end = "\n</details>\n\n"
+	if b.Len()+len(head)+len(end) > mdMaxBytes-mdTailBytes {
+		return true
 	}
-	b.WriteString("\n</details>\n\n")
+	b.WriteString(head)
+	for k, i := range idx {
+		line := "- " + item(i) + "\n"
+		if b.Len()+len(line)+len(end) > mdMaxBytes-mdTailBytes {
+			fmt.Fprintf(b, "- … and %d more\n", len(idx)-k)
+			cut = true
+			break
+		}
+		b.WriteString(line)
+	}
+	b.WriteString(end)
+	return cut
 }
 
 func outcomeEmoji(o Outcome) string {
@@ -240,13 +291,18 @@ func outcomeEmoji(o Outcome) string {
 	return "⚠️"
 }
 
-// cutLines keeps the first n lines of s and says how many were cut.
+// cutLines keeps the first n lines of s, each cut to mdLineRunes, and says how many were cut.
 func cutLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
-	if len(lines) <= n {
-		return s
+	more := len(lines) - n
+	lines = lines[:min(n, len(lines))]
+	for i, l := range lines {
+		lines[i] = cut(l, mdLineRunes)
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines (see the HTML or JSON report)", len(lines)-n)
+	if more <= 0 {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines, "\n") + fmt.Sprintf("\n… %d more lines (see the HTML or JSON report)", more)
 }
 
 // mdCode renders s as an inline code span, which Markdown renders literally (no markup, no

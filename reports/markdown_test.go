@@ -92,16 +92,16 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 		Expect(md).To(ContainSubstring("2026-05-04 09:30:00 UTC (2.345s)"))
 	})
 
-	It("details only the cases that need attention, in id order, and collapses the rest", func() {
+	It("details the first case of each cause, in the causes' order, and collapses the rest", func() {
 		md := render(reports.WriteMarkdown, handRun())
 		heads := regexp.MustCompile("(?m)^#### (\\S+) `([^`]+)`").FindAllStringSubmatch(md, -1)
 		var got []string
 		for _, h := range heads {
 			got = append(got, h[1]+" "+h[2])
 		}
-		Expect(got).To(Equal([]string{
-			"❌ admission/prepare/hostile-frame", "❌ admission/prepare/wrong-revision", "❔ cancellation/deadline-after-dispatch",
-			"⚠️ connection/daemon-never-started", "❌ runs/known/fixed-meanwhile",
+		Expect(got).To(Equal([]string{ // five causes of one case each: by their text
+			"❔ cancellation/deadline-after-dispatch", "⚠️ connection/daemon-never-started", "❌ runs/known/fixed-meanwhile",
+			"❌ admission/prepare/wrong-revision", "❌ admission/prepare/hostile-frame",
 		}))
 		Expect(md).To(ContainSubstring("- **fail**, step 3: `runtime sends preparation_status` at `catalog/admission/prepare.yaml:13`\n" +
 			"- `preparation_status payload.revision: want 2, got 3`\n" +
@@ -132,12 +132,14 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 		Expect(mdOutsideCode(md)).NotTo(ContainSubstring("<script"))
 	})
 
-	It("cuts long diffs and stays within a comment's size when everything fails", func() {
+	It("cuts long diffs and long lines, and shows a cause's other cases by id", func() {
 		run := handRun()
 		var long []string
 		for i := range 200 {
 			long = append(long, fmt.Sprintf("- \tline %d", i))
 		}
+		long[3] = "- " + strings.Repeat("x", 1000)
+		run.Cases[1].Result.Failure.Diff = strings.Join(long, "\n") // the cause's first case, detailed
 		for i := range 150 {
 			r := *run.Cases[1].Result
 			f := *r.Failure
@@ -146,10 +148,36 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 			run.Cases = append(run.Cases, reports.Case{Result: &r})
 		}
 		md := render(reports.WriteMarkdown, run)
+		Expect(md).To(ContainSubstring("The first of 151 cases with this cause."))
 		Expect(md).To(ContainSubstring("- \tline 39\n… 160 more lines (see the HTML or JSON report)\n```"))
-		Expect(len(md)).To(BeNumerically("<", 65536))
-		Expect(md).To(MatchRegexp(`\n\d+ more not shown in detail`))
-		Expect(md).To(ContainSubstring("- ❌ `runs/many/149`: `preparation_status payload.revision: want 2, got 3 (step 3, catalog/admission/prepare.yaml:13)`"))
+		Expect(md).To(ContainSubstring("- " + strings.Repeat("x", 237) + "…\n"))
+		Expect(md).To(ContainSubstring("<details><summary>150 more that need attention, each under its cause above</summary>\n\n- ❌ `runs/many/000`\n"))
+		Expect(md).To(ContainSubstring("- ❌ `runs/many/148`\n"))
+	})
+
+	It("stays under 60,000 bytes whatever the run, and says what it left out", func() {
+		run := handRun()
+		huge := strings.Repeat("a member the daemon left out, ", 200)
+		for i := range 600 {
+			r := *run.Cases[1].Result
+			f := *r.Failure
+			// 300 causes of two cases each, each with a long message, a long line and a long diff
+			f.Message = fmt.Sprintf("cause-%c%c: %s\n%s", 'a'+i/2%26, 'a'+i/2/26, huge, huge)
+			f.Diff = strings.Repeat(huge+"\n", 100)
+			r.Failure, r.Scenario = &f, fmt.Sprintf("runs/many/%03d", i)
+			run.Cases = append(run.Cases, reports.Case{Result: &r})
+		}
+		for i := range 2000 {
+			run.Cases = append(run.Cases, reports.Case{Result: result(fmt.Sprintf("passing/%04d/%s", i, strings.Repeat("long-name", 5)), scenarios.Pass, nil, nil)})
+		}
+		md := render(reports.WriteMarkdown, run)
+		Expect(len(md)).To(BeNumerically("<=", 60_000))
+		Expect(md).To(HaveSuffix("Left out to fit a comment: every case is in full in the HTML, JSON and JUnit reports and the evidence bundle written beside this file.\n"))
+		Expect(md).To(ContainSubstring("### Causes (305)"))
+		Expect(strings.Count(md, "\n#### ")).To(BeNumerically(">=", 5), "the largest causes' first cases in full")
+		Expect(md).To(MatchRegexp(`\n- … and \d+ more\n`))
+		Expect(strings.Count(md, "<details>")).To(Equal(strings.Count(md, "</details>")), "every collapsed block is closed")
+		Expect(strings.Count(md, "```") % 2).To(Equal(0), "every fence is closed")
 	})
 
 	It("says CERTIFIED for a clean run", func() {
