@@ -29,8 +29,8 @@ type progress struct {
 	total    int
 	parallel int
 	done     int
-	overhead time.Duration            // what finished scenarios took beyond their real waits, summed
-	waits    map[string]time.Duration // each scenario's real wait (runner.RealWait)
+	overhead time.Duration            // what finished scenarios took beyond their expected waits, summed
+	waits    map[string]time.Duration // each scenario's expected real time (runner.ExpectedRealTime)
 	pending  map[string]bool          // not started yet
 	running  map[string]*scenarioRun
 	drawn    bool // the status line is on screen
@@ -45,7 +45,7 @@ func newProgress(w io.Writer, live bool, width int, now func() time.Time, scs []
 	p := &progress{w: w, live: live, width: width, now: now, known: known, start: now(), total: len(scs),
 		parallel: max(parallel, 1), waits: map[string]time.Duration{}, pending: map[string]bool{}, running: map[string]*scenarioRun{}}
 	for _, sc := range scs {
-		p.waits[sc.ID] = runner.RealWait(sc)
+		p.waits[sc.ID] = runner.ExpectedRealTime(sc)
 		p.pending[sc.ID] = true
 	}
 	return p
@@ -157,7 +157,7 @@ func (p *progress) status() string {
 		}
 		line += sep + id
 		if w := p.running[id].wait; w != nil {
-			line += fmt.Sprintf(" (waiting %v, %v left)", w.Duration, short(max(w.Duration-now.Sub(w.Since), 0)))
+			line += fmt.Sprintf(" (waiting %v, %v left)", w.Duration, short(max(w.Duration-now.Sub(w.Since), time.Second)))
 		}
 	}
 	if r := []rune(line); p.width > 1 && len(r) >= p.width {
@@ -166,9 +166,11 @@ func (p *progress) status() string {
 	return line
 }
 
-// remaining estimates the time left: each scenario takes its real waits and what finished ones
-// took beyond theirs, on average; the lanes share the work, but no faster than the longest
-// running scenario ends.
+// remaining estimates the time left: each scenario takes the real time its steps and the daemon's
+// own timers are expected to wait (runner.ExpectedRealTime) and what finished ones took beyond
+// theirs, on average; the lanes share the work, but no faster than the longest running scenario
+// ends. A running scenario past its estimate still has a second to go: it has not ended, and
+// "0s left" would say it had.
 func (p *progress) remaining(now time.Time) time.Duration {
 	per := time.Second // before anything finished: a guess
 	if p.done > 0 {
@@ -176,7 +178,7 @@ func (p *progress) remaining(now time.Time) time.Duration {
 	}
 	var work, longest time.Duration
 	for id, r := range p.running {
-		left := max(p.waits[id]+per-now.Sub(r.since), 0)
+		left := max(p.waits[id]+per-now.Sub(r.since), time.Second)
 		work += left
 		longest = max(longest, left)
 	}

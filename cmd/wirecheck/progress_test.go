@@ -104,6 +104,31 @@ func TestProgressEstimatesFromTheRealWaits(t *testing.T) {
 	}
 }
 
+// The estimate counts the waits no step spells out (a stalled upgrade waits for the daemon's
+// handshake timeout), and neither a running scenario past its estimate nor a long wait at its end
+// is ever shown as having nothing left while it still runs.
+func TestProgressNeverShowsARunningScenarioAsDone(t *testing.T) {
+	clk := newFakeNow()
+	stalled := scenario("s/stalled-upgrade", 0)
+	stalled.BootstrapAnswer = &scenarios.BootstrapAnswer{StalledUpgrades: 2}
+	p := newProgress(&bytes.Buffer{}, true, 200, clk.now, []*scenarios.Scenario{stalled, scenario("w/wait", 20*time.Second)}, 1, nil)
+	if got, want := p.remaining(clk.now()), 2*10*time.Second+time.Second+20*time.Second+time.Second; got != want {
+		t.Errorf("before anything started: remaining = %v, want %v (two handshake timeouts, a 20 s advance, a guessed second each)", got, want)
+	}
+	p.Started(stalled)
+	clk.advance(time.Minute) // far past its 21 s
+	p.Finished(result("s/stalled-upgrade", scenarios.Pass, time.Minute, ""))
+	p.Started(scenario("w/wait", 20*time.Second))
+	p.Waiting(runner.Wait{Scenario: "w/wait", Step: 1, Kind: scenarios.StepAdvance, Duration: 20 * time.Second, Since: clk.now()})
+	clk.advance(10 * time.Minute)
+	if got := p.remaining(clk.now()); got < time.Second {
+		t.Errorf("a scenario still running has %v left", got)
+	}
+	if status := p.status(); !strings.Contains(status, "about 1s left") || !strings.Contains(status, "(waiting 20s, 1s left)") {
+		t.Errorf("the status line %q shows a running scenario as done", status)
+	}
+}
+
 // In CI (no terminal): one line per scenario, its verdict and, unless it passed, the first line
 // of why; no status line, no control characters.
 func TestProgressInCIIsOneLinePerScenario(t *testing.T) {
