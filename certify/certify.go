@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/wirecheck/wirecheck/fault"
@@ -34,6 +35,11 @@ type Config struct {
 	KnownFailing      *runner.KnownFailing
 	KnownFailingFiles []string
 	Parallel          int // scenarios at once, each with its own daemon; 1 by default
+	// NoFailFast plays every scenario even when the first FailFastAfter to end all failed the same
+	// way before a connection (by default the run then stops: see StoppedEarly).
+	NoFailFast bool
+	// Stopping, if set, hears why the run is stopping early, as it stops.
+	Stopping func(*StoppedEarly)
 	// Timeout bounds every scenario; by default each gets runner.ScenarioBound, derived from the
 	// real time its steps wait (an admission's expiry waits five minutes against a daemon in
 	// another process).
@@ -128,8 +134,69 @@ func Run(ctx context.Context, cfg Config) (*reports.Run, error) {
 		return nil, err
 	}
 	started := time.Now()
+	if !cfg.NoFailFast {
+		var stop context.CancelCauseFunc
+		ctx, stop = context.WithCancelCause(ctx)
+		defer stop(nil)
+		sel.Options.Progress = failFast(sel.Options.Progress, cfg, stop)
+	}
 	results := runner.RunRuntime(ctx, sel.Scenarios, cfg.Target, sel.Options)
 	return newRun(cfg, sel, started, results), nil
+}
+
+// FailFastAfter is how many scenarios, the first to end, must fail the same way before a
+// connection for a run to stop early: a daemon that cannot connect would otherwise cost every
+// scenario its start-up bound.
+const FailFastAfter = 3
+
+// StoppedEarly is the cause a run is stopped with when its first FailFastAfter scenarios failed
+// the same way before a connection; the scenarios it did not finish are harness errors that say
+// so.
+type StoppedEarly struct{ Cause string }
+
+func (e *StoppedEarly) Error() string {
+	return fmt.Sprintf("stopped early: the first %d scenarios to end all failed the same way before a connection (%s); --no-fail-fast plays every scenario",
+		FailFastAfter, e.Cause)
+}
+
+// failFast wraps a run's Progress: once the first FailFastAfter results all failed before their
+// first step, under one cause, it stops the run. A single result that got further (a pass, or a
+// failure at a step) means the daemon can connect, and the run goes on to its end.
+func failFast(progress func(*scenarios.Result), cfg Config, stop context.CancelCauseFunc) func(*scenarios.Result) {
+	var secrets []string
+	if c, ok := cfg.Target.(runner.Credentialed); ok {
+		secrets = []string{c.RunCredential()}
+	}
+	var mu sync.Mutex
+	var causes []string // of the first results, each failed before a connection
+	decided := false
+	return func(r *scenarios.Result) {
+		if progress != nil {
+			progress(r)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if decided || r.Verdict == scenarios.NotApplicable { // not applicable says nothing of connecting
+			return
+		}
+		if r.Verdict == scenarios.Pass || r.Failure == nil || r.Failure.Step != 0 {
+			decided = true // the daemon got past its connection once: never stop
+			return
+		}
+		c := reports.CauseOf(reports.Case{Result: r}, secrets)
+		if len(causes) > 0 && causes[0] != c {
+			decided = true
+			return
+		}
+		if causes = append(causes, c); len(causes) == FailFastAfter {
+			decided = true
+			why := &StoppedEarly{Cause: c}
+			if cfg.Stopping != nil {
+				cfg.Stopping(why)
+			}
+			stop(why)
+		}
+	}
 }
 
 // newRun is the results model of a run: the cases in selection order and the declared profile.

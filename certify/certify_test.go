@@ -2,8 +2,10 @@ package certify_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -63,6 +65,70 @@ func TestConfigurationErrors(t *testing.T) {
 	} {
 		if _, err := certify.Run(context.Background(), cfg); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// neverConnects is a target whose daemons all fail before a connection, once `fine` have
+// launched as the reference.
+type neverConnects struct {
+	runner.ReferenceRuntime
+	fine     int
+	launches *atomic.Int32
+}
+
+func (n neverConnects) Launch(ctx context.Context, c runner.Connect) (runner.Runtime, error) {
+	if int(n.launches.Add(1)) <= n.fine {
+		return n.ReferenceRuntime.Launch(ctx, c)
+	}
+	return nil, errors.New("the daemon exited before it bootstrapped")
+}
+
+// A daemon whose first three scenarios all fail the same way before a connection stops the run:
+// it is said as it stops, the rest are reported not run with why, and the run is not certified.
+// --no-fail-fast plays them all; so does a run whose daemon got past its connection once.
+func TestADaemonThatCannotConnectStopsTheRunEarly(t *testing.T) {
+	selection := []string{"admission/prepare"}
+	var said []*certify.StoppedEarly
+	run, err := certify.Run(context.Background(), certify.Config{Target: neverConnects{launches: new(atomic.Int32)},
+		Run: selection, Seed: "fail-fast", Stopping: func(e *certify.StoppedEarly) { said = append(said, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Cases) < 6 {
+		t.Fatalf("the selection has %d scenarios: too few to show a stop", len(run.Cases))
+	}
+	played, notRun := 0, 0
+	for _, c := range run.Cases {
+		switch m := c.Result.Failure.Message; {
+		case strings.Contains(m, "not run: stopped early: the first 3 scenarios to end all failed the same way before a connection"):
+			notRun++
+		case strings.Contains(m, "exited before it bootstrapped"):
+			played++
+		default:
+			t.Errorf("%s: %s", c.Result.Scenario, m)
+		}
+	}
+	if played != certify.FailFastAfter || notRun != len(run.Cases)-played || len(said) != 1 || !strings.Contains(said[0].Error(), "--no-fail-fast") {
+		t.Fatalf("played %d, not run %d of %d; said %v", played, notRun, len(run.Cases), said)
+	}
+	if run.ExitCode() == reports.ExitCertified {
+		t.Fatal("a run stopped early was certified")
+	}
+
+	for name, cfg := range map[string]certify.Config{
+		"--no-fail-fast":               {Target: neverConnects{launches: new(atomic.Int32)}, NoFailFast: true},
+		"a daemon that connected once": {Target: neverConnects{fine: 1, launches: new(atomic.Int32)}},
+	} {
+		cfg.Run, cfg.Seed = selection, "fail-fast"
+		run, err := certify.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range run.Cases {
+			if f := c.Result.Failure; f != nil && strings.Contains(f.Message, "not run") {
+				t.Fatalf("%s: %s was not run: %s", name, c.Result.Scenario, f.Message)
+			}
 		}
 	}
 }

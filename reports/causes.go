@@ -71,6 +71,11 @@ func (r *Run) Causes() []Cause {
 	return out
 }
 
+// CauseOf is the root cause Causes would group c under (its text with what differs between
+// scenarios normalised), for a caller that groups results as they arrive. secrets are redacted
+// as Run.Redact is.
+func CauseOf(c Case, secrets []string) string { return normalise(redactor(secrets)(caseReason(c))) }
+
 // withResults drops the cases caseNames cannot name.
 func withResults(cases []Case) []Case {
 	return slices.DeleteFunc(slices.Clone(cases), func(c Case) bool { return c.Result == nil })

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -118,7 +119,7 @@ func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Opti
 	}
 	for i, r := range results {
 		if r == nil {
-			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "the run was interrupted before this scenario ran")
+			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "not run: "+stopped(ctx))
 		}
 	}
 	EndRunSpan(span, results)
@@ -208,7 +209,7 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 	if ctx.Err() != nil && (r.Verdict == scenarios.Fail || r.Verdict == scenarios.HarnessError) {
 		// The run was interrupted or the scenario's own bound expired: that is the harness's, not
 		// the Runtime's, fault, unless a step had already failed on its own.
-		why := "interrupted"
+		why := stopped(parent)
 		if parent.Err() == nil {
 			why = fmt.Sprintf("the scenario did not end within its bound of %v", bound)
 		}
@@ -216,6 +217,15 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		r.Failure.Message = "harness error: " + why + ": " + strings.TrimPrefix(r.Failure.Message, "harness error: ")
 	}
 	return r
+}
+
+// stopped says why ctx, which has ended, ended: its cause when the run was stopped with one (an
+// early stop), else that it was interrupted.
+func stopped(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+		return c.Error()
+	}
+	return "the run was interrupted"
 }
 
 // awaitsStall reports whether a scenario has an await_stall step.

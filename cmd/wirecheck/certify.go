@@ -32,6 +32,7 @@ type certifyFlags struct {
 	env                      []string
 	knownFailing             string
 	parallel                 int
+	noFailFast               bool
 	timeout, step            time.Duration
 	seed                     string
 	junit, json, md, html    string
@@ -112,6 +113,7 @@ Exit status:
 	fl.StringArrayVar(&f.specDirs, "spec", nil, "a directory holding the files the scenarios cite (the protocol spec; docs/ for contract-harness.md), repeatable: the HTML report then quotes every cited section")
 	fl.StringVar(&f.shard, "shard", "", "K/N: play only the K-th of N shares of the selection (dealt round-robin over it sorted by id, after --run, --skip and --label-filter), for `wirecheck merge` to combine; give every shard the same --seed")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted certification whose evidence bundle is this directory: its seed, selection and target, only the scenarios it did not finish, reported as one run (write to a new --bundle)")
+	fl.BoolVar(&f.noFailFast, "no-fail-fast", false, fmt.Sprintf("play every scenario even when the first %d to end all failed the same way before a connection (by default the run then stops, exit 1, and reports the rest as not run)", certify.FailFastAfter))
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress (by default: a status line on a terminal, one line per scenario when CI is set or stderr is not a terminal)")
 	root.AddCommand(cmd)
 }
@@ -169,6 +171,7 @@ func runCertify(cmd *cobra.Command, f *certifyFlags) error {
 		cfg.Started, cfg.Waiting, cfg.Progress = p.Started, p.Waiting, p.Finished
 		notice, stopProgress = p.Notice, p.run(time.Second)
 	}
+	cfg.Stopping = func(e *certify.StoppedEarly) { notice(e.Error()) }
 	context.AfterFunc(ctx, func() {
 		if s := signalled(); s != nil {
 			notice(fmt.Sprintf("%v: stopping the scenarios that run; the reports will hold what finished (again to quit at once)", s))
@@ -254,7 +257,7 @@ func (f *certifyFlags) config() (certify.Config, error) {
 		return certify.Config{}, err
 	}
 	cfg := certify.Config{Catalog: cat, Run: f.sel.run, Skip: f.sel.skip, LabelFilter: f.sel.labelFilter,
-		Parallel: f.parallel, Timeout: f.timeout, Step: f.step, Seed: f.seed, SpecDirs: f.specDirs}
+		Parallel: f.parallel, NoFailFast: f.noFailFast, Timeout: f.timeout, Step: f.step, Seed: f.seed, SpecDirs: f.specDirs}
 	if f.seed == "" {
 		cfg.Seed = runner.NewSeed()
 	}
