@@ -140,6 +140,9 @@ func (r *run) awaitStalledUpgrades(n int) *scenarios.Failure {
 		select {
 		case up = <-r.srv.stalled:
 			t.Stop()
+		case rej := <-r.srv.rejects: // an upgrade, refused before it could stall: say so at once
+			t.Stop()
+			return r.refused(nil, rej)
 		case <-r.rt.Done():
 			t.Stop()
 			return r.exited(nil, "before its upgrade could stall")
