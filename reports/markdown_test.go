@@ -177,7 +177,7 @@ var _ = Describe("Markdown", Label("markdown"), func() {
 		Expect(strings.Count(md, "\n#### ")).To(BeNumerically(">=", 5), "the largest causes' first cases in full")
 		Expect(md).To(MatchRegexp(`\n- … and \d+ more\n`))
 		Expect(strings.Count(md, "<details>")).To(Equal(strings.Count(md, "</details>")), "every collapsed block is closed")
-		Expect(strings.Count(md, "```") % 2).To(Equal(0), "every fence is closed")
+		Expect(strings.Count(md, "```")%2).To(Equal(0), "every fence is closed")
 	})
 
 	It("says CERTIFIED for a clean run", func() {

@@ -15,7 +15,7 @@ var errUnsupported = fmt.Errorf("sockwatch: watching a socket in the kernel: %w"
 // Conn is never made here: Wrap returns the connection as it is.
 type Conn struct {
 	writeBlocked, readWaiting, readEnded bool
-	reads                     uint64
+	reads                                uint64
 }
 
 func (c *Conn) unread() (int, error) { return 0, errUnsupported }
