@@ -34,12 +34,8 @@ type Conn struct {
 
 // Wrap watches c if it is a socket with a file descriptor, else returns it as it is.
 func (w *Watcher) Wrap(c net.Conn) net.Conn {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return c
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
+	raw := rawConn(c)
+	if raw == nil {
 		return c
 	}
 	wc := &Conn{Conn: c, w: w, raw: raw}

@@ -19,6 +19,15 @@ func UnreadCounter(c net.Conn) func() (int, error) { return counter(c, unix.SIOC
 func UnsentCounter(c net.Conn) func() (int, error) { return counter(c, unix.SIOCOUTQ) }
 
 func counter(c net.Conn, req uint) func() (int, error) {
+	raw := rawConn(c)
+	if raw == nil {
+		return nil
+	}
+	return func() (int, error) { return queued(raw, req) }
+}
+
+// rawConn is c's socket, or nil when c has no file descriptor.
+func rawConn(c net.Conn) syscall.RawConn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
@@ -27,7 +36,7 @@ func counter(c net.Conn, req uint) func() (int, error) {
 	if err != nil {
 		return nil
 	}
-	return func() (int, error) { return queued(raw, req) }
+	return raw
 }
 
 // queued asks the kernel for one of a socket's queue lengths (SIOCINQ, SIOCOUTQ).
