@@ -14,6 +14,16 @@ import (
 // URL parameter that carries a credential. The same cause reads the same for every scenario, so a
 // report can group failures by it.
 func (rules Rules) Explain(r *http.Request, rej *Rejection) string {
+	why := rules.explain(r, rej)
+	// Another check may refuse first (the Bearer before the version): the version a daemon speaks
+	// is still named, or fixing the first cause would only reveal the second.
+	if q := r.URL.Query(); rej.Check != CheckVersionMatch && q.Has(proto.QueryVersion) && q.Get(proto.QueryVersion) != rules.version() {
+		why += fmt.Sprintf("; it also speaks wire version %q, where this Core speaks %s only", q.Get(proto.QueryVersion), rules.version())
+	}
+	return why
+}
+
+func (rules Rules) explain(r *http.Request, rej *Rejection) string {
 	presented, hasBearer := Bearer(r.Header)
 	inURL, credInURL := rules.credentialParam(r, presented)
 	alsoInURL := ""

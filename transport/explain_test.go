@@ -36,7 +36,8 @@ func TestExplainNamesWhatTheDaemonDid(t *testing.T) {
 	}{
 		{"an old daemon: credential in the URL, no header, old version",
 			ws("device_id=dev-1&version=0.2.0&token="+secret, ""),
-			`the daemon's WebSocket upgrade lacks the Authorization: Bearer header; its credential travels in the URL instead (query parameter "token"), where it must never appear`},
+			`the daemon's WebSocket upgrade lacks the Authorization: Bearer header; its credential travels in the URL instead (query parameter "token"), where it must never appear` +
+				`; it also speaks wire version "0.2.0", where this Core speaks ` + proto.Version + " only"},
 		{"every missing member at once",
 			ws("", ""),
 			"the daemon's WebSocket upgrade lacks the device_id query parameter, the version query parameter and the Authorization: Bearer header"},
