@@ -74,12 +74,18 @@ func TestConfigurationErrors(t *testing.T) {
 type neverConnects struct {
 	runner.ReferenceRuntime
 	fine     int
+	hang     int // launches after this many wait to be stopped, as a daemon slow to fail would
 	launches *atomic.Int32
 }
 
 func (n neverConnects) Launch(ctx context.Context, c runner.Connect) (runner.Runtime, error) {
-	if int(n.launches.Add(1)) <= n.fine {
+	i := int(n.launches.Add(1))
+	if i <= n.fine {
 		return n.ReferenceRuntime.Launch(ctx, c)
+	}
+	if n.hang > 0 && i > n.hang {
+		<-ctx.Done()
+		return nil, errors.New("the daemon was killed by signal 15 before it bootstrapped")
 	}
 	return nil, errors.New("the daemon exited before it bootstrapped")
 }
@@ -90,8 +96,9 @@ func (n neverConnects) Launch(ctx context.Context, c runner.Connect) (runner.Run
 func TestADaemonThatCannotConnectStopsTheRunEarly(t *testing.T) {
 	selection := []string{"admission/prepare"}
 	var said []*certify.StoppedEarly
-	run, err := certify.Run(context.Background(), certify.Config{Target: neverConnects{launches: new(atomic.Int32)},
-		Run: selection, Seed: "fail-fast", Stopping: func(e *certify.StoppedEarly) { said = append(said, e) }})
+	// Four at a time: the fourth and later launches are still under way when the run stops.
+	run, err := certify.Run(context.Background(), certify.Config{Target: neverConnects{hang: 3, launches: new(atomic.Int32)},
+		Run: selection, Seed: "fail-fast", Parallel: 4, Stopping: func(e *certify.StoppedEarly) { said = append(said, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +108,8 @@ func TestADaemonThatCannotConnectStopsTheRunEarly(t *testing.T) {
 	played, notRun := 0, 0
 	for _, c := range run.Cases {
 		switch m := c.Result.Failure.Message; {
-		case strings.Contains(m, "not run: stopped early: the first 3 scenarios to end all failed the same way before a connection"):
-			notRun++
+		case strings.Contains(m, "stopped early: the first 3 scenarios to end all failed the same way before a connection"):
+			notRun++ // not started, or cut short by the stop
 		case strings.Contains(m, "exited before it bootstrapped"):
 			played++
 		default:
@@ -114,6 +121,11 @@ func TestADaemonThatCannotConnectStopsTheRunEarly(t *testing.T) {
 	}
 	if run.ExitCode() == reports.ExitCertified {
 		t.Fatal("a run stopped early was certified")
+	}
+	// Two causes: the daemon's, and the stop (what a daemon cut short did once stopped is not a
+	// cause of its own).
+	if causes := run.Causes(); len(causes) != 2 || len(causes[0].Scenarios) != notRun {
+		t.Fatalf("causes: %+v", causes)
 	}
 
 	for name, cfg := range map[string]certify.Config{

@@ -29,21 +29,24 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	const stall = "runtime/stall/unanswered-upgrade-is-given-up-at-the-handshake-timeout"
+	const heartbeatStep = "connection/heartbeat/first-frame-declares-capabilities" // reads the heartbeat as a step
 	scs := runner.Select(cat, runner.Options{Run: []string{"prefix/started", "connection/version/0-7-0"}})
 	// The stalled upgrade is played only where it shows something: a daemon that upgrades waits
 	// out its handshake timeout there, 10 s of real time.
 	withStall := runner.Select(cat, runner.Options{Run: []string{"prefix/started", "connection/version/0-7-0", stall}})
+	withHeartbeatStep := runner.Select(cat, runner.Options{Run: []string{"prefix/started", "connection/version/0-7-0", heartbeatStep}})
 	cases := map[string]map[string]string{ // mode → scenario → what the failure must say
 		"exit": {"prefix/started": "the Runtime stopped before connecting (exit code 7", "connection/version/0-7-0": "the Runtime stopped before its connection could be refused (exit code 7",
 			stall: "the Runtime stopped before its upgrade could stall (exit code 7"},
 		"exit-in-handshake": {"prefix/started": "the Runtime stopped before connecting (exit code 9", "connection/version/0-7-0": "the Runtime stopped before its connection could be refused (exit code 9"},
 		"exit-mid-run":      {"prefix/started": "the Runtime had exited (exit code 5; last output: misbehave: crashing on execution_start"},
 		"silent":            {"prefix/started": "did not connect within", "connection/version/0-7-0": "no connection attempt", stall: "made no upgrade within"},
-		"half-capabilities": {"prefix/started": "the declaration of kind \"contract\" is incomplete: 15 capability members missing"},
-		"no-contract":       {"prefix/started": "does not advertise kind \"contract\""},
-		"hang-after-ready":  {"prefix/started": "nothing arrived within"},
-		"garbage":           {"prefix/started": "breaks a wire rule: envelope: malformed JSON"},
-		"flood":             {"prefix/started": "type: want preparation_status, got delta"},
+		"half-capabilities": {"prefix/started": "the declaration of kind \"contract\" is incomplete: 15 capability members missing",
+			heartbeatStep: "capabilities.streaming: is required"},
+		"no-contract":      {"prefix/started": "does not advertise kind \"contract\""},
+		"hang-after-ready": {"prefix/started": "nothing arrived within"},
+		"garbage":          {"prefix/started": "breaks a wire rule: envelope: malformed JSON"},
+		"flood":            {"prefix/started": "type: want preparation_status, got delta"},
 		// Its upgrades are refused before the stalled one could be: said at once, never "no upgrade".
 		"old-version": {"prefix/started": "refused the Runtime's connection with 426 incompatible_version", "connection/version/0-7-0": "tried again",
 			stall: "refused the Runtime's connection with 426 incompatible_version"},
@@ -59,6 +62,9 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 			scs := scs
 			if want[stall] != "" {
 				scs = withStall
+			}
+			if want[heartbeatStep] != "" {
+				scs = withHeartbeatStep
 			}
 			results := runner.RunRuntime(context.Background(), scs, units, runner.Options{
 				Seed: "m", Step: 500 * time.Millisecond, Start: 2 * time.Second, Timeout: 20 * time.Second, Credential: "wck_test"})
@@ -91,6 +97,10 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 				run.Profile = reports.DetectProfile(run.Cases)
 				if run.ExitCode() != reports.ExitNotCertified || len(run.Reasons()) == 0 || !strings.Contains(run.Reasons()[0], "contract") {
 					t.Errorf("a daemon whose contract kind is %s: exit %d, reasons %q", mode, run.ExitCode(), run.Reasons())
+				}
+				// One root cause, whether a scenario reads the heartbeat first or as a step.
+				if causes := run.Causes(); mode == "half-capabilities" && len(causes) != 1 {
+					t.Errorf("a daemon whose contract kind is %s has %d causes, want 1: %+v", mode, len(causes), causes)
 				}
 			}
 			statuses, err := local.List(context.Background())

@@ -120,6 +120,7 @@ func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Opti
 	for i, r := range results {
 		if r == nil {
 			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "not run: "+stopped(ctx))
+			results[i].Failure.Cause = stopped(ctx) // one cause with the scenarios cut short by it
 		}
 	}
 	EndRunSpan(span, results)
@@ -215,6 +216,8 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		}
 		r.Verdict = scenarios.HarnessError
 		r.Failure.Message = "harness error: " + why + ": " + strings.TrimPrefix(r.Failure.Message, "harness error: ")
+		// What the daemon did once it was stopped (killed by a signal) is not its cause: the stop is.
+		r.Failure.Cause = why
 	}
 	return r
 }

@@ -51,6 +51,23 @@ func declarationProblems(raw []byte, kind string) string {
 	return ""
 }
 
+// declarationCause gives a step's failure on a heartbeat whose capability declaration is
+// incomplete the cause firstHeartbeat gives one: a daemon that leaves a member out has one root
+// cause, whether a scenario reads its heartbeat as its first frame or as a step's.
+func (r *run) declarationCause(f *scenarios.Failure) *scenarios.Failure {
+	if f == nil || f.Cause != "" || f.Actual == nil {
+		return f
+	}
+	raw, err := json.Marshal(f.Actual)
+	if err != nil {
+		return f
+	}
+	if why := declarationProblems(raw, r.cfg.Kind); why != "" {
+		f.Cause = why
+	}
+	return f
+}
+
 // notApplicable is the verdict of a scenario the Runtime's declaration does not let it play, with
 // which of three reasons holds: the kind is missing, it is not available, or a capability the
 // scenario requires (or one it must lack) is declared otherwise. A scenario that requires nothing

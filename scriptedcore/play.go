@@ -515,13 +515,13 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		return p.Send(ctx, st)
 	case scenarios.StepRuntime:
 		_, f := p.Expect(st)
-		return f, nil
+		return r.declarationCause(f), nil
 	case scenarios.StepAnyOrder:
 		if st.From == proto.Core {
 			return p.SendGroup(ctx, st)
 		}
 		_, f := p.Expect(st)
-		return f, nil
+		return r.declarationCause(f), nil
 	case scenarios.StepSilence:
 		if st.From == proto.Core {
 			p.QuietWait(ctx, st)
