@@ -382,6 +382,9 @@ func outcomeRecord(c *scenarios.TurnCheck, o *store.Outcome, b *scenarios.Bindin
 	if c.Content != nil && o.Content != *c.Content {
 		return fmt.Errorf("content is %q, want %q", o.Content, *c.Content)
 	}
+	if c.Error != nil && o.Error != *c.Error {
+		return fmt.Errorf("error is %q, want the error frame's text %q (clause PJ-08.2)", o.Error, *c.Error)
+	}
 	if c.EngineHTTPStatus != nil && o.EngineHTTPStatus != *c.EngineHTTPStatus {
 		return fmt.Errorf("engine_http_status is %d, want %d (rule EF-03)", o.EngineHTTPStatus, *c.EngineHTTPStatus)
 	}

@@ -37,11 +37,12 @@
 // (error_code), engine (engine_error_code), and, when written, engine_http_status (0 for none),
 // preparation_error_code, the usage
 // snapshot (compared member for member as a usage frame's payload: a snapshot replaces, never
-// adds) and content. check.preparation reads the result of the Environment preparation
-// (runtime_prepare) Core ran last, once it has ended: state (completed, rejected, failed or
-// unknown) and, when written, error_code, exit_code and operation (the index of the operation that
-// ended it); {refuses, code} instead makes a caller set the device's preparation now to one
-// operation, the runtime_prepare begin payload refuses describes (identity as written; {$repeat}
+// adds), content, and error: the recorded error of an engine_failed Turn, which is the text of
+// its error frame exactly (only with reason engine_failed; Core words its own failures).
+// check.preparation reads the result of the Environment preparation (runtime_prepare) Core ran
+// last, once it has ended: state (completed, rejected, failed or unknown) and, when written,
+// error_code, exit_code and operation (the index of the operation that ended it); {refuses, code}
+// instead makes a caller set the device's preparation now to one operation, the runtime_prepare begin payload refuses describes (identity as written; {$repeat}
 // reaches a size bound) with body (text, when written; body_bytes: n instead, n bytes of the letter
 // a made when the check runs, for a size past what $repeat may expand to) as its content, which Core must refuse
 // inside itself with that API error code (invalid_preparation): nothing of it reaches the wire. A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;

@@ -590,7 +590,7 @@ func (p *parser) check(n *yaml.Node) *Check {
 		c.DeviceStatus = p.deviceStatusCheck(v)
 	}
 	if v := f["turn"]; v != nil {
-		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status")
+		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status", "error")
 		if tf != nil {
 			c.Turn = &TurnCheck{Status: p.String(tf["status"], "status"), Reason: p.String(tf["reason"], "reason"),
 				PreparationCode: p.String(tf["preparation_error_code"], "preparation_error_code")}
@@ -628,6 +628,13 @@ func (p *parser) check(n *yaml.Node) *Check {
 			if tf["content"] != nil {
 				s := p.String(tf["content"], "content")
 				c.Turn.Content = &s
+			}
+			if e := tf["error"]; e != nil {
+				s := p.String(e, "error")
+				c.Turn.Error = &s
+				if c.Turn.Reason != proto.ReasonEngineFailed {
+					p.Errorf(e.Line, "check.turn.error is the error frame's text an engine_failed Turn keeps (PJ-08.2): it needs reason: engine_failed")
+				}
 			}
 			if n := tf["engine_http_status"]; n != nil {
 				status, err := strconv.Atoi(n.Value)

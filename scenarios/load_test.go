@@ -94,6 +94,8 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:5: handshake.expect.at must be bootstrap or upgrade, got "dial"`},
 		{"unknown preparation code", "id: a\ntitle: t\nsteps:\n  - check: {turn: {run: r, status: failed, reason: preparation_start_failed, preparation_error_code: run_clash}}\n",
 			`f.yaml:4: check.turn.preparation_error_code "run_clash" is not a preparation error code (facts §4.3)`},
+		{"error text without engine_failed", "id: a\ntitle: t\nsteps:\n  - check: {turn: {run: r, status: failed, reason: invalid_executor_result, error: boom}}\n",
+			`f.yaml:4: check.turn.error is the error frame's text an engine_failed Turn keeps (PJ-08.2): it needs reason: engine_failed`},
 		{"usage that is no usage", "id: a\ntitle: t\nsteps:\n  - check: {turn: {run: r, status: completed, usage: {input_tokens: many}}}\n",
 			`f.yaml:4: check.turn.usage is not a usage snapshot: usage.input_tokens: must be a JSON integer`},
 		{"lacks without complete", "id: a\ntitle: t\nsteps:\n  - check: {capabilities: {kind: contract, declared: none, lacks: [preparation]}}\n",

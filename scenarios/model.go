@@ -393,6 +393,9 @@ func (c *Check) String() string {
 		if c.Turn.EngineHTTPStatus != nil {
 			s += fmt.Sprintf(" with engine_http_status %d", *c.Turn.EngineHTTPStatus)
 		}
+		if c.Turn.Error != nil {
+			s += fmt.Sprintf(" with error %q", *c.Turn.Error)
+		}
 		return s
 	case c.Preparation != nil:
 		return c.Preparation.String()
@@ -481,6 +484,10 @@ type TurnCheck struct {
 	// EngineHTTPStatus, when not nil, is the outcome's engine_http_status exactly (0: none kept;
 	// protocol-facts §6.1).
 	EngineHTTPStatus *int
+	// Error, when not nil, is the outcome's recorded error exactly: an engine_failed Turn keeps
+	// the text of its error frame (PJ-08.2). Only with reason engine_failed: the text of Core's
+	// own failures is Core's to word.
+	Error *string
 }
 
 // PreparationCheck checks the result of the Environment preparation Core ran last (on the
