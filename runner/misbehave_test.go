@@ -36,8 +36,9 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 	withStall := runner.Select(cat, runner.Options{Run: []string{"prefix/started", "connection/version/0-7-0", stall}})
 	withHeartbeatStep := runner.Select(cat, runner.Options{Run: []string{"prefix/started", "connection/version/0-7-0", heartbeatStep}})
 	cases := map[string]map[string]string{ // mode → scenario → what the failure must say
-		"exit": {"prefix/started": "the Runtime stopped before connecting (exit code 7", "connection/version/0-7-0": "the Runtime stopped before its connection could be refused (exit code 7",
-			stall: "the Runtime stopped before its upgrade could stall (exit code 7"},
+		// One root cause, worded one way, whatever each scenario waited for.
+		"exit": {"prefix/started": "the Runtime stopped before its first request (exit code 7", "connection/version/0-7-0": "the Runtime stopped before its first request (exit code 7",
+			stall: "the Runtime stopped before its first request (exit code 7"},
 		"exit-in-handshake": {"prefix/started": "the Runtime stopped before connecting (exit code 9", "connection/version/0-7-0": "the Runtime stopped before its connection could be refused (exit code 9"},
 		"exit-mid-run":      {"prefix/started": "the Runtime had exited (exit code 5; last output: misbehave: crashing on execution_start"},
 		"silent":            {"prefix/started": "did not connect within", "connection/version/0-7-0": "no connection attempt", stall: "made no upgrade within"},
@@ -85,6 +86,15 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 				}
 				if strings.HasPrefix(mode, "exit") && r.Duration > 3*time.Second {
 					t.Errorf("%s: an exited daemon took %v to be noticed", r.Scenario, r.Duration)
+				}
+			}
+			if mode == "exit" {
+				run := &reports.Run{}
+				for _, r := range results {
+					run.Cases = append(run.Cases, reports.Case{Result: r})
+				}
+				if causes := run.Causes(); len(causes) != 1 {
+					t.Errorf("a daemon that exits at once has %d causes, want 1: %+v", len(causes), causes)
 				}
 			}
 			if mode == "no-contract" || mode == "half-capabilities" {

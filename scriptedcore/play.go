@@ -679,8 +679,15 @@ func identityHint(rej rejection) string {
 }
 
 // exited is the failure of a Runtime that stopped: how it ended and what it printed last.
+//
+// A daemon that made no request at all exits before its first one, whatever the scenario waited
+// for: one root cause, worded one way, and never "instead of bootstrapping again" of a daemon
+// that never bootstrapped.
 func (r *run) exited(st *scenarios.Step, when string) *scenarios.Failure {
 	why := exitReason(r.rt)
+	if _, any := r.srv.attemptAfter(0); !any {
+		when = "before its first request"
+	}
 	f := r.p.Failf(st, "the Runtime stopped %s%s", when, why)
 	f.Cause = "the daemon exits " + when + exitCause(why)
 	return f
