@@ -5,6 +5,8 @@
 // reader and a Turn's runner do, with no protocol, no store and no work. Its latency percentiles
 // are the floor of the Core's: what the kernel's and Go's scheduling cost two processes and two
 // hand-offs at the machine's present load (docs/performance.md, "event_emission at load 4").
+// The worker also writes each frame back, and the sender times the round trip: the floor of
+// dispatch_core, Core's frame to the Runtime and the Runtime's answer back.
 //
 //	go run ./cmd/emission-floor [-frames 8000] [-conns 1000] [-rate 400]
 package main
@@ -62,10 +64,12 @@ func measure(frames, conns, rate int) error {
 		return errors.New("the receiver gave no address")
 	}
 	cs := make([]net.Conn, conns)
+	rtt := newLatencies(frames)
 	for i := range cs {
 		if cs[i], err = net.Dial("tcp", lines.Text()); err != nil {
 			return err
 		}
+		go readStamps(cs[i], rtt.add) // the echoes: round trips
 	}
 	buf := make([]byte, frameBytes)
 	tick := time.NewTicker(time.Second / time.Duration(rate))
@@ -78,15 +82,73 @@ func measure(frames, conns, rate int) error {
 		}
 	}
 	for lines.Scan() {
-		fmt.Println(lines.Text())
+		fmt.Println("one way:    " + lines.Text())
 	}
+	line, err := rtt.await(frames)
+	if err != nil {
+		return err
+	}
+	fmt.Println("round trip: " + line)
 	for _, c := range cs {
 		_ = c.Close()
 	}
 	return child.Wait()
 }
 
+// latencies collects the latencies of frames until all have arrived.
+type latencies struct {
+	mu  sync.Mutex
+	lat []time.Duration
+	all chan struct{}
+	n   int
+}
+
+func newLatencies(n int) *latencies {
+	return &latencies{lat: make([]time.Duration, 0, n), all: make(chan struct{}), n: n}
+}
+
+// add records a frame stamped sent (Unix nanoseconds) arriving now.
+func (l *latencies) add(sent int64) {
+	d := time.Duration(time.Now().UnixNano() - sent)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lat = append(l.lat, d); len(l.lat) == l.n {
+		close(l.all)
+	}
+}
+
+// await returns the percentiles once every frame has arrived; a lost frame is an error, never a
+// hang.
+func (l *latencies) await(frames int) (string, error) {
+	select {
+	case <-l.all:
+	case <-time.After(time.Minute + time.Duration(frames)*10*time.Millisecond):
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return "", fmt.Errorf("%d of %d frames arrived", len(l.lat), frames)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	slices.Sort(l.lat)
+	q := func(p float64) float64 {
+		return float64(l.lat[int(p*float64(len(l.lat)-1))]) / float64(time.Millisecond)
+	}
+	return fmt.Sprintf("frames %d  p50 %.3f  p99 %.3f  p999 %.3f  max %.3f ms", len(l.lat), q(0.5), q(0.99), q(0.999), q(1)), nil
+}
+
+// readStamps reads frames from c and hands each one's stamp to got, until c ends.
+func readStamps(c net.Conn, got func(int64)) {
+	r, buf := bufio.NewReader(c), make([]byte, frameBytes)
+	for {
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return
+		}
+		got(int64(binary.BigEndian.Uint64(buf)))
+	}
+}
+
 // receive prints its address, then the percentiles of frames' latencies once all have arrived.
+// Each frame goes from its connection's reader to a worker, which stamps it and writes it back.
 func receive(frames int) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,17 +156,7 @@ func receive(frames int) error {
 	}
 	defer ln.Close()
 	fmt.Println(ln.Addr())
-	var mu sync.Mutex
-	lat := make([]time.Duration, 0, frames)
-	all := make(chan struct{})
-	arrived := func(sent int64) {
-		d := time.Duration(time.Now().UnixNano() - sent)
-		mu.Lock()
-		defer mu.Unlock()
-		if lat = append(lat, d); len(lat) == frames {
-			close(all)
-		}
-	}
+	oneWay := newLatencies(frames)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -113,33 +165,23 @@ func receive(frames int) error {
 			}
 			handoff := make(chan int64, 16)
 			go func() { // the runner
+				buf := make([]byte, frameBytes)
 				for sent := range handoff {
-					arrived(sent)
+					oneWay.add(sent)
+					binary.BigEndian.PutUint64(buf, uint64(sent))
+					_, _ = c.Write(buf)
 				}
 			}()
 			go func() { // the connection's reader
 				defer close(handoff)
-				r, buf := bufio.NewReader(c), make([]byte, frameBytes)
-				for {
-					if _, err := io.ReadFull(r, buf); err != nil {
-						return
-					}
-					handoff <- int64(binary.BigEndian.Uint64(buf))
-				}
+				readStamps(c, func(sent int64) { handoff <- sent })
 			}()
 		}
 	}()
-	select {
-	case <-all:
-	case <-time.After(time.Minute + time.Duration(frames)*10*time.Millisecond): // a lost frame, never a hang
-		mu.Lock()
-		defer mu.Unlock()
-		return fmt.Errorf("%d of %d frames arrived", len(lat), frames)
+	line, err := oneWay.await(frames)
+	if err != nil {
+		return err
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	slices.Sort(lat)
-	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))]) / float64(time.Millisecond) }
-	fmt.Printf("frames %d  p50 %.3f  p99 %.3f  p999 %.3f  max %.3f ms\n", len(lat), q(0.5), q(0.99), q(0.999), q(1))
+	fmt.Println(line)
 	return nil
 }

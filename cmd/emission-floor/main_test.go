@@ -8,7 +8,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
-// The command starts its receiver, sends every frame and prints their percentiles.
+// The command starts its receiver, sends every frame and prints the percentiles of their one-way
+// and round-trip latencies.
 func TestEveryFrameIsMeasured(t *testing.T) {
 	bin, err := testbin.Build("github.com/wirecheck/wirecheck/cmd/emission-floor")
 	if err != nil {
@@ -18,7 +19,8 @@ func TestEveryFrameIsMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if !regexp.MustCompile(`^frames 200  p50 [0-9.]+  p99 [0-9.]+  p999 [0-9.]+  max [0-9.]+ ms\n$`).Match(out) {
+	line := `frames 200  p50 [0-9.]+  p99 [0-9.]+  p999 [0-9.]+  max [0-9.]+ ms\n`
+	if !regexp.MustCompile(`^one way:    ` + line + `round trip: ` + line + `$`).Match(out) {
 		t.Fatalf("output %q", out)
 	}
 }
