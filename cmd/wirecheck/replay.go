@@ -59,7 +59,8 @@ Exit status:
      applicable; also when the bundle holds nothing replayable (the reasons are printed)
   1  some replay diverges
   2  harness error: a replay could not be played (the suite or the machine failed)
-  3  usage error: not a bundle, a bad flag, a --run pattern that matches no journal`,
+  3  usage or configuration error, found before the first replay: not a bundle, a bad flag, a
+     --run pattern that matches no journal, a daemon command that is not an executable`,
 		Example: `  wirecheck certify --reference --bundle evidence
   wirecheck replay evidence --runtime-cmd './mydaemon --core {core_url} --device {device_id}'`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -114,7 +115,7 @@ Exit status:
 			}
 			res, err := certify.Run(cmd.Context(), certify.Config{Target: target, Catalog: played, Seed: seed})
 			if err != nil {
-				return &exitError{code: 2, err: fmt.Errorf("harness error: %w", err)}
+				return usageError(err) // found before the first replay (the daemon's command, say), as certify's
 			}
 			return reportReplays(out, res.Cases, recorded, len(skipped))
 		},
