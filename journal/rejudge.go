@@ -22,10 +22,19 @@ type Rejudged struct {
 	Matched  int    // frames of the peer under test matched against the scenario's steps
 	Recorded string // the recorded verdict
 	// Now is the verdict the recorded frames get from the current catalog: "pass", "fail at
-	// step N", or "" when the scenario is not in the catalog.
+	// step N" (a step the recorded run passed, or never reached while passing, now fails),
+	// NowAsRecorded (a run recorded as not passing whose frames still match every step up to
+	// where it ended), NowNotApplicable (recorded not applicable: nothing was played, so no step
+	// is rejudged), or "" when the scenario is not in the catalog.
 	Now         string
 	Differences []Difference
 }
+
+// The values of Rejudged.Now that keep the recorded verdict without a step's verdict of their own.
+const (
+	NowAsRecorded    = "as recorded"
+	NowNotApplicable = "not applicable"
+)
 
 // Rejudge recomputes, from a journal's records alone, (1) the proto validator's verdict on every
 // recorded frame, and (2) the scenario's expected frames, from the current catalog, matched in
@@ -33,6 +42,11 @@ type Rejudged struct {
 // wirecheck sent, as the player binds them), and lists what differs from the recorded verdicts.
 // Timing (silence windows, deadlines) is not rejudged: a journal holds when frames arrived, not
 // what a timer would have decided.
+//
+// A run recorded as not passing ended at its failure (step 0: the connection, before the first
+// step, or a check outside the steps), so a frame it never recorded is not held against it: only
+// the frames it did record are matched, and only up to its failing step. A run recorded as not
+// applicable played no step, so none is matched.
 func Rejudge(recs []Record, cat *scenarios.Catalog) Rejudged {
 	var out Rejudged
 	if len(recs) == 0 || recs[0].Header == nil {
@@ -61,23 +75,35 @@ func Rejudge(recs []Record, cat *scenarios.Catalog) Rejudged {
 		out.Differences = append(out.Differences, Difference{assertionAt, "the scenario is no longer in the catalog"})
 		return out
 	}
+	recorded := out.Recorded
+	if recorded == string(scenarios.NotApplicable) {
+		out.Now = NowNotApplicable
+		return out
+	}
 	self := proto.Core
 	if h.Played == string(scenarios.SideRuntime) {
 		self = proto.Runtime
 	}
-	m := matchSteps(sc, self, frames, failStep)
+	passed := recorded == string(scenarios.Pass)
+	m := matchSteps(sc, self, frames, failStep, !passed)
 	out.Matched = m.matched
-	out.Now = "pass"
-	if m.step > 0 {
-		out.Now = fmt.Sprintf("fail at step %d", m.step)
-	}
-	recorded := out.Recorded
 	switch {
-	case recorded == string(scenarios.Pass) && m.step > 0:
+	case m.step > 0:
+		out.Now = fmt.Sprintf("fail at step %d", m.step)
+	case passed:
+		out.Now = "pass"
+	default:
+		out.Now = NowAsRecorded
+	}
+	switch {
+	case passed && m.step > 0:
 		out.Differences = append(out.Differences, Difference{m.record, fmt.Sprintf("recorded pass; step %d now fails: %s", m.step, m.reason)})
 	case recorded == string(scenarios.Fail) && failedOnFrame && m.step == 0:
 		out.Differences = append(out.Differences, Difference{assertionAt, fmt.Sprintf("recorded a frame mismatch at step %d; the recorded frames now match every step", failStep)})
-	case m.step > 0 && (failStep == 0 || m.step < failStep):
+	case m.step > 0 && failStep == 0:
+		// Step 0 is no step: the connection, the first heartbeat, or a check after the last step.
+		out.Differences = append(out.Differences, Difference{m.record, fmt.Sprintf("recorded %s outside the steps; step %d, which its recorded frames reached, now fails: %s", recorded, m.step, m.reason)})
+	case m.step > 0 && m.step < failStep:
 		out.Differences = append(out.Differences, Difference{m.record, fmt.Sprintf("recorded %s at step %d; step %d, before it, now fails: %s", recorded, failStep, m.step, m.reason)})
 	}
 	return out
@@ -91,8 +117,9 @@ type match struct {
 
 // matchSteps walks the scenario's frame steps in order, up to stop (0: all), consuming the
 // recorded frames: wirecheck's own to bind placeholders, the other peer's (heartbeats aside,
-// unless a step expects one) to match.
-func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop int) match {
+// unless a step expects one) to match. ended: the run ended early (at its failure), so running
+// out of recorded frames fails no step.
+func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop int, ended bool) match {
 	b := scenarios.BindingsWith(sc.Vars)
 	var mine, theirs []Record
 	for _, r := range frames {
@@ -152,7 +179,7 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 				theirs = theirs[1:]
 			}
 			if len(theirs) == 0 {
-				if stop > 0 {
+				if ended {
 					return m // the run ended at its failure; what never came is not rejudged
 				}
 				return match{matched: m.matched, step: st.Index, reason: fmt.Sprintf("expected %s, and no frame was recorded", pending[0].Frame.Type)}

@@ -33,17 +33,34 @@ func init() {
 conversation again against a daemon: Core's frames exactly as they were sent (values Core chose
 kept), the daemon's expected as they were received, except the values the daemon chose, which
 bind afresh (handles, executors, expiries; heartbeats are left to the player), and the clock moved
-where the original moved it. For each journal
-it prints "same" or the first divergence: the step, the frame expected and the frame received.
+where the original moved it. For each journal it prints one line:
+
+  same               recorded passing; the daemon answered every frame as recorded
+  fails as recorded  recorded failing; the daemon answered every frame as recorded, up to where
+                     the recorded run failed (that failure is printed beneath; what the original
+                     then waited for in vain is not awaited again: timing is not replayed)
+  ends as recorded   the same for a run recorded inconclusive or as a harness error
+  diverges           the daemon answered otherwise: the recorded verdict, then the replay's step,
+                     the frame expected and the frame received
+  not applicable     the daemon does not declare a capability the original scenario requires
+  not replayable     with the reason; the recorded verdict is kept
 
 It replays only what a journal alone can drive: one connection played by wirecheck as Core, every
-frame JSON; others are listed as not replayable with the reason. Against a daemon in another
-process the clock is real: a move of the original's virtual clock (an admission's five-minute
-expiry) is waited for. What the original did between frames other than move its clock (a settle
-window, a silence, a check of Core's records) is not in a journal and is not replayed. Every journal is verified first (--pubkey also checks its signature); one that
-does not verify is not replayed.
+frame JSON, no frame changed by a fault relay on the way, no stall of Core's reading; a run
+recorded as not applicable played nothing, and a run that ended before its first frame holds
+nothing to replay. Against a daemon in another process the clock is real: a move of the
+original's virtual clock (an admission's five-minute expiry) is waited for. What the original
+did between frames other than move its clock (a settle window, a silence, a check of Core's
+records) is not in a journal and is not replayed. Every journal is verified first (--pubkey also
+checks its signature); one that does not verify is not replayed.
 
-Exit status: 0 every replayable journal replays the same; 1 one diverges; 3 usage error.`,
+Exit status:
+  0  every replayed journal answered as recorded (same, or fails as recorded), or was not
+     applicable; also when the bundle holds nothing replayable (the reasons are printed)
+  1  some replay diverges
+  2  harness error: a replay could not be played (the suite or the machine failed)
+  3  usage or configuration error, found before the first replay: not a bundle, a bad flag, a
+     --run pattern that matches no journal, a daemon command that is not an executable`,
 		Example: `  wirecheck certify --reference --bundle evidence
   wirecheck replay evidence --runtime-cmd './mydaemon --core {core_url} --device {device_id}'`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -64,20 +81,22 @@ Exit status: 0 every replayable journal replays the same; 1 one diverges; 3 usag
 			if err != nil {
 				return err
 			}
-			replays, skipped, err := replayable(args[0], pub, run, cat)
+			replays, recorded, skipped, err := replayable(args[0], pub, run, cat)
 			if err != nil {
 				return usageError(err)
 			}
 			out := cmd.OutOrStdout()
 			for _, s := range skipped {
-				fmt.Fprintf(out, "not replayable  %s\n", s)
+				fmt.Fprintf(out, "%-*s %s\n", replayColumn, "not replayable", s)
 			}
 			if len(replays) == 0 {
-				return usageError(fmt.Errorf("%s holds no replayable journal", args[0]))
+				fmt.Fprintf(out, "nothing to replay: none of the %d %s of %s is replayable (each reason is above)\n",
+					len(skipped), plural(len(skipped), "journal", "journals"), args[0])
+				return nil
 			}
 			played, lerrs := scenarios.Link(replays)
 			if lerrs != nil {
-				return fmt.Errorf("the replays do not link: %w", lerrs)
+				return &exitError{code: 2, err: fmt.Errorf("harness error: the replays do not link: %w", lerrs)}
 			}
 			var target runner.Target = runner.ReferenceRuntime{}
 			if !reference {
@@ -96,9 +115,9 @@ Exit status: 0 every replayable journal replays the same; 1 one diverges; 3 usag
 			}
 			res, err := certify.Run(cmd.Context(), certify.Config{Target: target, Catalog: played, Seed: seed})
 			if err != nil {
-				return err
+				return usageError(err) // found before the first replay (the daemon's command, say), as certify's
 			}
-			return reportReplays(out, res.Cases)
+			return reportReplays(out, res.Cases, recorded, len(skipped))
 		},
 	}
 	f := cmd.Flags()
@@ -108,21 +127,29 @@ Exit status: 0 every replayable journal replays the same; 1 one diverges; 3 usag
 	f.StringVar(&pubkey, "pubkey", "", "the ed25519 public key every journal's anchor must be signed by")
 	f.StringSliceVar(&run, "run", nil, "scenario id patterns of the journals to replay (default: all)")
 	f.StringVar(&seed, "seed", "replay", "seed of the values the player generates")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(cmd)
 }
 
+// replayColumn is the width of the first column of replay's lines (its longest word, "fails as
+// recorded").
+const replayColumn = len("fails as recorded")
+
 // replayable turns every journal of the bundle that one connection played as Core into a scenario
-// replay/<id>, and says why each other one is not replayable.
-func replayable(bundle string, pub ed25519.PublicKey, run []string, cat *scenarios.Catalog) (replays []*scenarios.Scenario, skipped []string, err error) {
+// replay/<id>, keeps its recorded verdict by id, and says why each other one is not replayable.
+// Every --run pattern must match a journal.
+func replayable(bundle string, pub ed25519.PublicKey, run []string, cat *scenarios.Catalog) (replays []*scenarios.Scenario, recorded map[string]*journal.Assertion, skipped []string, err error) {
 	files, err := filepath.Glob(filepath.Join(bundle, "journals", "*.jsonl"))
 	if err != nil || len(files) == 0 {
-		return nil, nil, fmt.Errorf("%s: no journals/*.jsonl (an evidence bundle of wirecheck certify --bundle)", bundle)
+		return nil, nil, nil, fmt.Errorf("%s: no journals/*.jsonl (an evidence bundle of wirecheck certify --bundle)", bundle)
 	}
 	slices.Sort(files)
+	recorded = map[string]*journal.Assertion{}
+	matched := make([]bool, len(run))
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if probs := journal.Verify(file, data, pub); len(probs) > 0 {
 			skipped = append(skipped, fmt.Sprintf("%s: it does not verify: %v", file, probs[0]))
@@ -134,8 +161,16 @@ func replayable(bundle string, pub ed25519.PublicKey, run []string, cat *scenari
 			continue
 		}
 		h := recs[0].Header
-		if len(run) > 0 && !slices.ContainsFunc(run, func(p string) bool { return scenarios.MatchID(p, h.Scenario) }) {
-			continue
+		if len(run) > 0 {
+			hit := false
+			for i, p := range run {
+				if scenarios.MatchID(p, h.Scenario) {
+					matched[i], hit = true, true
+				}
+			}
+			if !hit {
+				continue
+			}
 		}
 		sc, why := replayOf(h, recs, cat)
 		if why != "" {
@@ -143,8 +178,24 @@ func replayable(bundle string, pub ed25519.PublicKey, run []string, cat *scenari
 			continue
 		}
 		replays = append(replays, sc)
+		recorded[h.Scenario] = assertionOf(recs)
 	}
-	return replays, skipped, nil
+	for i, ok := range matched {
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("--run %q matches no journal of %s", run[i], bundle)
+		}
+	}
+	return replays, recorded, skipped, nil
+}
+
+// assertionOf is a journal's recorded verdict (nil if it has none).
+func assertionOf(recs []journal.Record) *journal.Assertion {
+	for _, r := range slices.Backward(recs) {
+		if r.Assertion != nil {
+			return r.Assertion
+		}
+	}
+	return nil
 }
 
 // replayOf is the scenario that sends a journal's Core frames again, or why there is none. The
@@ -153,15 +204,18 @@ func replayOf(h *journal.Header, recs []journal.Record, cat *scenarios.Catalog) 
 	if h.Played != string(scenarios.SideCore) {
 		return nil, "wirecheck played the Runtime in it: replay drives a daemon"
 	}
+	a := assertionOf(recs)
+	if a != nil && a.Verdict == string(scenarios.NotApplicable) {
+		return nil, "recorded not applicable, so nothing was played: " + strings.TrimPrefix(firstLine(a.Message), "not applicable: ")
+	}
 	for _, r := range recs {
-		if r.Kind == journal.KindFault {
-			// The journal holds what the scripted Core sent; the relay changed what the daemon
-			// received (a drop, a duplicate, a corruption), and the replay has no relay.
-			return nil, "a fault relay changed its frames on the way (" + r.Event.Note + ")"
+		if why := unreplayedFault(r); why != "" {
+			return nil, why
 		}
 	}
 	var frames []monitor.Captured
 	conns := map[int]bool{} // the connections that carried more than heartbeats
+	anyFrame := false
 	for _, r := range recs {
 		if r.Kind == journal.KindClock && r.Event != nil && r.Event.Name == "advance" {
 			frames = append(frames, monitor.Captured{Advance: r.Event.Note})
@@ -170,6 +224,7 @@ func replayOf(h *journal.Header, recs []journal.Record, cat *scenarios.Catalog) 
 		if r.Frame == nil {
 			continue
 		}
+		anyFrame = true
 		if r.Frame.Type != proto.TypeHeartbeat {
 			conns[r.Frame.Conn] = true
 		}
@@ -179,7 +234,12 @@ func replayOf(h *journal.Header, recs []journal.Record, cat *scenarios.Catalog) 
 		}
 		frames = append(frames, monitor.Captured{Conn: r.Frame.Conn, From: from, Frame: []byte(r.Frame.Raw)})
 	}
+	failed := a != nil && a.Verdict != string(scenarios.Pass)
 	switch {
+	case len(conns) == 0 && failed && !anyFrame:
+		return nil, fmt.Sprintf("the recorded run ended (%s) before any frame: %s", a.Verdict, firstLine(a.Message))
+	case len(conns) == 0 && failed:
+		return nil, fmt.Sprintf("it holds no frame but heartbeats: the recorded run ended there (%s): %s", a.Verdict, firstLine(a.Message))
 	case len(conns) == 0:
 		return nil, "it holds no frame but heartbeats (a handshake refusal, or a check of the first heartbeat)"
 	case len(conns) > 1:
@@ -202,37 +262,129 @@ func replayOf(h *journal.Header, recs []journal.Record, cat *scenarios.Catalog) 
 	return scs[0], ""
 }
 
-// reportReplays prints one line per replay and fails if one diverged.
-func reportReplays(out io.Writer, cases []reports.Case) error {
-	diverged, same := 0, 0
+// unreplayedFault is why a fault record makes its journal not replayable, or "" if it does not:
+// the journal holds what the scripted Core sent and read, and the replay neither has a relay nor
+// stalls its reading. A fault only armed, that the relay never applied, changed nothing.
+func unreplayedFault(r journal.Record) string {
+	if r.Kind != journal.KindFault || r.Event == nil {
+		return ""
+	}
+	switch r.Event.Name {
+	case "fault":
+		if strings.HasPrefix(r.Event.Note, "armed: ") {
+			return "" // the relay writes its own record of each fault it applies
+		}
+		return "a fault relay changed its frames on the way (" + r.Event.Note + ")"
+	case "stop-reading", "resume-reading", "stalled", "discard":
+		return "its Core stopped reading the daemon's frames (" + r.Event.Note + "), a stall the replay does not make"
+	case "oversize":
+		return "its Core wrote a frame over the size limit (" + r.Event.Note + "), which the replay does not send"
+	}
+	return "a fault record the replay cannot reproduce (" + r.Event.Name + ": " + r.Event.Note + ")"
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// reportReplays prints one line per replay, each beside its recorded verdict, and the tally. It
+// fails (exit 1) if a replay diverged, else (exit 2) if one could not be played.
+func reportReplays(out io.Writer, cases []reports.Case, recorded map[string]*journal.Assertion, notReplayable int) error {
+	var same, alike, diverged, na, harness int
+	line := func(word, id, rest string) { fmt.Fprintf(out, "%-*s %s%s\n", replayColumn, word, id, rest) }
 	for _, c := range cases {
 		r := c.Result
 		id := strings.TrimPrefix(r.Scenario, "replay/")
+		rec := recorded[id]
+		passed := rec == nil || rec.Verdict == string(scenarios.Pass)
 		switch r.Verdict {
 		case scenarios.Pass:
-			same++
-			fmt.Fprintf(out, "same            %s\n", id)
+			if passed {
+				same++
+				line("same", id, "")
+				continue
+			}
+			// The recording holds the daemon's frames up to its failure; answering them all again
+			// is failing the same way.
+			alike++
+			word := "fails as recorded"
+			if rec.Verdict != string(scenarios.Fail) {
+				word = "ends as recorded" // inconclusive, or a harness error: not the daemon's failure
+			}
+			line(word, id, "")
+			fmt.Fprintf(out, "  recorded: %s\n", recordedVerdict(rec))
 			continue
 		case scenarios.NotApplicable:
+			na++
 			why := ""
 			if r.Failure != nil {
-				why = ": " + r.Failure.Message
+				why = ": " + strings.TrimPrefix(firstLine(r.Failure.Message), "not applicable: ")
 			}
-			fmt.Fprintf(out, "not applicable  %s%s\n", id, why)
+			line("not applicable", id, why)
+			continue
+		case scenarios.HarnessError:
+			harness++
+			why := ""
+			if r.Failure != nil {
+				why = ": " + firstLine(r.Failure.Message)
+			}
+			line("harness error", id, why)
 			continue
 		}
 		diverged++
-		fmt.Fprintf(out, "diverges        %s (%s)\n", id, r.Verdict)
+		line("diverges", id, "")
+		fmt.Fprintf(out, "  recorded: %s\n", recordedVerdict(rec))
 		if f := r.Failure; f != nil {
-			fmt.Fprintf(out, "  at step %d, %s: %s\n", f.Step, f.StepDesc, f.Message)
+			where := "outside the replay's steps"
+			if f.Step > 0 {
+				where = fmt.Sprintf("at the replay's step %d, %s", f.Step, f.StepDesc)
+			}
+			fmt.Fprintf(out, "  now (%s) %s: %s\n", r.Verdict, where, strings.ReplaceAll(f.Message, "\n", "\n  "))
 			if f.Diff != "" {
 				fmt.Fprintf(out, "  %s\n", strings.ReplaceAll(strings.TrimRight(f.Diff, "\n"), "\n", "\n  "))
 			}
 		}
 	}
-	fmt.Fprintf(out, "%d of %d replays the same, %d diverge\n", same, len(cases), diverged)
-	if diverged > 0 {
+	parts := []string{fmt.Sprintf("%d the same", same)}
+	if alike > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s as recorded", alike, plural(alike, "fails or ends", "fail or end")))
+	}
+	parts = append(parts, fmt.Sprintf("%d %s", diverged, plural(diverged, "diverges", "diverge")))
+	if na > 0 {
+		parts = append(parts, fmt.Sprintf("%d not applicable", na))
+	}
+	if harness > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", harness, plural(harness, "harness error", "harness errors")))
+	}
+	tail := ""
+	if notReplayable > 0 {
+		tail = fmt.Sprintf("; %d not replayable", notReplayable)
+	}
+	fmt.Fprintf(out, "%d %s: %s%s\n", len(cases), plural(len(cases), "replay", "replays"), strings.Join(parts, ", "), tail)
+	switch {
+	case diverged > 0:
 		return &exitError{code: 1, err: fmt.Errorf("%d %s", diverged, plural(diverged, "replay diverged", "replays diverged"))}
+	case harness > 0:
+		return &exitError{code: 2, err: fmt.Errorf("%d %s could not be played (harness error)", harness, plural(harness, "replay", "replays"))}
 	}
 	return nil
+}
+
+// recordedVerdict says what the original run recorded: its verdict, and where and why it failed.
+func recordedVerdict(a *journal.Assertion) string {
+	switch {
+	case a == nil:
+		return "no verdict"
+	case a.Verdict == string(scenarios.Pass):
+		return "pass"
+	}
+	where := "outside any step (the connection, the first heartbeat, or a check after the last step)"
+	if a.Step > 0 {
+		where = fmt.Sprintf("at step %d", a.Step)
+		if a.StepDesc != "" {
+			where += ", " + a.StepDesc
+		}
+	}
+	return fmt.Sprintf("%s %s: %s", a.Verdict, where, firstLine(a.Message))
 }

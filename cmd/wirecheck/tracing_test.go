@@ -71,7 +71,7 @@ func TestCertifyExportsTracesWhenAskedAndItsBundleReplays(t *testing.T) {
 		t.Fatalf("the traced bundle's journal holds no stamped frame (%v)", err)
 	}
 	out, err := wirecheckCommand("replay", bundle, "--reference").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "1 of 1 replays the same") {
+	if err != nil || !strings.Contains(string(out), "1 replay: 1 the same, 0 diverge\n") {
 		t.Fatalf("replaying the traced bundle: %v\n%s", err, out)
 	}
 }

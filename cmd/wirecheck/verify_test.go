@@ -57,7 +57,7 @@ func TestCertifyBundleVerifies(t *testing.T) {
 
 	// Rejudged from the journals alone, nothing differs; a Runtime frame that names another
 	// Executor than the one bound fails its step now.
-	if out, err := wirecheckCommand("rejudge", bundle).CombinedOutput(); err != nil || !strings.Contains(string(out), "0 verdicts differ") {
+	if out, err := wirecheckCommand("rejudge", bundle).CombinedOutput(); err != nil || !strings.HasSuffix(string(out), "; nothing differs\n") {
 		t.Fatalf("rejudge of the bundle as written: %v\n%s", err, out)
 	}
 	reused := filepath.Join(bundle, "journals", "admission__prepare__idle-executor-is-reused.jsonl")

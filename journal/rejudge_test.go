@@ -1,0 +1,123 @@
+package journal_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wirecheck/wirecheck/journal"
+	"github.com/wirecheck/wirecheck/runner"
+	"github.com/wirecheck/wirecheck/scenarios"
+)
+
+// rejudgeScenario is played against the reference Runtime in process; each case below makes its
+// recorded result into another daemon's.
+const rejudgeScenario = "runs/prepared/completes-and-releases-before-done"
+
+// TestRejudgeTellsTheTruthOnFailingRuns: an untouched journal rejudges clean whatever it recorded.
+// A run recorded not applicable played no step; a run recorded failing ended at its failure, so
+// what it never recorded is held against no step (a daemon that exits before connecting recorded
+// nothing at all); a failure outside the steps (step 0) is never said to come after a step.
+func TestRejudgeTellsTheTruthOnFailingRuns(t *testing.T) {
+	t.Parallel()
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ok := cat.Get(rejudgeScenario)
+	if !ok {
+		t.Fatalf("%s is not in the catalog", rejudgeScenario)
+	}
+	ref := runner.PlayRuntime(context.Background(), sc, 0, runner.ReferenceRuntime{}, runner.Options{Seed: "rejudge"})
+	if ref.Verdict != scenarios.Pass {
+		t.Fatalf("the reference: %s", ref)
+	}
+	firstReply := slices.IndexFunc(ref.Transcript, func(e scenarios.Exchange) bool {
+		return e.Dir == scenarios.RuntimeToCore && e.Type != "heartbeat"
+	})
+	lastStep := sc.Steps[len(sc.Steps)-1].Index
+
+	cases := []struct {
+		name    string
+		edit    func(r *scenarios.Result)
+		now     string
+		differs []string
+	}{
+		{name: "a pass", edit: func(*scenarios.Result) {}, now: "pass"},
+		{name: "not applicable before connecting", now: journal.NowNotApplicable, edit: func(r *scenarios.Result) {
+			r.Verdict, r.Transcript = scenarios.NotApplicable, nil
+			r.Failure = &scenarios.Failure{Message: "not applicable: await_stall needs a Runtime whose socket send buffer the harness bounds"}
+		}},
+		{name: "not applicable after the first heartbeat", now: journal.NowNotApplicable, edit: func(r *scenarios.Result) {
+			r.Verdict, r.Transcript = scenarios.NotApplicable, r.Transcript[:firstReply]
+			r.Failure = &scenarios.Failure{Message: `not applicable: kind "contract" does not declare [preparation]`, Missing: []string{"preparation"}}
+		}},
+		{name: "a daemon that exits before connecting", now: journal.NowAsRecorded, edit: func(r *scenarios.Result) {
+			r.Verdict, r.Transcript = scenarios.Fail, nil
+			r.Daemons = []scenarios.Daemon{{Exit: "exit code 7", Code: 7}}
+			r.Failure = &scenarios.Failure{Message: "the Runtime stopped before connecting (exit code 7)", Cause: "the daemon exits before connecting (exit code 7)"}
+		}},
+		{name: "a daemon refused at the upgrade", now: journal.NowAsRecorded, edit: func(r *scenarios.Result) {
+			r.Verdict = scenarios.Fail
+			r.Transcript = []scenarios.Exchange{{Dir: scenarios.Event, Type: "rejected", Note: "401: no Bearer credential"}}
+			r.Failure = &scenarios.Failure{Message: "the Runtime did not connect within 20s"}
+		}},
+		{name: "silent after its first reply", now: journal.NowAsRecorded, edit: func(r *scenarios.Result) {
+			r.Verdict, r.Transcript = scenarios.Fail, r.Transcript[:firstReply+1]
+			r.Failure = &scenarios.Failure{Step: lastStep, Message: "nothing arrived within 3s"}
+		}},
+		{name: "a frame that now fails under a failure outside the steps", edit: func(r *scenarios.Result) {
+			r.Verdict = scenarios.Fail
+			r.Transcript = slices.Clone(r.Transcript)
+			r.Transcript[firstReply].Frame = withID(t, r.Transcript[firstReply].Frame, "someone-else")
+			r.Failure = &scenarios.Failure{Message: "wirecheck runtime must exit 0; it ended with exit code 1"}
+		}, now: "fail at step 2", differs: []string{"recorded fail outside the steps; step 2, which its recorded frames reached, now fails"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := *ref
+			c.edit(&res)
+			var b bytes.Buffer
+			if _, err := journal.Write(&b, journal.Header{Wire: "0.11.0", Clock: "virtual"}, &res, nil); err != nil {
+				t.Fatal(err)
+			}
+			recs, err := journal.Read(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := journal.Rejudge(recs, cat)
+			if got.Now != c.now {
+				t.Errorf("now %q, want %q", got.Now, c.now)
+			}
+			var what []string
+			for _, d := range got.Differences {
+				what = append(what, d.What)
+				if len(what) <= len(c.differs) {
+					what[len(what)-1] = d.What[:min(len(d.What), len(c.differs[len(what)-1]))] // the reason after it is the matcher's
+				}
+			}
+			if diff := cmp.Diff(c.differs, what); diff != "" {
+				t.Errorf("differences (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// withID is frame with its envelope's id replaced.
+func withID(t *testing.T, frame, id string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(frame), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["id"] = id
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
