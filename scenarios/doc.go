@@ -107,14 +107,16 @@
 // `bootstrap_answer` changes what the scripted Core answers a Runtime's bootstrap with:
 // heartbeat_seconds (sent as written, zero and negative included, to reach the daemon's 15 s
 // fallback); ws_url_query, appended to the ws_url's query (a legacy token=... the daemon must strip
-// before it dials); unusable, the answers of the first bootstraps in order, each one a daemon must
-// take for a transient failure: {status: 503} (the usual body under a non-2xx status),
-// {device_id: ""} or {oversize: true} (a padding member over 64 KiB first, so a body read no
-// further than 64 KiB does not decode). After each, the daemon's next request must be a bootstrap,
-// never a dial; against a Runtime on a virtual clock it must not come before the clock moves (a
-// backoff), and the scripted Core then moves the clock a minute once a timer of the daemon falls
-// due in it. The bootstrap after the last unusable answer gets the usual one and the steps begin
-// once the Runtime has connected. No Core under test can be made to answer otherwise, so such a
+// before it dials); unusable, the answers of the first bootstraps in order, each one an error a
+// daemon must not use: {status: 503} (the usual body under a non-2xx status), {device_id: ""} or
+// {oversize: true} (a padding member over 64 KiB first, so a body read no further than 64 KiB does
+// not decode). After each, the daemon's next request, if it makes one, must be a bootstrap, never
+// a dial (CN-44.2/.3/.4, named in the failure); against a Runtime on a virtual clock it must not
+// come before the clock moves (a backoff, CN-18.4), and the scripted Core then moves the clock a
+// minute once a timer of the daemon falls due in it. The daemon may instead stop: exit, or make
+// no request for 30 s; the scenario then passes there without its steps (docs/spec-readings.md,
+// bootstrap-error-retry-or-stop). The bootstrap after the last unusable answer gets the usual one
+// and the steps begin once the Runtime has connected. No Core under test can be made to answer otherwise, so such a
 // scenario tests a Runtime, and the self-check leaves out those with unusable answers (the
 // scripted Runtime bootstraps once).
 //

@@ -36,7 +36,10 @@ type Config struct {
 	// RetryWindow is how long a rejected Runtime is watched for a forbidden retry when it does not
 	// report that it stopped; default 2 s.
 	RetryWindow time.Duration
-	Seed        string
+	// RetryBound is how long a Runtime given an unusable bootstrap answer has to bootstrap again
+	// before it is taken to have stopped trying (which the spec allows); default 30 s.
+	RetryBound time.Duration
+	Seed       string
 	// ShiftVersion: a Runtime under test always presents proto.Version, so to reproduce a version
 	// mismatch the scripted Core requires a different version instead.
 	ShiftVersion bool
@@ -260,8 +263,12 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 		v, f := r.expectRejection(h.Expect)
 		return v, f, nil
 	}
-	if f := r.awaitRetries(answer.Unusable); f != nil {
+	if stopped, f := r.awaitRetries(answer.Unusable); f != nil {
 		return scenarios.Fail, r.withExit(f), nil
+	} else if stopped != nil {
+		// The spec's other choice: the steps after a connection are not played.
+		p.Rec.Event("stopped", stopped.String())
+		return scenarios.Pass, nil, nil
 	}
 	if answer.StalledUpgrades > 0 {
 		if f := r.awaitStalledUpgrades(answer.StalledUpgrades); f != nil {
