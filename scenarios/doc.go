@@ -23,7 +23,9 @@
 // arrives; any other frame still breaks the silence. A frame the silence took stands for a later
 // frame step that expects the same frame, so `allow` also says "this frame may come early" (a
 // retry whose interval the spec leaves open). A scripted peer playing the silent side stays
-// silent. Each use names its docs/spec-readings.md entry in a comment.
+// silent. Each use names its docs/spec-readings.md entry in a comment. A `settle` step takes
+// `allow` too: frames native settlement does not gate (a status the spec does not tie to it),
+// which may come inside its window, with the same rules.
 //
 // A frame step written optional: true is a frame the peer may send there or not at all, where the
 // spec admits both (a status a Runtime may or may not publish before a rejection): the reader does
@@ -132,7 +134,13 @@
 // the steps before it: the other side causes nothing, waits for the close and compares code and
 // reason as written; a socket dropped without a close frame fails it. any_close: true (no code)
 // is such an end whose code the spec does not fix (a frame over the 4 MiB read limit, CN-41): any
-// close code, or a drop, passes; a frame other than a heartbeat before it fails. stopped: true
+// close code, or a drop, passes; a frame other than a heartbeat before it fails.
+// may_end: true (by: runtime, with reading: its docs/spec-readings.md entry) is an end the spec
+// allows and does not demand: from that step on the Runtime may end its transport (any close, a
+// drop, its exit). Core causes nothing and goes on with the steps; if the transport ends at a
+// later step, the scenario ends there and passes with the steps before, since what follows asks
+// only a Runtime that stayed (after device_shutdown, say). A frame sent instead of the one a step
+// expects still fails it; a scripted Runtime stays. stopped: true
 // first has the launcher stop the peer: a Runtime (SIGTERM, its context)
 // must then close as written (CN-20: 1000 "client closing"); a Core shuts down and must close every
 // daemon connection cleanly, with 1000 or 1001 (CN-20: a clean close is not an error, so one that

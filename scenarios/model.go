@@ -334,9 +334,20 @@ type CloseSpec struct {
 	// transport ends, not the code. Implies Awaited; it takes no code. Frames other than heartbeats
 	// read before the end fail it.
 	AnyClose bool
+	// MayEnd (by: runtime): from this step on the Runtime may end its transport, by a close with
+	// any code, a drop or its exit, where the spec neither demands nor forbids that it stay
+	// connected (after device_shutdown, say). Core causes nothing and waits for nothing here. If
+	// the transport ends at a later step, the scenario ends there: every step before it held,
+	// the rest asks what only a connected Runtime can answer. A frame the Runtime sends instead
+	// of the one a step expects still fails. Reading names the docs/spec-readings.md entry.
+	MayEnd  bool
+	Reading string
 }
 
 func (c *CloseSpec) String() string {
+	if c.MayEnd {
+		return fmt.Sprintf("%s may end the transport from here on (any close, a drop, an exit)", c.By)
+	}
 	if c.Stopped {
 		return fmt.Sprintf("%s is stopped and closes with %d %q", c.By, c.Code, c.Reason)
 	}
