@@ -23,7 +23,9 @@
 // arrives; any other frame still breaks the silence. A frame the silence took stands for a later
 // frame step that expects the same frame, so `allow` also says "this frame may come early" (a
 // retry whose interval the spec leaves open). A scripted peer playing the silent side stays
-// silent. Each use names its docs/spec-readings.md entry in a comment.
+// silent. Each use names its docs/spec-readings.md entry in a comment. A `settle` step takes
+// `allow` too: frames native settlement does not gate (a status the spec does not tie to it),
+// which may come inside its window, with the same rules.
 //
 // A frame step written optional: true is a frame the peer may send there or not at all, where the
 // spec admits both (a status a Runtime may or may not publish before a rejection): the reader does
@@ -108,14 +110,16 @@
 // `bootstrap_answer` changes what the scripted Core answers a Runtime's bootstrap with:
 // heartbeat_seconds (sent as written, zero and negative included, to reach the daemon's 15 s
 // fallback); ws_url_query, appended to the ws_url's query (a legacy token=... the daemon must strip
-// before it dials); unusable, the answers of the first bootstraps in order, each one a daemon must
-// take for a transient failure: {status: 503} (the usual body under a non-2xx status),
-// {device_id: ""} or {oversize: true} (a padding member over 64 KiB first, so a body read no
-// further than 64 KiB does not decode). After each, the daemon's next request must be a bootstrap,
-// never a dial; against a Runtime on a virtual clock it must not come before the clock moves (a
-// backoff), and the scripted Core then moves the clock a minute once a timer of the daemon falls
-// due in it. The bootstrap after the last unusable answer gets the usual one and the steps begin
-// once the Runtime has connected. No Core under test can be made to answer otherwise, so such a
+// before it dials); unusable, the answers of the first bootstraps in order, each one an error a
+// daemon must not use: {status: 503} (the usual body under a non-2xx status), {device_id: ""} or
+// {oversize: true} (a padding member over 64 KiB first, so a body read no further than 64 KiB does
+// not decode). After each, the daemon's next request, if it makes one, must be a bootstrap, never
+// a dial (CN-44.2/.3/.4, named in the failure); against a Runtime on a virtual clock it must not
+// come before the clock moves (a backoff, CN-18.4), and the scripted Core then moves the clock a
+// minute once a timer of the daemon falls due in it. The daemon may instead stop: exit, or make
+// no request for 30 s; the scenario then passes there without its steps (docs/spec-readings.md,
+// bootstrap-error-retry-or-stop). The bootstrap after the last unusable answer gets the usual one
+// and the steps begin once the Runtime has connected. No Core under test can be made to answer otherwise, so such a
 // scenario tests a Runtime, and the self-check leaves out those with unusable answers (the
 // scripted Runtime bootstraps once).
 //
@@ -131,7 +135,13 @@
 // the steps before it: the other side causes nothing, waits for the close and compares code and
 // reason as written; a socket dropped without a close frame fails it. any_close: true (no code)
 // is such an end whose code the spec does not fix (a frame over the 4 MiB read limit, CN-41): any
-// close code, or a drop, passes; a frame other than a heartbeat before it fails. stopped: true
+// close code, or a drop, passes; a frame other than a heartbeat before it fails.
+// may_end: true (by: runtime, with reading: its docs/spec-readings.md entry) is an end the spec
+// allows and does not demand: from that step on the Runtime may end its transport (any close, a
+// drop, its exit). Core causes nothing and goes on with the steps; if the transport ends at a
+// later step, the scenario ends there and passes with the steps before, since what follows asks
+// only a Runtime that stayed (after device_shutdown, say). A frame sent instead of the one a step
+// expects still fails it; a scripted Runtime stays. stopped: true
 // first has the launcher stop the peer: a Runtime (SIGTERM, its context)
 // must then close as written (CN-20: 1000 "client closing"); a Core shuts down and must close every
 // daemon connection cleanly, with 1000 or 1001 (CN-20: a clean close is not an error, so one that

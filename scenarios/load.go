@@ -402,15 +402,19 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		}
 	case StepSettle:
 		st.From, st.Window = proto.Runtime, DefaultSilenceWindow
-		if f := p.options(v, "settle", "window", "advance"); f != nil {
+		if f := p.options(v, "settle", "window", "advance", "allow"); f != nil {
 			if f["window"] != nil {
 				st.Window = p.Duration(f["window"], "settle.window")
 			}
 			st.Advance = p.Duration(f["advance"], "settle.advance")
+			if a := f["allow"]; a != nil {
+				// Frames native settlement does not gate, which may come inside the window.
+				st.Allow = p.allowedIn(a, st.From, "settle.allow")
+			}
 		}
 	case StepDisconnect:
 		st.Close = &CloseSpec{By: proto.Runtime}
-		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped", "any_close"); f != nil {
+		if f := p.options(v, "disconnect", "by", "code", "reason", "awaited", "stopped", "dropped", "any_close", "may_end", "reading"); f != nil {
 			if f["by"] != nil {
 				st.Close.By = p.peer(f["by"], "disconnect.by")
 			}
@@ -442,6 +446,21 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 				st.Close.Awaited = st.Close.Awaited || st.Close.AnyClose
 				if st.Close.AnyClose && (st.Close.Code != 0 || st.Close.Reason != "" || st.Close.Stopped || st.Close.Dropped) {
 					p.Errorf(f["any_close"].Line, "disconnect.any_close accepts any end of the transport: it takes no code or reason and is neither stopped nor dropped")
+				}
+			}
+			if f["may_end"] != nil {
+				st.Close.MayEnd = p.Bool(f["may_end"], "disconnect.may_end")
+				if st.Close.MayEnd && (st.Close.By != proto.Runtime || st.Close.Code != 0 || st.Close.Reason != "" || st.Close.Awaited) {
+					p.Errorf(f["may_end"].Line, "disconnect.may_end lets the Runtime end its transport from here on, any way it likes: it is by: runtime and takes no code, reason, awaited, stopped, dropped or any_close")
+				}
+				if f["reading"] == nil {
+					p.Errorf(f["may_end"].Line, "disconnect.may_end needs reading: <entry of docs/spec-readings.md> that lets the Runtime end its transport here")
+				}
+			}
+			if f["reading"] != nil {
+				st.Close.Reading = p.String(f["reading"], "disconnect.reading")
+				if !st.Close.MayEnd {
+					p.Errorf(f["reading"].Line, "disconnect.reading names the reading of a may_end")
 				}
 			}
 			if st.Close.Awaited && st.Close.Code == 0 && !st.Close.Dropped && !st.Close.AnyClose {
@@ -494,8 +513,12 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 // allowed parses silence.allow: a non-empty list of frames (type, id, payload) the silent peer may
 // send instead of nothing. They are read, never written: a scripted peer keeps the silence.
 func (p *parser) allowed(n *yaml.Node, from proto.Peer) []*Step {
+	return p.allowedIn(n, from, "silence.allow")
+}
+
+func (p *parser) allowedIn(n *yaml.Node, from proto.Peer, what string) []*Step {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		p.Errorf(n.Line, "silence.allow: a list of the frames the peer may send instead of nothing")
+		p.Errorf(n.Line, "%s: a list of the frames the peer may send instead of nothing", what)
 		return nil
 	}
 	if from == "" {
@@ -508,7 +531,7 @@ func (p *parser) allowed(n *yaml.Node, from proto.Peer) []*Step {
 			continue
 		}
 		if ft.Raw != nil || ft.Invalid != "" || ft.Lost || ft.Copies > 0 || ft.Corrupted != "" || ft.Optional {
-			p.Errorf(c.Line, "silence.allow holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted or optional")
+			p.Errorf(c.Line, "%s holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted or optional", what)
 			continue
 		}
 		out = append(out, &Step{Kind: StepKind(from), Pos: ft.Pos, From: from, Frame: ft})

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wirecheck/wirecheck/proto"
 )
 
 // Every loader error names file:line and the rule; each case is one mistake a scenario author makes.
@@ -55,6 +58,18 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:4: payload.error_code: reading "Two Codes" is not an entry name (lowercase words joined by -, as the headings of docs/spec-readings.md)`},
 		{"any_close with a code", "id: a\ntitle: t\nsteps:\n  - disconnect: {by: runtime, any_close: true, code: 1009}\n",
 			`f.yaml:4: disconnect.any_close accepts any end of the transport: it takes no code or reason and is neither stopped nor dropped`},
+		{"may_end by core", "id: a\ntitle: t\nsteps:\n  - disconnect: {by: core, may_end: true, reading: r}\n",
+			`f.yaml:4: disconnect.may_end lets the Runtime end its transport from here on, any way it likes: it is by: runtime and takes no code, reason, awaited, stopped, dropped or any_close`},
+		{"may_end with a code", "id: a\ntitle: t\nsteps:\n  - disconnect: {may_end: true, code: 1000, reading: r}\n",
+			`f.yaml:4: disconnect.may_end lets the Runtime end its transport from here on, any way it likes: it is by: runtime and takes no code, reason, awaited, stopped, dropped or any_close`},
+		{"may_end without its reading", "id: a\ntitle: t\nsteps:\n  - disconnect: {by: runtime, may_end: true}\n",
+			`f.yaml:4: disconnect.may_end needs reading: <entry of docs/spec-readings.md> that lets the Runtime end its transport here`},
+		{"a reading without may_end", "id: a\ntitle: t\nsteps:\n  - disconnect: {by: runtime, code: 1000, awaited: true, reading: r}\n",
+			`f.yaml:4: disconnect.reading names the reading of a may_end`},
+		{"settle.allow that is no list", "id: a\ntitle: t\nsteps:\n  - settle: {allow: {type: done, id: r}}\n",
+			`f.yaml:4: settle.allow: a list of the frames the peer may send instead of nothing`},
+		{"settle.allow of an optional frame", "id: a\ntitle: t\nsteps:\n  - settle: {allow: [{type: done, id: r, payload: {content: ''}, optional: true}]}\n",
+			`f.yaml:4: settle.allow holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted or optional`},
 		{"check.decision state", "id: a\ntitle: t\nsteps:\n  - check: {decision: {delivery: d, state: settled}}\n",
 			`f.yaml:4: check.decision.state must be one of [awaited applied refused unconfirmed]`},
 		{"resume refusal without its attempt", "id: a\ntitle: t\nsteps:\n  - check: {suspension: {refuses: resume, code: c}}\n",
@@ -118,6 +133,27 @@ func TestLoaderErrors(t *testing.T) {
 }
 
 // Lint reports every error of every file, sorted by file and line, not just the first.
+// settle.allow and disconnect.may_end load into the step the players read.
+func TestSettleAllowAndMayEndLoad(t *testing.T) {
+	scs, err := Parse("f.yaml", []byte("id: a\ntitle: t\nsteps:\n  - settle: {window: 50ms, allow: [{type: done, id: r, payload: {content: ''}}]}\n"+
+		"  - disconnect: {by: runtime, may_end: true, reading: device-shutdown-may-end-the-session}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, errs := Link(scs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	a, _ := cat.Get("a")
+	st := a.Steps
+	if len(st[0].Allow) != 1 || st[0].Allow[0].From != proto.Runtime || st[0].Allow[0].Frame.Type != "done" || st[0].Window != 50*time.Millisecond {
+		t.Errorf("settle: allow %v, window %v", st[0].Allow, st[0].Window)
+	}
+	if cl := st[1].Close; cl == nil || !cl.MayEnd || cl.By != proto.Runtime || cl.Awaited || cl.Reading != "device-shutdown-may-end-the-session" {
+		t.Errorf("disconnect: %+v", st[1].Close)
+	}
+}
+
 func TestLoadDirReportsEveryError(t *testing.T) {
 	_, err := LoadDir("testdata/broken")
 	var errs LoadErrors

@@ -101,8 +101,9 @@ type BootstrapAnswer struct {
 	// parameter the daemon must strip before it dials (CN-03).
 	WSURLQuery string
 	// Unusable are the answers of the first bootstraps, one each, in order: answers a daemon must
-	// not use (CN-44). It must try again with a backoff (CN-18) and never dial with them; the
-	// bootstrap after the last one gets the usual answer.
+	// not use (CN-44). It never dials with them; it may bootstrap again, after a backoff (CN-18.4),
+	// or stop (docs/spec-readings.md, bootstrap-error-retry-or-stop); the bootstrap after the last
+	// one gets the usual answer.
 	Unusable []UnusableAnswer
 	// StalledUpgrades is how many of the first WebSocket upgrades the scripted Core reads and
 	// never answers (TCP accepted, no 101, no refusal): the daemon must give each up when its
@@ -118,6 +119,32 @@ type UnusableAnswer struct {
 	// Oversize puts a padding member over 64 KiB before the answer's members: a daemon that reads
 	// at most 64 KiB of the body (CN-44) cannot decode it.
 	Oversize bool
+}
+
+// Describe says what makes the answer unusable, in words.
+func (u UnusableAnswer) Describe() string {
+	switch {
+	case u.Status != 0 && (u.Status < 200 || u.Status > 299):
+		return fmt.Sprintf("status %d", u.Status)
+	case u.Oversize:
+		return "a body over 64 KiB"
+	case u.DeviceID != nil:
+		return fmt.Sprintf("device_id %q", *u.DeviceID)
+	}
+	return "usable"
+}
+
+// Forbids names what the spec says of the answer, with its clause: why a dial with it fails.
+func (u UnusableAnswer) Forbids() string {
+	switch {
+	case u.Status != 0 && (u.Status < 200 || u.Status > 299):
+		return "a non-2xx bootstrap answer is an error and is never dialled with (CN-44.3)"
+	case u.Oversize:
+		return "at most 64 KiB of the answer is read, so it does not decode and is never dialled with (CN-44.2)"
+	case u.DeviceID != nil:
+		return "an answer with an empty device_id is an error and is never dialled with (CN-44.4)"
+	}
+	return ""
 }
 
 // BootstrapOverride is the bootstrap request a handshake sends instead of the Runtime's own; the
@@ -307,9 +334,20 @@ type CloseSpec struct {
 	// transport ends, not the code. Implies Awaited; it takes no code. Frames other than heartbeats
 	// read before the end fail it.
 	AnyClose bool
+	// MayEnd (by: runtime): from this step on the Runtime may end its transport, by a close with
+	// any code, a drop or its exit, where the spec neither demands nor forbids that it stay
+	// connected (after device_shutdown, say). Core causes nothing and waits for nothing here. If
+	// the transport ends at a later step, the scenario ends there: every step before it held,
+	// the rest asks what only a connected Runtime can answer. A frame the Runtime sends instead
+	// of the one a step expects still fails. Reading names the docs/spec-readings.md entry.
+	MayEnd  bool
+	Reading string
 }
 
 func (c *CloseSpec) String() string {
+	if c.MayEnd {
+		return fmt.Sprintf("%s may end the transport from here on (any close, a drop, an exit)", c.By)
+	}
 	if c.Stopped {
 		return fmt.Sprintf("%s is stopped and closes with %d %q", c.By, c.Code, c.Reason)
 	}

@@ -61,6 +61,9 @@ func catalogReadings(c *Catalog) map[string][]string {
 		})
 		for _, st := range sc.Steps {
 			where := sc.ID + " (" + st.Pos.String() + ")"
+			if st.Close != nil && st.Close.Reading != "" {
+				out[st.Close.Reading] = append(out[st.Close.Reading], where)
+			}
 			walkMatchers(reflect.ValueOf(st), func(m *Matcher) {
 				if m.Reading != "" {
 					out[m.Reading] = append(out[m.Reading], where)

@@ -1,45 +1,124 @@
 package scriptedcore
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // retryBound is how long the scripted Core waits for a daemon's next bootstrap after an unusable
-// answer: the spec names no backoff schedule, only that there is one (CN-18).
+// answer: the spec names no backoff schedule, only that there is one (CN-18.4). A daemon that
+// makes no request within it has stopped trying, which the spec allows (awaitRetries).
 const retryBound = 30 * time.Second
 
-// awaitRetries plays the scenario's unusable bootstrap answers (CN-18, CN-44): after each, the
-// daemon's next request must be a bootstrap again (it never dials with an unusable answer), and on a
-// virtual clock it must not come before the clock moves (a retry waits a backoff). The clock is
-// then moved a minute at a time, once a timer of the daemon falls due.
-func (r *run) awaitRetries(unusable []scenarios.UnusableAnswer) *scenarios.Failure {
+// stoppedAfterUnusable is what a run says of a daemon that stopped after an unusable bootstrap
+// answer without dialling with it: no failure, the scenario ends there.
+type stoppedAfterUnusable struct {
+	answer int    // 1-based: the unusable answer it stopped after
+	how    string // "exited (...)" or "made no request within 30s"
+}
+
+func (s *stoppedAfterUnusable) String() string {
+	return fmt.Sprintf("after unusable bootstrap answer %d the Runtime %s without dialling with it: an error it may stop at "+
+		"(docs/spec-readings.md, bootstrap-error-retry-or-stop)", s.answer, s.how)
+}
+
+// awaitRetries plays the scenario's unusable bootstrap answers (CN-44, CN-18.4). After each the
+// spec lets the daemon choose (docs/spec-readings.md, bootstrap-error-retry-or-stop): bootstrap
+// again after a backoff, or stop (exit, or make no further request). What it forbids fails: a
+// dial with the answer (CN-44.2/.3/.4, per answer) and, on a virtual clock, a retry before the
+// clock moves (no backoff, CN-18.4). On a virtual clock the clock is moved a minute at a time,
+// once a timer of the daemon falls due. stopped is set when the daemon stopped: nothing further
+// is played.
+func (r *run) awaitRetries(unusable []scenarios.UnusableAnswer) (stopped *stoppedAfterUnusable, f *scenarios.Failure) {
 	if len(unusable) == 0 {
-		return nil
+		return nil, nil
 	}
-	if f := r.nextAttempt(0, r.cfg.StartTimeout, "after it was launched"); f != nil {
-		return f
+	if f := r.firstAttempt(); f != nil {
+		return nil, f
 	}
-	for i := range unusable {
+	for i, u := range unusable {
+		if what, came := r.srv.attemptAfter(i + 1); came && what != "bootstrap" {
+			return nil, r.dialledWith(i+1, u, what)
+		}
+		var (
+			gone bool
+			f    *scenarios.Failure
+		)
 		if vc, ok := r.virtualClock(); ok {
 			if what, came := r.attemptWithin(i+1, 2*scenarios.DefaultSilenceWindow); came {
-				return r.p.Failf(nil, "after unusable bootstrap answer %d the Runtime made its next request (%s) at once; a transient failure is retried with a backoff (CN-18)", i+1, what)
+				if what != "bootstrap" {
+					return nil, r.dialledWith(i+1, u, what)
+				}
+				return nil, r.p.Failf(nil, "after unusable bootstrap answer %d the Runtime bootstrapped again at once, before its clock moved; "+
+					"a retry waits a backoff (CN-18.4)", i+1)
 			}
 			stop := r.moveClockWhenDue(vc)
-			f := r.nextAttempt(i+1, retryBound, "after an unusable bootstrap answer")
+			gone, f = r.retryOrStop(i + 1)
 			stop()
-			if f != nil {
-				return f
+		} else {
+			gone, f = r.retryOrStop(i + 1)
+		}
+		if f != nil {
+			return nil, f
+		}
+		if gone {
+			how := fmt.Sprintf("made no request within %v", r.retryBound())
+			if r.rt.Done() != nil {
+				select {
+				case <-r.rt.Done():
+					how = "stopped" + exitReason(r.rt)
+				default:
+				}
 			}
-		} else if f := r.nextAttempt(i+1, retryBound, "after an unusable bootstrap answer"); f != nil {
-			return f
+			return &stoppedAfterUnusable{answer: i + 1, how: how}, nil
 		}
 		if what, _ := r.srv.attemptAfter(i + 1); what != "bootstrap" {
-			return r.p.Failf(nil, "after unusable bootstrap answer %d the Runtime's next request was a %s; it must not use the answer and must bootstrap again (CN-44)", i+1, what)
+			return nil, r.dialledWith(i+1, u, what)
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// dialledWith is the failure of a daemon whose next request after an unusable answer was not a
+// bootstrap: it used the answer, which the clause of that answer forbids.
+func (r *run) dialledWith(n int, u scenarios.UnusableAnswer, what string) *scenarios.Failure {
+	return r.p.Failf(nil, "after unusable bootstrap answer %d (%s) the Runtime's next request was a %s; %s",
+		n, u.Describe(), what, u.Forbids())
+}
+
+func (r *run) retryBound() time.Duration { return cmpOr(r.cfg.RetryBound, retryBound) }
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// retryOrStop waits for the daemon's (n+1)-th request within the retry bound: it made one (nil,
+// nil), or it stopped (true): it exited without one, or it is still running and made none (a
+// daemon that stopped trying, or one whose backoff is longer than the bound; either is allowed).
+func (r *run) retryOrStop(n int) (stopped bool, f *scenarios.Failure) {
+	deadline := time.Now().Add(r.retryBound())
+	for {
+		if _, ok := r.srv.attemptAfter(n); ok {
+			return false, nil
+		}
+		select {
+		case <-r.rt.Done():
+			if _, ok := r.srv.attemptAfter(n); ok {
+				return false, nil
+			}
+			return true, nil
+		case <-r.srv.attempts:
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return true, nil
+		}
+	}
 }
 
 type dueClock interface {
@@ -90,24 +169,24 @@ func (r *run) attemptWithin(n int, d time.Duration) (string, bool) {
 	}
 }
 
-// nextAttempt waits for the (n+1)-th request within bound.
-func (r *run) nextAttempt(n int, bound time.Duration, when string) *scenarios.Failure {
-	deadline := time.Now().Add(bound)
+// firstAttempt waits, within the start-up bound, for the daemon's first request.
+func (r *run) firstAttempt() *scenarios.Failure {
+	deadline := time.Now().Add(r.cfg.StartTimeout)
 	for {
-		if _, ok := r.srv.attemptAfter(n); ok {
+		if _, ok := r.srv.attemptAfter(0); ok {
 			return nil
 		}
 		select {
 		case <-r.rt.Done():
-			if _, ok := r.srv.attemptAfter(n); ok {
+			if _, ok := r.srv.attemptAfter(0); ok {
 				return nil
 			}
-			return r.exited(nil, "instead of bootstrapping again "+when)
+			return r.exited(nil, "before its first bootstrap")
 		case <-r.srv.attempts:
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return r.p.Failf(nil, "the Runtime made no request within %v %s; a transient failure is retried (CN-18)", bound, when)
+			return r.p.Failf(nil, "the Runtime made no request within %v of being launched", r.cfg.StartTimeout)
 		}
 	}
 }

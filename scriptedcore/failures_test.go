@@ -103,3 +103,32 @@ func TestGarbageFromRuntimeFails(t *testing.T) {
 		t.Fatalf("the failure keeps the bytes received; got %#v", r.Failure.Actual)
 	}
 }
+
+// After a may_end step the Runtime may end its transport: a Runtime that drops it passes with the
+// steps before, one that stays must still answer, and a wrong frame or a silence on a live
+// connection still fails.
+func TestMayEndAcceptsOnlyTheEndOfTheTransport(t *testing.T) {
+	cat := load(t)
+	for _, c := range []struct {
+		runtime string
+		want    scenarios.Verdict
+		says    string
+	}{
+		{"broken/closes", scenarios.Pass, ""},
+		{"expect/ready", scenarios.Pass, ""},
+		{"broken/wrong-revision", scenarios.Fail, "revision"},
+		{"broken/silent", scenarios.Fail, "nothing arrived within 300ms"},
+	} {
+		r := playAgainst(t, cat, "expect/ready-or-end", c.runtime)
+		if r.Verdict != c.want || (c.says != "" && (r.Failure == nil || !strings.Contains(r.Failure.Message+r.Failure.Diff, c.says))) {
+			t.Errorf("against %s: want %s (%q), got:\n%s", c.runtime, c.want, c.says, r)
+		}
+		ended := false
+		for _, e := range r.Transcript {
+			ended = ended || (e.Type == "ended" && strings.Contains(e.Note, "which step 3 allows (docs/spec-readings.md, device-shutdown-may-end-the-session)"))
+		}
+		if ended != (c.runtime == "broken/closes") {
+			t.Errorf("against %s: transcript says the Runtime ended as allowed: %v", c.runtime, ended)
+		}
+	}
+}

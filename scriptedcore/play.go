@@ -36,7 +36,10 @@ type Config struct {
 	// RetryWindow is how long a rejected Runtime is watched for a forbidden retry when it does not
 	// report that it stopped; default 2 s.
 	RetryWindow time.Duration
-	Seed        string
+	// RetryBound is how long a Runtime given an unusable bootstrap answer has to bootstrap again
+	// before it is taken to have stopped trying (which the spec allows); default 30 s.
+	RetryBound time.Duration
+	Seed       string
 	// ShiftVersion: a Runtime under test always presents proto.Version, so to reproduce a version
 	// mismatch the scripted Core requires a different version instead.
 	ShiftVersion bool
@@ -205,6 +208,9 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 }
 
 type run struct {
+	// mayEnd is the disconnect step with may_end the steps have passed, if any: from it on, the
+	// Runtime may end its transport.
+	mayEnd   *scenarios.Step
 	cfg      Config
 	p        *script.Player
 	view     *view
@@ -260,8 +266,12 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 		v, f := r.expectRejection(h.Expect)
 		return v, f, nil
 	}
-	if f := r.awaitRetries(answer.Unusable); f != nil {
+	if stopped, f := r.awaitRetries(answer.Unusable); f != nil {
 		return scenarios.Fail, r.withExit(f), nil
+	} else if stopped != nil {
+		// The spec's other choice: the steps after a connection are not played.
+		p.Rec.Event("stopped", stopped.String())
+		return scenarios.Pass, nil, nil
 	}
 	if answer.StalledUpgrades > 0 {
 		if f := r.awaitStalledUpgrades(answer.StalledUpgrades); f != nil {
@@ -282,6 +292,10 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 			return "", nil, err
 		}
 		if f != nil {
+			if ended := r.endedAsAllowed(f); ended != "" {
+				p.Rec.Event("ended", ended)
+				return scenarios.Pass, nil, nil
+			}
 			return scenarios.Fail, r.withExit(f), nil
 		}
 	}
@@ -581,7 +595,9 @@ func (r *run) advance(ctx context.Context, st *scenarios.Step) error {
 
 func needsConn(st *scenarios.Step) bool {
 	switch st.Kind {
-	case scenarios.StepCore, scenarios.StepAnyOrder, scenarios.StepDisconnect:
+	case scenarios.StepDisconnect:
+		return !st.Close.MayEnd
+	case scenarios.StepCore, scenarios.StepAnyOrder:
 		return true
 	case scenarios.StepRuntime:
 		return !st.Frame.Lost
@@ -627,6 +643,11 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	p := r.p
 	r.drainAttempts()
 	c := st.Close
+	if c.MayEnd {
+		r.mayEnd = st
+		p.Rec.Event("may-end", fmt.Sprintf("step %d: from here the Runtime may end its transport (docs/spec-readings.md, %s)", st.Index, c.Reading))
+		return nil
+	}
 	if c.By == proto.Runtime && c.Awaited {
 		return r.awaitClose(st)
 	}
@@ -652,6 +673,33 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	r.srv.online = false
 	r.srv.mu.Unlock()
 	return nil
+}
+
+// endedAsAllowed says how the scenario ended when f came from the end of the Runtime's transport
+// after a may_end step allowed it (the failure holds no frame received: a frame the Runtime sent
+// instead of the one awaited still fails); "" when f stands.
+func (r *run) endedAsAllowed(f *scenarios.Failure) string {
+	if r.mayEnd == nil || f.Actual != nil {
+		return ""
+	}
+	why := ""
+	if c := r.p.Conn; c == nil {
+		why = "the transport was closed"
+	} else if err := c.ClosedErr(); err != nil {
+		why = err.Error()
+	}
+	if d := r.rt.Done(); why == "" && d != nil {
+		select {
+		case <-d:
+			why = "the Runtime stopped" + exitReason(r.rt)
+		default:
+		}
+	}
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("the Runtime ended its transport at step %d (%s), which step %d allows (docs/spec-readings.md, %s); the steps from there on were not played",
+		f.Step, why, r.mayEnd.Index, r.mayEnd.Close.Reading)
 }
 
 // refused is the failure of a Runtime Core refused, in the words of what it did.

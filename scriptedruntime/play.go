@@ -397,6 +397,9 @@ func (r *run) triggerAndExpect(ctx context.Context, st *scenarios.Step) (*stepFa
 func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
 	p := r.p
 	c := st.Close
+	if c.MayEnd {
+		return nil, nil // the Runtime may end its transport here; a scripted one stays
+	}
 	if c.By == proto.Runtime {
 		if c.Code != 0 {
 			p.Conn.Close(c.Code, c.Reason)

@@ -160,7 +160,7 @@ var baseRuntime = []Mutant{
 	{PrepareFrameUnbounded, "RP-10.2", "a runtime_prepare frame over 1 MiB is served when its members are valid instead of rejected invalid_request"},
 	{TraceEchoUnbounded, "WS-15.2", "a read reply echoes a request trace longer than 256 characters instead of dropping it"},
 	{SteeringImpliedByDurable, "IN-12.2", "a non-durable input is taken when the kind declares durable_input_receipts but not steering, instead of unsupported"},
-	{TransientRefusalStops, "CN-18.1", "a transient bootstrap failure (a 5xx, an unusable answer) stops the daemon instead of reconnecting"},
+	{TransientRefusalStops, "CN-18.3", "a transient failure before a connection (a handshake timeout, a refused upgrade) stops the daemon instead of reconnecting"},
 	{ReconnectWithoutBackoff, "CN-18.4", "after a failed attempt the daemon reconnects at once, with no backoff"},
 	{LegacyTokenSent, "CN-03.2", "a ws_url that carries a legacy token parameter makes the daemon put its credential in the upgrade's URL"},
 	{DecisionMemoryNeverExpires, "IA-13.5", "an applied decision stays in the replay memory past 1 h: an identical replay is still applied:true"},
