@@ -154,6 +154,15 @@
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.
 //
+// A frame step written with pad_payload_to: n is sent with its payload exactly n bytes long as
+// encoded on the wire: the scripted writer puts spaces after the payload's opening brace
+// (PadPayload), which JSON ignores, so a valid frame reaches a payload bound (a 96 KiB
+// workspace_write, an 8 KiB workspace_export) its members alone cannot. The payload decodes as
+// written and a reader matches it as usual; the frame must still pass proto (or declare the bound
+// it breaks with invalid:), a payload longer than n fails the load (or, when bound values make it
+// so, the run), and only a scripted peer pads: a core frame needs tests: runtime, a runtime frame
+// tests: core (docs/spec-readings.md, payload-bytes-as-sent).
+//
 // stop_reading: core (or runtime) makes that scripted peer stop reading its socket, as a stalled
 // TCP peer does, until resume_reading names it; resumed, it first reads what piled up. The other
 // side's writes then fill the kernel's buffers and block, which is how a scenario reaches a

@@ -50,11 +50,33 @@ func ResolveFrame(ft *FrameTemplate, b *Bindings, seed string) ([]byte, error) {
 		}
 		_, perr := proto.ParseFrame(raw)
 		if lastErr = checkInvalid(ft, perr); lastErr == nil {
+			lastErr = validUnpadded(ft, trial)
+		}
+		if lastErr == nil {
 			*b = *trial
 			return raw, nil
 		}
 	}
 	return nil, lastErr
+}
+
+// validUnpadded: a padded frame declared invalid must be valid without its padding, so that what
+// it breaks is the payload bound alone (and its generated values are ones a valid frame takes:
+// proto reports the bound before any member rule).
+func validUnpadded(ft *FrameTemplate, b *Bindings) error {
+	if ft.PadPayloadTo == 0 || ft.Invalid == "" {
+		return nil
+	}
+	plain := *ft
+	plain.PadPayloadTo = 0
+	raw, err := renderFrame(&plain, b.clone(), readableValue) // its placeholders are bound by now
+	if err != nil {
+		return err
+	}
+	if _, perr := proto.ParseFrame(raw); perr != nil {
+		return fmt.Errorf("a padded frame declared invalid must be valid unpadded (the padding is what it breaks): %v", perr)
+	}
+	return nil
 }
 
 func renderFrame(ft *FrameTemplate, b *Bindings, gen Generator) ([]byte, error) {
@@ -83,6 +105,9 @@ func renderFrame(ft *FrameTemplate, b *Bindings, gen Generator) ([]byte, error) 
 			return nil, fmt.Errorf("trace: %w", err)
 		}
 		env["trace"] = trace
+	}
+	if ft.PadPayloadTo > 0 {
+		return marshalPadded(env, ft.PadPayloadTo)
 	}
 	return json.Marshal(env)
 }

@@ -215,10 +215,28 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 			}
 		}
 	}
+	p.checkPadded(sc)
 	if len(sc.own) == 0 && len(sc.Include) == 0 && (sc.Handshake == nil || sc.Handshake.Expect == nil) {
 		p.Errorf(n.Line, "scenario %s has no steps", sc.ID)
 	}
 	return sc
+}
+
+// checkPadded refuses pad_payload_to on a frame a peer under test may send: only a scripted writer
+// pads, so a core frame needs tests: runtime and a runtime frame tests: core.
+func (p *parser) checkPadded(sc *Scenario) {
+	for _, st := range sc.own {
+		for _, fs := range st.Frames() {
+			if fs.Frame.PadPayloadTo == 0 {
+				continue
+			}
+			if want := SideRuntime; fs.From == proto.Core && sc.Tests != want {
+				p.Errorf(fs.Pos.Line, "pad_payload_to shapes the bytes a scripted core writes, which a Core under test does not: the scenario needs tests: %s", want)
+			} else if want := SideCore; fs.From == proto.Runtime && sc.Tests != want {
+				p.Errorf(fs.Pos.Line, "pad_payload_to shapes the bytes a scripted runtime writes, which a Runtime under test does not: the scenario needs tests: %s", want)
+			}
+		}
+	}
 }
 
 var (
@@ -530,8 +548,8 @@ func (p *parser) allowedIn(n *yaml.Node, from proto.Peer, what string) []*Step {
 		if ft == nil {
 			continue
 		}
-		if ft.Raw != nil || ft.Invalid != "" || ft.Lost || ft.Copies > 0 || ft.Corrupted != "" || ft.Optional {
-			p.Errorf(c.Line, "%s holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted or optional", what)
+		if ft.Raw != nil || ft.Invalid != "" || ft.Lost || ft.Copies > 0 || ft.Corrupted != "" || ft.Optional || ft.PadPayloadTo > 0 {
+			p.Errorf(c.Line, "%s holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted, optional or pad_payload_to", what)
 			continue
 		}
 		out = append(out, &Step{Kind: StepKind(from), Pos: ft.Pos, From: from, Frame: ft})
@@ -773,7 +791,7 @@ func checkUsage(usage Value, vars map[string]Value) error {
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
-	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted", "optional")
+	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted", "optional", "pad_payload_to")
 	if f == nil {
 		return nil
 	}
@@ -793,6 +811,15 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 		if !slices.Contains([]string{"invalid_json", "invalid_frame", "oversize"}, ft.Corrupted) {
 			p.Errorf(v.Line, "corrupted must be invalid_json, invalid_frame or oversize")
 		}
+	}
+	if v := f["pad_payload_to"]; v != nil {
+		c, ok := yamlstrict.Int(v)
+		if !ok || c < 2 || c > proto.MaxFrameBytes {
+			p.Errorf(v.Line, "pad_payload_to must be a number of bytes from 2 to %d (the frame limit)", proto.MaxFrameBytes)
+		} else if f["payload"] == nil && f["raw"] == nil {
+			p.Errorf(v.Line, "pad_payload_to needs a payload to pad")
+		}
+		ft.PadPayloadTo = c
 	}
 	if v := f["optional"]; v != nil {
 		ft.Optional = p.Bool(v, "optional")

@@ -294,6 +294,13 @@ type FrameTemplate struct {
 	Invalid string
 	// Raw is sent verbatim instead of an envelope (garbage, invalid JSON).
 	Raw *string
+	// PadPayloadTo, when not 0, is the exact size in bytes of the payload as a scripted writer sends
+	// it: the encoded payload object gets JSON whitespace after its opening brace (PadPayload), so a
+	// valid frame can reach a payload bound (facts §2.3) that its members alone cannot. The value
+	// decodes unchanged; a reader compares it as always. Only a frame a scripted peer always writes
+	// may carry it (a core frame in a scenario that tests: runtime, a runtime frame in one that
+	// tests: core): a peer under test sends its own bytes.
+	PadPayloadTo int
 	// What an armed fault does to this frame on its way (the writer sends it as written): Lost, the
 	// reader never sees it; Copies, the reader sees it that many times; Corrupted, the reader gets
 	// a broken frame instead (invalid_json, invalid_frame) or loses the transport (oversize).
