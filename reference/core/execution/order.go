@@ -5,6 +5,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // Wire order. A Run's frames, its cancellation receipt and its decisions' acks travel on one
@@ -56,6 +57,9 @@ func (r *runner) intake(s turn.Stream, ev gateway.Event, ok bool) {
 			if h.taken && (next < 0 || h.seq() < r.heads[next].seq()) {
 				next = i
 			}
+		}
+		if r.heads[0].taken && mutation.On(mutation.IARunFramesBeforeAck) {
+			next = 0 // the old drain: every Run frame waiting before any receipt
 		}
 		if next < 0 {
 			return
