@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
@@ -17,9 +18,14 @@ type fakeStream struct {
 	err       error
 	closed    bool
 	delivered uint64
+	// seq numbers what is pushed across the connection's streams, as the gateway numbers a
+	// connection's inbound frames (gateway.Event.Seq).
+	seq *atomic.Uint64
 }
 
-func newFakeStream() *fakeStream { return &fakeStream{ch: make(chan gateway.Event, 256)} }
+func newFakeStream(seq *atomic.Uint64) *fakeStream {
+	return &fakeStream{ch: make(chan gateway.Event, 256), seq: seq}
+}
 
 func (s *fakeStream) Events() <-chan gateway.Event { return s.ch }
 func (s *fakeStream) Delivered() uint64 {
@@ -54,6 +60,7 @@ func (s *fakeStream) push(typ, id string, payload any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed {
+		ev.Seq = s.seq.Add(1)
 		s.ch <- ev
 		s.delivered++
 	}
@@ -69,6 +76,10 @@ type fakeConn struct {
 	preps    map[string]*fakeStream
 	runs     map[string]*fakeStream
 	acks     map[string]*fakeStream
+	seq      atomic.Uint64
+	// held: a Send of this frame type queues it, then waits until the channel is closed (the
+	// runner is then busy while the test routes what it must find waiting).
+	held map[string]chan struct{}
 }
 
 func newFakeConn(hb *proto.HeartbeatPayload) *fakeConn {
@@ -92,7 +103,25 @@ func (c *fakeConn) Send(_ context.Context, env proto.Envelope) error {
 		return err
 	}
 	c.sent <- env
+	c.mu.Lock()
+	hold := c.held[env.Type]
+	c.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
 	return nil
+}
+
+// hold makes the next Sends of typ wait until the returned release is called.
+func (c *fakeConn) hold(typ string) (release func()) {
+	ch := make(chan struct{})
+	c.mu.Lock()
+	if c.held == nil {
+		c.held = map[string]chan struct{}{}
+	}
+	c.held[typ] = ch
+	c.mu.Unlock()
+	return func() { close(ch) }
 }
 
 func (c *fakeConn) sub(m map[string]*fakeStream, id string) (execution.Stream, error) {
@@ -104,7 +133,7 @@ func (c *fakeConn) sub(m map[string]*fakeStream, id string) (execution.Stream, e
 	if s, ok := m[id]; ok && !s.closed {
 		return nil, gateway.ErrDuplicate
 	}
-	s := newFakeStream()
+	s := newFakeStream(&c.seq)
 	m[id] = s
 	return s, nil
 }

@@ -59,23 +59,6 @@ func (r *runner) onReceipt(ev gateway.Event) {
 	r.step(turn.Receipt{Ack: ack})
 }
 
-// drainRun applies the Run frames already routed to the subscription, without waiting.
-func (r *runner) drainRun() {
-	for r.run != nil && !r.finished {
-		select {
-		case ev, ok := <-r.run.Events():
-			r.took(turn.StreamRun)
-			if !ok {
-				r.runClosed()
-				continue
-			}
-			r.onRunEvent(ev)
-		default:
-			return
-		}
-	}
-}
-
 func (r *runner) prepClosed() {
 	err := r.prep.Err()
 	r.setStream(turn.StreamPreparation, nil)

@@ -45,6 +45,9 @@ type runner struct {
 	ack    Stream
 	dec    Stream    // the ack of the decision sent last
 	taken  [4]uint64 // per stream field (prep, run, ack, dec): events and closes taken from it
+	// heads holds what intake took from the ordered streams and has not handled yet (order.go);
+	// only the runner's goroutine touches it, and it is empty whenever the runner parks.
+	heads [len(ordered)]head
 	// inflight is the batch of writes being committed in the background (writes.go).
 	inflight *committing
 	timers   [turn.TimerCount]clock.Timer
@@ -132,16 +135,7 @@ func (r *runner) loop() {
 		case ev, ok := <-events(r.dec):
 			r.took(turn.StreamDecision)
 			r.park(false)
-			// As for a cancellation receipt: the Run frames routed before it are applied first.
-			r.drainRun()
-			if r.finished {
-				continue
-			}
-			if !ok {
-				r.decClosed()
-				continue
-			}
-			r.onDecisionAck(ev)
+			r.intake(turn.StreamDecision, ev, ok)
 		case ev, ok := <-events(r.prep):
 			r.took(turn.StreamPreparation)
 			r.park(false)
@@ -153,25 +147,13 @@ func (r *runner) loop() {
 		case ev, ok := <-events(r.run):
 			r.took(turn.StreamRun)
 			r.park(false)
-			if !ok {
-				r.runClosed()
-				continue
-			}
-			r.onRunEvent(ev)
+			r.intake(turn.StreamRun, ev, ok)
 		case ev, ok := <-events(r.ack):
 			r.took(turn.StreamReceipt)
 			r.park(false)
-			// Run frames and receipts travel on one ordered connection but reach the runner on two
-			// channels: apply every Run frame the gateway routed before this receipt first.
-			r.drainRun()
-			if r.finished {
-				continue
-			}
-			if !ok {
-				r.ackClosed()
-				continue
-			}
-			r.onReceipt(ev)
+			// Run frames and receipts travel on one ordered connection but reach the runner on
+			// separate streams: intake handles them in wire order (order.go).
+			r.intake(turn.StreamReceipt, ev, ok)
 		}
 	}
 }
@@ -262,6 +244,9 @@ func (r *runner) setStream(s turn.Stream, st Stream) {
 	*r.stream(s) = st
 	r.taken[streamIndex(s)] = 0
 	r.mu.Unlock()
+	if i := orderedIndex(s); i >= 0 {
+		r.heads[i] = head{} // a frame held for a stream the Turn closed or replaced is not observed
+	}
 }
 
 func streamIndex(s turn.Stream) int {

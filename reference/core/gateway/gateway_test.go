@@ -304,6 +304,25 @@ var _ = Describe("subscriptions", Label("gateway", "subscriptions"), func() {
 		Expect(w.Err()).NotTo(HaveOccurred())
 	})
 
+	// The runner puts a Run's frames and its receipts, taken from separate subscriptions, back
+	// in wire order by this number (execution's intake): it must follow the connection's order.
+	It("numbers a connection's inbound frames across subscriptions in wire order", func(ctx SpecContext) {
+		ws, s := h.dial(ctx)
+		run, err := s.SubscribeDurable("run")
+		Expect(err).NotTo(HaveOccurred())
+		w, err := s.AwaitAck("decision:run:1")
+		Expect(err).NotTo(HaveOccurred())
+		send(ctx, ws, proto.TypeDelta, "run", &proto.DeltaPayload{Delta: "a", Sequence: 1})
+		send(ctx, ws, proto.TypeInteractionDecisionAck, "p1", &proto.InteractionDecisionAckPayload{DeliveryID: "decision:run:1", Applied: true})
+		send(ctx, ws, proto.TypeDone, "run", &proto.DonePayload{Content: "a"})
+		evs, ack := drain(run.Events()), drain(w.Receipt())
+		Expect(types(evs)).To(Equal([]string{"delta", "done"}))
+		Expect(ack).To(HaveLen(1))
+		Expect(evs[0].Seq).To(BeNumerically(">", 0))
+		Expect(ack[0].Seq).To(BeNumerically(">", evs[0].Seq))
+		Expect(evs[1].Seq).To(BeNumerically(">", ack[0].Seq))
+	})
+
 	It("bounds preparation subscriptions per connection", func(ctx SpecContext) {
 		_, s := h.dial(ctx)
 		for i := range proto.PreparationSubscriptions {

@@ -68,7 +68,7 @@ func (s *Session) routeTransferResult(env proto.Envelope, frame *proto.Frame, pe
 		s.log.Debug("dropping a runtime_prepare_result for no transfer in progress", "id", env.ID)
 		return
 	}
-	ev := Event{Envelope: env, Frame: frame, Invalid: perr}
+	ev := Event{Envelope: env, Frame: frame, Invalid: perr, Seq: s.inbound}
 	if perr != nil {
 		ev.Frame = nil
 	}

@@ -50,6 +50,9 @@ type Session struct {
 	liveT    clock.Timer
 	liveKick chan struct{}
 
+	// inbound numbers the frames read (Event.Seq); only the reader touches it.
+	inbound uint64
+
 	mu        sync.Mutex
 	heartbeat *proto.HeartbeatPayload // nil: no capabilities known
 	runs      map[string]*RunSubscription
@@ -278,6 +281,7 @@ func (s *Session) readLoop() {
 			return
 		}
 		s.rearmLiveness()
+		s.inbound++
 		s.dispatch(data)
 	}
 }
@@ -377,7 +381,7 @@ func (s *Session) dispatch(data []byte) {
 		s.mu.Lock()
 		sub := s.preps[env.ID]
 		s.mu.Unlock()
-		if sub == nil || !sub.offer(Event{Envelope: env, Frame: frame}) {
+		if sub == nil || !sub.offer(Event{Envelope: env, Frame: frame, Seq: s.inbound}) {
 			s.log.Debug("dropping a preparation_status", "id", env.ID)
 		}
 	case env.Type == proto.TypeRuntimePrepareResult:
@@ -398,7 +402,7 @@ func (s *Session) dispatch(data []byte) {
 			s.log.Debug("dropping a receipt nobody waits for", "id", env.ID)
 			return
 		}
-		w.s.deliver(Event{Envelope: env, Frame: frame}, true)
+		w.s.deliver(Event{Envelope: env, Frame: frame, Seq: s.inbound}, true)
 	case env.Type == proto.TypePermissionCancel:
 		// Its id is the request_id: the route the request left leads to the Run, once.
 		s.mu.Lock()
@@ -409,7 +413,7 @@ func (s *Session) dispatch(data []byte) {
 			s.log.Debug("dropping a permission_cancel without a route", "id", env.ID)
 			return
 		}
-		sub.s.deliver(Event{Envelope: env, Frame: frame, Invalid: perr}, false)
+		sub.s.deliver(Event{Envelope: env, Frame: frame, Invalid: perr, Seq: s.inbound}, false)
 	case env.ID != "" && (!known || spec.ID == proto.IDRequired):
 		// Run frames (and unknown types with an id) go to the Run subscription of that id.
 		s.mu.Lock()
@@ -425,7 +429,7 @@ func (s *Session) dispatch(data []byte) {
 		if perr != nil && (env.Type == proto.TypeDelta || env.Type == proto.TypeThinking || env.Type == proto.TypeDone) {
 			frame, perr = lenientRunFrame(env, perr)
 		}
-		ev := Event{Envelope: env, Frame: frame, Invalid: perr}
+		ev := Event{Envelope: env, Frame: frame, Invalid: perr, Seq: s.inbound}
 		if perr != nil {
 			ev.Frame = nil
 		} else if p, ok := frame.Payload.(*proto.PermissionRequestPayload); ok {

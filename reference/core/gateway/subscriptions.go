@@ -29,6 +29,10 @@ type Event struct {
 	Envelope proto.Envelope
 	Frame    *proto.Frame
 	Invalid  error
+	// Seq is the frame's place among its connection's inbound frames (1, 2, …). The reader routes
+	// each frame before reading the next, so a consumer of several subscriptions of one
+	// connection can put what it took back in wire order (execution's intake). 0: not numbered.
+	Seq uint64
 }
 
 // stream is the common part of a subscription: a bounded channel that closes once, with an error

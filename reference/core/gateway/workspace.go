@@ -100,7 +100,7 @@ func (s *Session) dispatchWorkspace(env proto.Envelope, frame *proto.Frame, perr
 		s.log.Debug("dropping a workspace result nobody waits for", "type", env.Type, "id", env.ID)
 		return true
 	}
-	ev := Event{Envelope: env, Frame: frame, Invalid: perr}
+	ev := Event{Envelope: env, Frame: frame, Invalid: perr, Seq: s.inbound}
 	if perr != nil {
 		ev.Frame = nil
 	}

@@ -27,6 +27,7 @@ var coreIA = []Mutant{
 	{IADeliveryIDReused, "IA-03.6", "every decision of a Run goes out with the same delivery_id: the sequence number is never advanced"},
 	{IADetachedStillAnswered, "IA-04.3", "a permission request withdrawn by permission_cancel still takes a caller's answer, and the decision goes out"},
 	{IAAckWaitEarly, "IA-14.1", "the wait for a decision's ack gives up after 7.5 s instead of 15 s: an ack at 10 s no longer settles it"},
+	{IARunFramesBeforeAck, "IA-14.1", "the Run's frames waiting when a decision's ack is taken are handled first, done included: an ack sent just before done no longer settles its decision"},
 	{IAChoiceDecisionUnderRunID, "IA-16.1", "prompt_for_user_choice_decision goes out under the Run ID instead of the prompt's ask_id"},
 	{IAChoiceBlankDeliveryID, "IA-16.2", "prompt_for_user_choice_decision goes out without Core's delivery_id (blank)"},
 	{IAChoiceDecisionCarriesAskID, "IA-16.4", "prompt_for_user_choice_decision carries an ask_id member at its top level, a member the payload does not have"},

@@ -23,6 +23,7 @@ const (
 	IADeliveryIDReused            Point = "ia-delivery-id-reused"
 	IADetachedStillAnswered       Point = "ia-detached-still-answered"
 	IAAckWaitEarly                Point = "ia-ack-wait-early"
+	IARunFramesBeforeAck          Point = "ia-run-frames-before-ack"
 	IAChoiceDecisionUnderRunID    Point = "ia-choice-decision-under-run-id"
 	IAChoiceBlankDeliveryID       Point = "ia-choice-blank-delivery-id"
 	IAChoiceDecisionCarriesAskID  Point = "ia-choice-decision-carries-ask-id"
