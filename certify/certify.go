@@ -159,9 +159,21 @@ func (e *StoppedEarly) Error() string {
 		FailFastAfter, e.Cause)
 }
 
+// sentAFrame reports whether the Runtime sent a frame on a WebSocket in r: it connected, though
+// its failure may be at step 0 (an invalid first heartbeat, a check after the last step).
+func sentAFrame(r *scenarios.Result) bool {
+	for _, x := range r.Transcript {
+		if x.Dir == scenarios.RuntimeToCore {
+			return true
+		}
+	}
+	return false
+}
+
 // failFast wraps a run's Progress: once the first FailFastAfter results all failed before their
-// first step, under one cause, it stops the run. A single result that got further (a pass, or a
-// failure at a step) means the daemon can connect, and the run goes on to its end.
+// first step without a frame from the Runtime, under one cause, it stops the run. A single result
+// that got further (a pass, a failure at a step, a frame sent) means the daemon can connect, and
+// the run goes on to its end.
 func failFast(progress func(*scenarios.Result), cfg Config, stop context.CancelCauseFunc) func(*scenarios.Result) {
 	var secrets []string
 	if c, ok := cfg.Target.(runner.Credentialed); ok {
@@ -179,7 +191,7 @@ func failFast(progress func(*scenarios.Result), cfg Config, stop context.CancelC
 		if decided || r.Verdict == scenarios.NotApplicable { // not applicable says nothing of connecting
 			return
 		}
-		if r.Verdict == scenarios.Pass || r.Failure == nil || r.Failure.Step != 0 {
+		if r.Verdict == scenarios.Pass || r.Failure == nil || r.Failure.Step != 0 || sentAFrame(r) {
 			decided = true // the daemon got past its connection once: never stop
 			return
 		}
