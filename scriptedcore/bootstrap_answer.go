@@ -1,6 +1,7 @@
 package scriptedcore
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -42,10 +43,9 @@ func (r *run) awaitRetries(unusable []scenarios.UnusableAnswer) (stopped *stoppe
 		if what, came := r.srv.attemptAfter(i + 1); came && what != "bootstrap" {
 			return nil, r.dialledWith(i+1, u, what)
 		}
-		var (
-			gone bool
-			f    *scenarios.Failure
-		)
+		// No further request within the bound: the daemon exited, or stopped trying, or backs off
+		// longer than the bound; each is allowed.
+		var came bool
 		if vc, ok := r.virtualClock(); ok {
 			if what, came := r.attemptWithin(i+1, 2*scenarios.DefaultSilenceWindow); came {
 				if what != "bootstrap" {
@@ -55,15 +55,12 @@ func (r *run) awaitRetries(unusable []scenarios.UnusableAnswer) (stopped *stoppe
 					"a retry waits a backoff (CN-18.4)", i+1)
 			}
 			stop := r.moveClockWhenDue(vc)
-			gone, f = r.retryOrStop(i + 1)
+			came, _ = r.awaitAttempt(i+1, r.retryBound())
 			stop()
 		} else {
-			gone, f = r.retryOrStop(i + 1)
+			came, _ = r.awaitAttempt(i+1, r.retryBound())
 		}
-		if f != nil {
-			return nil, f
-		}
-		if gone {
+		if !came {
 			how := fmt.Sprintf("made no request within %v", r.retryBound())
 			if r.rt.Done() != nil {
 				select {
@@ -88,35 +85,25 @@ func (r *run) dialledWith(n int, u scenarios.UnusableAnswer, what string) *scena
 		n, u.Describe(), what, u.Forbids())
 }
 
-func (r *run) retryBound() time.Duration { return cmpOr(r.cfg.RetryBound, retryBound) }
+func (r *run) retryBound() time.Duration { return cmp.Or(r.cfg.RetryBound, retryBound) }
 
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
-
-// retryOrStop waits for the daemon's (n+1)-th request within the retry bound: it made one (nil,
-// nil), or it stopped (true): it exited without one, or it is still running and made none (a
-// daemon that stopped trying, or one whose backoff is longer than the bound; either is allowed).
-func (r *run) retryOrStop(n int) (stopped bool, f *scenarios.Failure) {
-	deadline := time.Now().Add(r.retryBound())
+// awaitAttempt waits within bound for the daemon's (n+1)-th request: whether it came, and
+// whether the daemon exited without making it.
+func (r *run) awaitAttempt(n int, bound time.Duration) (came, exited bool) {
+	deadline := time.Now().Add(bound)
 	for {
 		if _, ok := r.srv.attemptAfter(n); ok {
-			return false, nil
+			return true, false
 		}
 		select {
 		case <-r.rt.Done():
-			if _, ok := r.srv.attemptAfter(n); ok {
-				return false, nil
-			}
-			return true, nil
+			_, ok := r.srv.attemptAfter(n)
+			return ok, !ok
 		case <-r.srv.attempts:
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return true, nil
+			return false, false
 		}
 	}
 }
@@ -171,22 +158,11 @@ func (r *run) attemptWithin(n int, d time.Duration) (string, bool) {
 
 // firstAttempt waits, within the start-up bound, for the daemon's first request.
 func (r *run) firstAttempt() *scenarios.Failure {
-	deadline := time.Now().Add(r.cfg.StartTimeout)
-	for {
-		if _, ok := r.srv.attemptAfter(0); ok {
-			return nil
-		}
-		select {
-		case <-r.rt.Done():
-			if _, ok := r.srv.attemptAfter(0); ok {
-				return nil
-			}
-			return r.exited(nil, "before its first bootstrap")
-		case <-r.srv.attempts:
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return r.p.Failf(nil, "the Runtime made no request within %v of being launched", r.cfg.StartTimeout)
-		}
+	switch came, exited := r.awaitAttempt(0, r.cfg.StartTimeout); {
+	case came:
+		return nil
+	case exited:
+		return r.exited(nil, "before its first bootstrap")
 	}
+	return r.p.Failf(nil, "the Runtime made no request within %v of being launched", r.cfg.StartTimeout)
 }
