@@ -2,6 +2,7 @@ package execution
 
 import (
 	"math"
+	"time"
 
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
 	"github.com/wirecheck/wirecheck/reference/core/gateway"
@@ -50,6 +51,9 @@ func orderedIndex(s turn.Stream) int {
 // waiting on the ordered streams, in wire order.
 func (r *runner) intake(s turn.Stream, ev gateway.Event, ok bool) {
 	r.heads[orderedIndex(s)] = head{ev: ev, ok: ok, taken: true}
+	if s == turn.StreamDecision && mutation.On(mutation.IARunFramesBeforeAck) {
+		r.awaitRunHead(mutantRunWait)
+	}
 	for !r.finished {
 		r.fillHeads()
 		next := -1
@@ -67,6 +71,28 @@ func (r *runner) intake(s turn.Stream, ev gateway.Event, ok bool) {
 		h := r.heads[next]
 		r.heads[next] = head{}
 		r.handle(ordered[next], h)
+	}
+}
+
+// mutantRunWait is how long the ia-run-frames-before-ack mutant waits, once it took an ack, for
+// the Run frame that follows it on the wire: the bug it plants (Run frames first) shows only when
+// that frame is already waiting, and on a loaded machine it may still be on its way, which made the
+// mutant's kill a race. Real time, but only the mutant waits.
+const mutantRunWait = 2 * time.Second
+
+// awaitRunHead takes the Run stream's next event into its slot, waiting at most d for it.
+func (r *runner) awaitRunHead(d time.Duration) {
+	st := *r.stream(turn.StreamRun)
+	if r.heads[0].taken || st == nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case ev, ok := <-st.Events():
+		r.took(turn.StreamRun)
+		r.heads[0] = head{ev: ev, ok: ok, taken: true}
+	case <-t.C:
 	}
 }
 
