@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -136,7 +137,13 @@ func ChildProcessPairing(binary string) Pairing {
 			cmd += " --withhold " + key
 			what = "reference Runtime without " + strings.Join(without, ", ") + " as a child process (" + binary + ")"
 		}
-		t, err := Command(cmd, DaemonOptions{Grace: 2 * time.Second})
+		opts := DaemonOptions{Grace: 2 * time.Second}
+		// The daemon lays out a fresh environment per play under its temporary directory: where the
+		// suite keeps its scratch files (the gate: in memory), so should the daemons it starts.
+		if _, ok := os.LookupEnv("TMPDIR"); ok {
+			opts.PassEnv = []string{"TMPDIR"}
+		}
+		t, err := Command(cmd, opts)
 		if err != nil {
 			return nil, err
 		}
