@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
@@ -50,8 +51,8 @@ func mutatePublished(s *proto.PreparationStatusPayload) {
 	if mutation.On(mutation.ReleasedWithoutRevisionBump) && s.State == proto.StateReleased && s.Revision > 1 {
 		s.Revision--
 	}
-	if mutation.On(mutation.ExpiredWithoutExpiresAt) && s.State == proto.StateExpired {
-		s.ExpiresAt = 0
+	if mutation.On(mutation.ExpiredDeadlineExtended) && s.State == proto.StateExpired && s.ExpiresAt != 0 {
+		s.ExpiresAt += time.Minute.Milliseconds()
 	}
 	if mutation.On(mutation.StartingWithoutRunID) && s.State == proto.StateStarting {
 		s.RunID = ""

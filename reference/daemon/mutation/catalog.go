@@ -77,7 +77,7 @@ var baseRuntime = []Mutant{
 	{DoneSentTwice, "RS-07.4", "every done goes out twice: the stream has two terminal frames"},
 	{RejectionWithheld, "AD-07.1", "no rejected status is ever sent: a refused control operation goes unanswered"},
 	{FunctionToolsWithoutCapability, "FN-04.1", "an execution_prepare with function_tools is admitted by a kind without the function_tools capability (prompt_request still refuses them)"},
-	{ExpiredWithoutExpiresAt, "AD-04.9", "the expired status does not carry the expires_at deadline fixed at grant"},
+	{ExpiredDeadlineExtended, "AD-04.9", "the expired status carries an expires_at a minute past the deadline fixed at grant, as if the expiry had been extended"},
 	{DoneBeforeRelease, "RS-17.1", "with release_on_completion, done is forwarded before the native writer (the Executor) is released"},
 	{WrittenAsAccepted, "IN-03.3", "the written receipt of a durable input claims accepted: a completed native write is reported as consumption"},
 	{StoredReceiptRewritten, "IN-16.1", "a repeated input_id with identical content whose stored receipt is accepted is written again instead of getting {accepted: true}"},

@@ -77,7 +77,7 @@ const (
 	FunctionToolsWithoutCapability Point = "function-tools-without-capability"
 
 	// Dropped before a scenario could observe them (issue W2.3), now back.
-	ExpiredWithoutExpiresAt Point = "expired-without-expires-at"
+	ExpiredDeadlineExtended Point = "expired-deadline-extended"
 	DoneBeforeRelease       Point = "done-before-release"
 
 	// Active input (IN).
