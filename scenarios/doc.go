@@ -99,7 +99,8 @@
 // shows nowhere else.
 //
 // A `handshake` changes what the Runtime presents and says how Core must refuse it
-// (expect: status, error, and at: bootstrap or upgrade). upgrade_without [device_id, version,
+// (expect: status, error, and at: bootstrap or upgrade; status: any, in a Core-side scenario,
+// accepts every refusal, for one the spec requires without naming its answer). upgrade_without [device_id, version,
 // bearer] bootstraps with a valid identity and then upgrades without those, the only way to reach
 // the upgrade's own 400 missing_params; bootstrap {method, body} sends a malformed bootstrap (its
 // Bearer header valid) to reach the bootstrap's own refusals (405, bad_json, missing_device_id). No

@@ -196,6 +196,9 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 		if sc.Handshake != nil && sc.Handshake.Bootstrap != nil && sc.Tests != SideCore {
 			p.Errorf(v.Line, "handshake.bootstrap tests a Core (no Runtime under test can be made to send it): the scenario needs tests: core")
 		}
+		if sc.Handshake != nil && sc.Handshake.Expect != nil && sc.Handshake.Expect.AnyStatus && sc.Tests != SideCore {
+			p.Errorf(v.Line, "handshake.expect.status any judges a Core's refusal; a scripted Core must answer a definite status: the scenario needs tests: core")
+		}
 	}
 	if v := f["bootstrap_answer"]; v != nil {
 		sc.BootstrapAnswer = p.bootstrapAnswer(v)
@@ -365,12 +368,17 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 			}
 			if e["status"] == nil {
 				p.Errorf(v.Line, "handshake.expect.status is required")
+			} else if s := e["status"]; s.Kind == yaml.ScalarNode && s.Tag == "!!str" && s.Value == "any" {
+				h.Expect.AnyStatus = true
+				if h.Expect.Error != "" {
+					p.Errorf(e["error"].Line, "handshake.expect: status any accepts every code; name no error")
+				}
 			} else if st, ok := yamlstrict.Int(e["status"]); !ok {
-				p.Errorf(e["status"].Line, "handshake.expect.status must be an HTTP status")
+				p.Errorf(e["status"].Line, "handshake.expect.status must be an HTTP status, or any (a refusal whose answer the spec does not name)")
 			} else {
 				h.Expect.Status = st
 			}
-			if h.Expect.Error != "" && proto.HTTPStatusFor(h.Expect.Error) != h.Expect.Status {
+			if !h.Expect.AnyStatus && h.Expect.Error != "" && proto.HTTPStatusFor(h.Expect.Error) != h.Expect.Status {
 				p.Errorf(v.Line, "handshake.expect: error %q does not go with status %d (facts §1.2)", h.Expect.Error, h.Expect.Status)
 			}
 		}

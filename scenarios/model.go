@@ -169,6 +169,25 @@ type HTTPExpect struct {
 	Status int
 	Error  string
 	At     string // the request refused: ExpectAtBootstrap, ExpectAtUpgrade, or "" for either
+	// AnyStatus (status: any) accepts every refusal, whatever its status and code: for a refusal
+	// the spec requires without naming its answer (CN-03.5). Status and Error are then unset.
+	AnyStatus bool
+}
+
+// Refuses reports whether an answer of status and code is the refusal e expects.
+func (e *HTTPExpect) Refuses(status int, code string) bool {
+	if e.AnyStatus {
+		return status >= 400
+	}
+	return status == e.Status && code == e.Error
+}
+
+// String is the refusal as a failure names it.
+func (e *HTTPExpect) String() string {
+	if e.AnyStatus {
+		return "a refusal (any status: the spec names none)"
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d %s", e.Status, e.Error))
 }
 
 // The requests a refusal can answer.

@@ -412,7 +412,7 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	select {
 	case c := <-r.srv.conns:
 		p.Conn = c
-		return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %d %s", want.Status, want.Error)
+		return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %v", want)
 	case rej = <-r.srv.rejects:
 	case <-r.rt.Done():
 		// A Runtime refused for good stops. Its refusal was recorded before it was answered, so a
@@ -422,20 +422,20 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 		case rej = <-r.srv.rejects:
 		case c := <-r.srv.conns:
 			p.Conn = c
-			return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %d %s", want.Status, want.Error)
+			return scenarios.Fail, p.Failf(nil, "the connection was accepted; expected %v", want)
 		default:
 			return scenarios.Fail, r.exited(nil, "before its connection could be refused")
 		}
 	case <-t.C:
 		return scenarios.Fail, p.Failf(nil, "the Runtime made no connection attempt within %v of being launched", r.cfg.StartTimeout)
 	}
-	if rej.status != want.Status || rej.code != want.Error || (want.At != "" && rej.route != want.At) {
-		f := p.Failf(nil, "Core answered %d %s at the %s (%s); the scenario expects %d %s%s%s",
-			rej.status, rej.code, rej.route, rej.cause, want.Status, want.Error, atWhat(want.At), identityHint(rej))
+	if !want.Refuses(rej.status, rej.code) || (want.At != "" && rej.route != want.At) {
+		f := p.Failf(nil, "Core answered %d %s at the %s (%s); the scenario expects %v%s%s",
+			rej.status, rej.code, rej.route, rej.cause, want, atWhat(want.At), identityHint(rej))
 		f.Cause = rej.cause
 		return scenarios.Fail, f
 	}
-	if !proto.PermanentHTTPStatus(want.Status) {
+	if !proto.PermanentHTTPStatus(rej.status) {
 		// A transient refusal (facts §1.3): the Runtime may try again with backoff.
 		return scenarios.Pass, nil
 	}
@@ -444,7 +444,7 @@ func (r *run) expectRejection(want *scenarios.HTTPExpect) (scenarios.Verdict, *s
 	// anything here ran, is still a retry.
 	retried := func() *scenarios.Failure {
 		if what, ok := r.srv.attemptAfter(rej.after); ok {
-			return p.Failf(nil, "after a permanent %d %s the Runtime tried again (%s); it must stop after exactly one attempt", want.Status, want.Error, what)
+			return p.Failf(nil, "after a permanent %d %s the Runtime tried again (%s); it must stop after exactly one attempt", rej.status, rej.code, what)
 		}
 		return nil
 	}

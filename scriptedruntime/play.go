@@ -148,15 +148,15 @@ func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, 
 	if want := expected(sc); want != nil {
 		var ref *refused
 		switch {
-		case errors.As(err, &ref) && ref.Status == want.Status && ref.Code == want.Error && atStage(want.At, ref.Stage):
+		case errors.As(err, &ref) && want.Refuses(ref.Status, ref.Code) && atStage(want.At, ref.Stage):
 			p.Rec.Event("rejected", ref.Error())
 			return scenarios.Pass, nil, nil
 		case errors.As(err, &ref):
-			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %d %s%s", ref.Status, ref.Code, ref.Stage, want.Status, want.Error, atWhat(want.At)), nil
+			return scenarios.Fail, p.Failf(nil, "Core answered %d %s at %s; the protocol requires %v%s", ref.Status, ref.Code, ref.Stage, want, atWhat(want.At)), nil
 		case err == nil:
-			return scenarios.Fail, p.Failf(nil, "Core accepted the connection; the protocol requires %d %s", want.Status, want.Error), nil
+			return scenarios.Fail, p.Failf(nil, "Core accepted the connection; the protocol requires %v%s", want, atWhat(want.At)), nil
 		case errors.As(err, new(*transport.BadAnswer)):
-			return scenarios.Fail, p.Failf(nil, "Core accepted the bootstrap with a broken answer (%v); the protocol requires %d %s", err, want.Status, want.Error), nil
+			return scenarios.Fail, p.Failf(nil, "Core accepted the bootstrap with a broken answer (%v); the protocol requires %v", err, want), nil
 		default:
 			return "", nil, err
 		}
