@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/agentruntime"
 	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reports"
 	"github.com/wirecheck/wirecheck/runner"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -51,10 +52,17 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 		// Its upgrades are refused before the stalled one could be: said at once, never "no upgrade".
 		"old-version": {"prefix/started": "refused the Runtime's connection with 426 incompatible_version", "connection/version/0-7-0": "tried again",
 			stall: "refused the Runtime's connection with 426 incompatible_version"},
+		// The older daemon of W3.3, repaired one fix at a time: each fix shows the next cause, and
+		// the first names both halves of the credential's fix at once.
+		"legacy": {"prefix/started": `the daemon sends no Authorization: Bearer header; its credential travels in the URL instead (query parameter "token")`},
+		"legacy/bearer": {"prefix/started": `the daemon puts a credential in the URL (query parameter "token"); it must travel only in the Authorization: Bearer header`},
+		"legacy/bearer,url": {"prefix/started": `the daemon speaks wire version "0.2.0"; this Core speaks ` + proto.Version + ` only`},
+		"legacy/bearer,url,version": {"prefix/started": `the declaration of kind "contract" is incomplete: 26 capability members missing`},
 	}
-	for mode, want := range cases {
-		t.Run(mode, func(t *testing.T) {
-			units := &runner.Units{Command: bin, Args: []string{"--mode", mode, "--server", "{core_url}", "--device", "{device_id}"},
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			mode, fix, _ := strings.Cut(name, "/")
+			units := &runner.Units{Command: bin, Args: []string{"--mode", mode, "--fix", fix, "--server", "{core_url}", "--device", "{device_id}"},
 				CredentialEnv: "WIRECHECK_CREDENTIAL", Credential: "wck_test", Grace: time.Second, What: "misbehave " + mode}
 			local := agentruntime.NewLocal(agentruntime.LocalOptions{Allowlist: agentruntime.AllowEnv("WIRECHECK_CREDENTIAL"), LookupEnv: units.Lookup})
 			units.RT = local
@@ -88,13 +96,15 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 					t.Errorf("%s: an exited daemon took %v to be noticed", r.Scenario, r.Duration)
 				}
 			}
-			if mode == "exit" {
+			// A daemon refused before its upgrade fails every scenario for one root cause, whatever the
+			// scenario expected of its refusal.
+			if mode == "exit" || name == "legacy" || name == "legacy/bearer" {
 				run := &reports.Run{}
 				for _, r := range results {
 					run.Cases = append(run.Cases, reports.Case{Result: r})
 				}
 				if causes := run.Causes(); len(causes) != 1 {
-					t.Errorf("a daemon that exits at once has %d causes, want 1: %+v", len(causes), causes)
+					t.Errorf("a daemon that %s has %d causes, want 1: %+v", name, len(causes), causes)
 				}
 			}
 			if mode == "no-contract" || mode == "half-capabilities" {

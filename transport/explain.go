@@ -56,6 +56,11 @@ func (rules Rules) explain(r *http.Request, rej *Rejection) string {
 	case CheckVersionMatch:
 		return fmt.Sprintf("the daemon speaks wire version %q; this Core speaks %s only (the version must match exactly)", q.Get(proto.QueryVersion), rules.version())
 	case CheckCredentialInURL:
+		if r.Header.Get("Authorization") == "" {
+			// The same root cause as a refusal for the missing Bearer: one text whichever check
+			// refused first, and both halves of the fix named.
+			return "the daemon sends no Authorization: Bearer header" + alsoInURL
+		}
 		return "the daemon puts a credential in the URL (query parameter " + inURL + "); it must travel only in the Authorization: Bearer header"
 	case CheckDevice:
 		return fmt.Sprintf("the daemon presented device_id %q, which this Core does not know", rej.DeviceID)

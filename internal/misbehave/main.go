@@ -14,15 +14,27 @@
 //	                  capability member
 //	exit-in-handshake bootstraps, then exits with code 9 before the WebSocket upgrade
 //	exit-mid-run      behaves as hang-after-ready, then exits with code 5 on execution_start
+//	legacy            an older daemon of this protocol family: its credential as token= in the URLs
+//	                  and no Authorization header, wire version 0.2.0, a declaration of 4 capability
+//	                  members; it exits on any answer it cannot use (code 3 on 426, 2 on another
+//	                  refusal, 1 on an unusable bootstrap answer), and once connected behaves as
+//	                  hang-after-ready. --fix bearer,url,version,capabilities repairs those one at a
+//	                  time, the way its authors would, to show the next cause each time.
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,7 +48,14 @@ func main() {
 	mode := flag.String("mode", "", "how to misbehave")
 	server := flag.String("server", "", "Core base URL (ends in /api/v1)")
 	device := flag.String("device", "", "device ID")
+	fix := flag.String("fix", "", "legacy: what is repaired (bearer, url, version, capabilities; comma-separated)")
 	flag.Parse()
+	fixes = map[string]bool{}
+	for f := range strings.SplitSeq(*fix, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			fixes[f] = true
+		}
+	}
 	cred := os.Getenv("WIRECHECK_CREDENTIAL")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -76,6 +95,13 @@ func run(ctx context.Context, mode, server, device, cred string) error {
 		}
 		defer ws.CloseNow()
 		return halfDeclared(ctx, ws)
+	case "legacy":
+		ws, err := legacyConnect(ctx, server, device, cred)
+		if err != nil {
+			return err
+		}
+		defer ws.CloseNow()
+		return serve(ctx, ws, mode)
 	case "hang-after-ready", "garbage", "flood", "no-contract", "exit-mid-run":
 		ws, err := connect(ctx, server, device, cred, proto.Version)
 		if err != nil {
@@ -104,6 +130,12 @@ func send(ctx context.Context, ws *websocket.Conn, env proto.Envelope) error {
 }
 
 func serve(ctx context.Context, ws *websocket.Conn, mode string) error {
+	if mode == "legacy" && !fixes["capabilities"] {
+		if err := legacyHeartbeat(ctx, ws); err != nil {
+			return err
+		}
+		return answer(ctx, ws, mode)
+	}
 	caps := proto.MustDeclareCapabilities("preparation", "environment_none", "streaming", "usage", "tool_observations", "execution_controls")
 	kind := "contract"
 	if mode == "no-contract" {
@@ -122,6 +154,12 @@ func serve(ctx context.Context, ws *websocket.Conn, mode string) error {
 		}
 		return nil
 	}
+	return answer(ctx, ws, mode)
+}
+
+// answer reads Core's requests and answers as the mode does: an execution_prepare with preparing
+// and ready, nothing else.
+func answer(ctx context.Context, ws *websocket.Conn, mode string) error {
 	for {
 		_, data, err := ws.Read(ctx)
 		if err != nil {
@@ -165,4 +203,93 @@ func halfDeclared(ctx context.Context, ws *websocket.Conn) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// fixes are what --fix repaired of the legacy daemon.
+var fixes map[string]bool
+
+// legacyVersion is the wire version the legacy daemon speaks.
+const legacyVersion = "0.2.0"
+
+// legacyConnect bootstraps and upgrades as the older daemon does, minus what --fix repaired. An
+// answer it cannot use ends the process, as that daemon's authors made it.
+func legacyConnect(ctx context.Context, server, device, cred string) (*websocket.Conn, error) {
+	header := http.Header{}
+	if fixes["bearer"] {
+		header.Set("Authorization", "Bearer "+cred)
+	}
+	withToken := func(raw string) (string, error) {
+		u, err := url.Parse(raw)
+		if err != nil || fixes["url"] {
+			return raw, err
+		}
+		q := u.Query()
+		q.Set("token", cred)
+		u.RawQuery = q.Encode()
+		return u.String(), nil
+	}
+	target, err := withToken(strings.TrimSuffix(server, "/") + strings.TrimPrefix(proto.RouteBootstrap, proto.APIPrefix))
+	if err != nil {
+		return nil, err
+	}
+	body, _ := json.Marshal(proto.BootstrapRequest{DeviceID: device})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	var boot proto.BootstrapResponse
+	if resp.StatusCode/100 != 2 || json.Unmarshal(data, &boot) != nil || boot.WSURL == "" {
+		fmt.Fprintf(os.Stderr, "misbehave: bootstrap answered %d %s; giving up\n", resp.StatusCode, bytes.TrimSpace(data))
+		os.Exit(1)
+	}
+	version := legacyVersion
+	if fixes["version"] {
+		version = proto.Version
+	}
+	u, err := url.Parse(boot.WSURL)
+	if err != nil {
+		return nil, err
+	}
+	q := u.Query()
+	q.Set(proto.QueryDeviceID, device)
+	q.Set(proto.QueryVersion, version)
+	u.RawQuery = q.Encode()
+	wsURL, err := withToken(u.String())
+	if err != nil {
+		return nil, err
+	}
+	ws, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: header})
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		fmt.Fprintf(os.Stderr, "misbehave: upgrade refused (%d): %v; giving up\n", status, err)
+		if status == http.StatusUpgradeRequired {
+			os.Exit(3)
+		}
+		if status != 0 {
+			os.Exit(2)
+		}
+		return nil, errors.Join(errors.New("upgrade"), err)
+	}
+	return ws, nil
+}
+
+// legacyHeartbeat is the older daemon's heartbeat: its declaration has the 4 capability members
+// that version of the protocol knew.
+func legacyHeartbeat(ctx context.Context, ws *websocket.Conn) error {
+	payload, _ := json.Marshal(map[string]any{"ts": time.Now().Unix(), "active_requests": 0, "daemon_version": "misbehave-legacy",
+		"supported_agent_kinds": []any{map[string]any{"kind": "contract", "available": true,
+			"capabilities": map[string]bool{"preparation": true, "environment_none": true, "streaming": true, "usage": true}}}})
+	frame, _ := json.Marshal(map[string]any{"type": proto.TypeHeartbeat, "payload": json.RawMessage(payload)})
+	return ws.Write(ctx, websocket.MessageText, frame)
 }
