@@ -154,6 +154,10 @@ const FailFastAfter = 3
 // so.
 type StoppedEarly struct{ Cause string }
 
+// RootCause is the failure the run stopped for: the scenarios the stop cut short are grouped
+// under it (runner.RootCauser), one cause with the scenarios that showed it.
+func (e *StoppedEarly) RootCause() string { return e.Cause }
+
 func (e *StoppedEarly) Error() string {
 	return fmt.Sprintf("stopped early: the first %d scenarios to end all failed the same way before a connection (%s); --no-fail-fast plays every scenario",
 		FailFastAfter, e.Cause)

@@ -120,7 +120,7 @@ func RunRuntime(ctx context.Context, scs []*scenarios.Scenario, t Target, o Opti
 	for i, r := range results {
 		if r == nil {
 			results[i] = harnessError(scs[i], scenarios.SideCore, o.Seed, "not run: "+stopped(ctx))
-			results[i].Failure.Cause = stopped(ctx) // one cause with the scenarios cut short by it
+			results[i].Failure.Cause = stopCause(ctx) // one cause with the scenarios cut short by it
 		}
 	}
 	EndRunSpan(span, results)
@@ -218,6 +218,9 @@ func playRuntime(ctx context.Context, sc *scenarios.Scenario, i int, t Target, o
 		r.Failure.Message = "harness error: " + why + ": " + strings.TrimPrefix(r.Failure.Message, "harness error: ")
 		// What the daemon did once it was stopped (killed by a signal) is not its cause: the stop is.
 		r.Failure.Cause = why
+		if parent.Err() != nil {
+			r.Failure.Cause = stopCause(parent)
+		}
 	}
 	return r
 }
@@ -229,6 +232,19 @@ func stopped(ctx context.Context) string {
 		return c.Error()
 	}
 	return "the run was interrupted"
+}
+
+// RootCauser is a stop made for a cause of the daemon's (an early stop after the same failure
+// again and again): the scenarios it cut short are grouped under that cause, not under the stop.
+type RootCauser interface{ RootCause() string }
+
+// stopCause is the Cause of a scenario cut short by ctx's end: the root cause the stop was made
+// for, else why it stopped.
+func stopCause(ctx context.Context) string {
+	if rc, ok := context.Cause(ctx).(RootCauser); ok && rc.RootCause() != "" {
+		return rc.RootCause()
+	}
+	return stopped(ctx)
 }
 
 // awaitsStall reports whether a scenario has an await_stall step.
