@@ -131,6 +131,11 @@ func Link(all []*Scenario) (*Catalog, LoadErrors) {
 		}
 		s.Steps = steps
 		s.Vars = c.vars(s, nil)
+		for _, st := range steps {
+			if st.Kind == StepExportPull && s.Tests != SideRuntime {
+				errs = append(errs, &LoadError{Pos: st.Pos, Msg: fmt.Sprintf("%s: export_pull is the scripted Core's pull of a Runtime's export: the scenario needs tests: runtime", s.ID)})
+			}
+		}
 		// Included frames are checked again with the including scenario's vars.
 		if len(s.Include) > 0 || len(s.Vars) != len(s.ownVars) {
 			for _, st := range steps {

@@ -217,6 +217,27 @@
 // A code relaxation (a $one_of of codes, an $optional code, alternatives that differ in a code)
 // names the reading of the spec that allows it: `reading: <entry of docs/spec-readings.md>`.
 //
+// {$tar: {name: content, ...}} matches a string that is a tar archive in base64 (an export's): the
+// archive is read (TarFiles) and its regular files, name → content in base64, are matched against
+// the object as a template: none missing, none extra, each content byte for byte (a content may be
+// a ${placeholder} or a matcher; {} is an archive with no files). Only what the spec fixes is
+// compared: names (cleaned: ./a is a) and bytes; directories, links and other entries, the entry
+// order and every other header member (times, owners, modes) are the Runtime's. A name archived
+// twice counts as its last entry; an archive whose files would hold more bytes than itself (a
+// sparse entry) does not match. A scripted writer sends the ustar archive of the files, in name
+// order (docs/spec-readings.md, export-archive-files).
+//
+// `export_pull: {id, archive}` (only with tests: runtime) has the scripted Core pull the export a
+// workspace_export begin before it started, to its end, however the Runtime cuts the archive: it
+// reads the chunk at offset 0, answers each chunk with next at the bytes received so far, and
+// reads what comes at that offset, a chunk or completed, until completed. Any other answer, a
+// chunk that breaks a wire rule (no data, over 64 KiB) or comes at another offset, and a completed
+// at another offset fail the step, at the offset it had reached. The chunks' data concatenated, in
+// base64, is then matched against archive ({$tar: ...}, or a ${placeholder} that binds it); without
+// archive any archive passes. The self-check's scripted Runtime serves what archive renders to (an
+// unbound placeholder: an empty tar archive) in chunks of seeded sizes from 1 byte to 64 KiB, and
+// expects each next at the bytes it delivered.
+//
 // {$repeat: {text: t, count: n}} is the string of n copies of t, written where a value must pass a
 // size limit (a runtime_prepare frame over 1 MiB); it expands at load time, at most 4 MiB.
 //

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -386,7 +387,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "export_pull"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -503,6 +504,12 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		st.From = p.peer(v, string(st.Kind))
 	case StepAwaitStall:
 		st.From = p.peer(v, string(st.Kind))
+	case StepExportPull:
+		st.From = proto.Runtime // the peer under test: it serves the archive
+		st.Export = p.exportPull(v)
+		if st.Export == nil {
+			return nil
+		}
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")
@@ -534,6 +541,30 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		return nil
 	}
 	return st
+}
+
+// exportPull reads an export_pull step: {id, archive}.
+func (p *parser) exportPull(n *yaml.Node) *ExportPull {
+	f := p.fields(n, "export_pull", "id", "archive")
+	if f == nil {
+		return nil
+	}
+	p.checkPlaceholders(n)
+	x := &ExportPull{}
+	if f["id"] == nil {
+		p.Errorf(n.Line, "export_pull.id: the export's id, as its begin carried it, is required")
+	} else {
+		x.ID = p.String(f["id"], "export_pull.id")
+	}
+	if a := f["archive"]; a != nil {
+		x.Archive = p.value(a, "export_pull.archive")
+		if s, ok := x.Archive.(string); ok && !strings.Contains(s, "${") {
+			if _, err := base64.StdEncoding.DecodeString(s); err != nil || s == "" {
+				p.Errorf(a.Line, "export_pull.archive: a literal archive is its bytes in base64, at least one")
+			}
+		}
+	}
+	return x
 }
 
 // allowed parses silence.allow: a non-empty list of frames (type, id, payload) the silent peer may

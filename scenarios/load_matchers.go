@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -13,26 +14,27 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 )
 
-// matcher recognises {$any: type}, {$absent: true}, {$regex: pattern}, {$one_of: [templates]} and
-// {$optional: template}, each with an optional sample.
+// matcher recognises {$any: type}, {$absent: true}, {$regex: pattern}, {$one_of: [templates]},
+// {$optional: template} and {$tar: {name: content}}, each with an optional sample ($tar's is the
+// archive of its files, made when it is written).
 func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 	if len(n.Content) == 0 || !strings.HasPrefix(n.Content[0].Value, "$") {
 		return nil
 	}
-	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "sample", "optional", "reading")
+	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "$tar", "sample", "optional", "reading")
 	m := &Matcher{Optional: p.Bool(f["optional"], "optional"), Reading: p.String(f["reading"], "reading")}
 	defer p.checkReading(n, what, m)
 	if s := f["sample"]; s != nil {
 		m.Sample = p.value(s, what+".sample")
 	}
 	kinds := 0
-	for _, k := range []string{"$any", "$absent", "$regex", "$one_of", "$optional"} {
+	for _, k := range []string{"$any", "$absent", "$regex", "$one_of", "$optional", "$tar"} {
 		if f[k] != nil {
 			kinds++
 		}
 	}
 	if kinds > 1 {
-		p.Errorf(n.Line, "a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional")
+		p.Errorf(n.Line, "a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional, $tar")
 	}
 	switch {
 	case f["$one_of"] != nil:
@@ -78,11 +80,47 @@ func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 		if !ok || !re.MatchString(s) {
 			p.Errorf(n.Line, "$regex needs a sample string that matches it, for scripted writers to send")
 		}
+	case f["$tar"] != nil:
+		m.Tar = p.tarFiles(f["$tar"], what+".$tar")
+		if f["sample"] != nil {
+			p.Errorf(f["sample"].Line, "$tar takes no sample: a scripted writer sends the archive of its files")
+		}
 	default:
-		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex, $one_of, $optional")
+		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex, $one_of, $optional, $tar")
 	}
 	return m
 }
+
+// tarFiles reads the files of a {$tar: ...} matcher: an object of clean workspace-relative file
+// names to contents, each a template of a base64 string (a literal must decode).
+func (p *parser) tarFiles(n *yaml.Node, what string) Value {
+	if n.Kind != yaml.MappingNode {
+		p.Errorf(n.Line, "$tar needs an object of file name to content (base64); {} for an archive with no files")
+		return map[string]Value{}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if err := tarName(k.Value); err != nil {
+			p.Errorf(k.Line, "$tar: %v", err)
+		}
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && !strings.Contains(v.Value, "${") {
+			if _, err := base64.StdEncoding.DecodeString(v.Value); err != nil {
+				p.Errorf(v.Line, "$tar: the content of %q must be base64 (standard, padded): %v", k.Value, err)
+			}
+		}
+	}
+	files := p.value(n, what)
+	if obj, ok := files.(map[string]Value); ok {
+		for _, name := range sortedKeys(obj) {
+			if _, isStr := obj[name].(string); !isStr && !isMatcher(obj[name]) {
+				p.Errorf(n.Line, "$tar: the content of %q must be a base64 string, a ${placeholder} or a matcher", name)
+			}
+		}
+	}
+	return files
+}
+
+func isMatcher(v Value) bool { _, ok := v.(*Matcher); return ok }
 
 // codeMembers are the members whose value is a code, a state or an outcome the spec fixes case by
 // case: accepting more than one there is a reading of the spec, and names it.

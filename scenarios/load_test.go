@@ -19,7 +19,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"unknown top-level key", "id: a\ntitle: t\nstep: []\n",
 			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, bootstrap_answer, vars, include, steps)`},
 		{"bad step kind", "id: a\ntitle: t\nsteps:\n  - send: {}\n",
-			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall)`},
+			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall, export_pull)`},
 		{"unknown message type", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancle, id: r}\n",
 			`f.yaml:4: unknown message type "prompt_cancle"`},
 		{"wrong sender", "id: a\ntitle: t\nsteps:\n  - core: {type: done, id: r, payload: {content: x}}\n",
@@ -133,6 +133,20 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:5: silence.allow holds frames a peer may send as they are: no raw, invalid, lost, copies, corrupted, optional or pad_payload_to`},
 		{"a padded frame over its payload bound", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - core: {type: workspace_export, id: x, payload: {step: next, offset: 0}, pad_payload_to: 8193}\n",
 			`f.yaml:5: frame breaks a wire rule: workspace_export.payload: must be at most 8192 bytes (declare ` + "`invalid:`" + ` if that is the point)`},
+		{"a $tar file name that is not clean", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - export_pull: {id: x, archive: {$tar: {/etc/passwd: aGk=}}}\n",
+			`f.yaml:5: $tar: "/etc/passwd" is not a clean relative file name (no leading /, no . or .. element, no trailing /)`},
+		{"a $tar content that is not base64", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - export_pull: {id: x, archive: {$tar: {a.txt: hello}}}\n",
+			`f.yaml:5: $tar: the content of "a.txt" must be base64 (standard, padded): illegal base64 data at input byte 4`},
+		{"a $tar that is not an object", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - export_pull: {id: x, archive: {$tar: [a]}}\n",
+			`f.yaml:5: $tar needs an object of file name to content (base64); {} for an archive with no files`},
+		{"a $tar with a sample", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - export_pull: {id: x, archive: {$tar: {}, sample: aGk=}}\n",
+			`f.yaml:5: $tar takes no sample: a scripted writer sends the archive of its files`},
+		{"export_pull without an id", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - export_pull: {archive: {$tar: {}}}\n",
+			`f.yaml:5: export_pull.id: the export's id, as its begin carried it, is required`},
+		{"export_pull with an unknown key", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - export_pull: {id: x, files: {}}\n",
+			`f.yaml:5: export_pull: unknown key "files" (allowed: id, archive)`},
+		{"export_pull with a literal archive not base64", "id: a\ntitle: t\ntests: runtime\nsteps:\n  - export_pull: {id: x, archive: 'not base64'}\n",
+			`f.yaml:5: export_pull.archive: a literal archive is its bytes in base64, at least one`},
 		{"lacks an unknown capability", "id: a\ntitle: t\nsteps:\n  - check: {capabilities: {kind: contract, declared: complete, lacks: [teleport]}}\n",
 			`f.yaml:4: check.capabilities.lacks: "teleport" is not a capability`},
 	}
@@ -183,7 +197,7 @@ func TestLoadDirReportsEveryError(t *testing.T) {
 		got = append(got, e.Error())
 	}
 	want := []string{
-		`testdata/broken/a.yaml:4: unknown step kind "sned" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall)`,
+		`testdata/broken/a.yaml:4: unknown step kind "sned" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall, export_pull)`,
 		`testdata/broken/a.yaml:5: silence must be core or runtime, got "nobody"`,
 		`testdata/broken/b.yaml:1: include "no/such/scenario": no such scenario`,
 		`testdata/broken/b.yaml:8: duplicate scenario id "broken/b" (first at testdata/broken/b.yaml:1)`,

@@ -1,13 +1,15 @@
 package scenarios
 
 import (
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strings"
 )
 
 // Matcher matches what a template cannot spell as one value: a type, a pattern, an absence, one of
-// several answers the spec allows, or a member the spec lets a peer leave out.
+// several answers the spec allows, a member the spec lets a peer leave out, or the files of a tar
+// archive whose other bytes the Runtime chooses.
 type Matcher struct {
 	Any     string         // $any: a JSON type (string, number, integer, boolean, object, array, null)
 	Absent  bool           // $absent: the member must not be present
@@ -22,6 +24,11 @@ type Matcher struct {
 	Optional bool
 	// Reading names the entry of docs/spec-readings.md that allows a relaxation of a code.
 	Reading string
+	// Tar ($tar) is a template of the regular files of a tar archive sent in base64 (an export's,
+	// protocol-facts §4.15): an object of name → content in base64, matched, and binding, against
+	// the files the archive holds (TarFiles); every file is compared, none missing, none extra.
+	// A scripted writer sends the archive TarArchive makes of the resolved template.
+	Tar Value
 }
 
 func (m *Matcher) String() string {
@@ -38,17 +45,33 @@ func (m *Matcher) String() string {
 		return "<one of " + strings.Join(alts, " | ") + ">"
 	case m.Inner != nil:
 		return "<optional " + compact(m.Inner) + ">"
+	case m.Tar != nil:
+		return "<tar archive of " + compact(m.Tar) + ">"
 	default:
 		return fmt.Sprintf("<any %s>", m.Any)
 	}
 }
 
-// matchMatcher matches the matchers that hold templates ($optional, $one_of), which may bind, and
-// hands the others to Matcher.match.
+// matchMatcher matches the matchers that hold templates ($optional, $one_of, $tar), which may
+// bind, and hands the others to Matcher.match.
 func (b *Bindings) matchMatcher(path string, m *Matcher, actual any) *Mismatch {
 	switch {
 	case m.Inner != nil:
 		return b.match(path, m.Inner, actual)
+	case m.Tar != nil:
+		s, ok := actual.(string)
+		if !ok {
+			return &Mismatch{path, fmt.Sprintf("want a tar archive in base64, got %s", compact(actual))}
+		}
+		archive, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return &Mismatch{path, fmt.Sprintf("want a tar archive in base64: %v", err)}
+		}
+		files, err := tarFilesView(archive)
+		if err != nil {
+			return &Mismatch{path, err.Error()}
+		}
+		return b.match(path, m.Tar, files)
 	case m.OneOf != nil:
 		for _, alt := range m.OneOf {
 			trial := b.clone()

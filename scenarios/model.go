@@ -219,6 +219,8 @@ const (
 	// output has filled its socket's receive queue: the other side is then writing to it, so what
 	// the other side sends next waits behind that write.
 	StepAwaitStall StepKind = "await_stall"
+	// StepExportPull: Core pulls the export the steps before began to its end (ExportPull).
+	StepExportPull StepKind = "export_pull"
 )
 
 // Step is one step of a scenario.
@@ -241,7 +243,26 @@ type Step struct {
 	Close    *CloseSpec    // disconnect
 	Check    *Check        // check
 	Fault    *FaultStep    // fault
+	Export   *ExportPull   // export_pull
 	Included string        // the scenario this step was included from, if any
+}
+
+// ExportPull is an export_pull step: the scripted Core pulls an export whose begin a step before
+// sent, to its end, however the Runtime cuts the archive into chunks (protocol-facts §4.15, rules
+// WS-27/WS-28). It reads a chunk at offset 0, then answers each chunk with next at the bytes
+// received so far and reads the chunk at that offset, until completed at that offset; a chunk
+// breaking a wire rule (no data, more than 64 KiB), another offset, or any other answer fails the
+// step. The chunks' data concatenated is the archive, then matched against Archive.
+//
+// A scripted Runtime (the self-check) plays the other end: it serves the archive Archive renders
+// to (an unbound placeholder: an empty tar archive), in chunks of seeded sizes from 1 byte to
+// 64 KiB, and expects each next at the bytes it delivered. Only a scenario that tests a Runtime
+// may hold the step: a Core under test pulls on its caller's word, which no step cues.
+type ExportPull struct {
+	ID Value // the export's id (a string template), as its begin carried it
+	// Archive is a template of the archive in base64: {$tar: {name: content}} compares the files
+	// it holds, a ${placeholder} binds it; nil: any archive.
+	Archive Value
 }
 
 // FaultStep is one fault rule to arm on the relay between the peers (package fault decodes and
@@ -293,6 +314,8 @@ func (s *Step) Describe() string {
 		return fmt.Sprintf("%s reads its socket again", s.From)
 	case StepAwaitStall:
 		return fmt.Sprintf("%s waits until the unread output fills its socket", s.From)
+	case StepExportPull:
+		return fmt.Sprintf("core pulls export %s to its end", compact(s.Export.ID))
 	}
 	return string(s.Kind)
 }

@@ -93,6 +93,7 @@ func walkMatchers(v reflect.Value, f func(*Matcher)) {
 			f(m)
 			walkMatchers(reflect.ValueOf(m.Inner), f)
 			walkMatchers(reflect.ValueOf(m.Sample), f)
+			walkMatchers(reflect.ValueOf(m.Tar), f)
 			for _, alt := range m.OneOf {
 				walkMatchers(reflect.ValueOf(alt), f)
 			}

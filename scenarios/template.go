@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -46,6 +47,7 @@ func walkStrings(v Value, f func(string)) {
 	case *Matcher:
 		walkStrings(t.Sample, f)
 		walkStrings(t.Inner, f)
+		walkStrings(t.Tar, f)
 		for _, a := range t.OneOf {
 			walkStrings(a, f)
 		}
@@ -274,6 +276,8 @@ func (b *Bindings) Expected(tmpl Value) any {
 			return nil
 		case t.Inner != nil:
 			return b.Expected(t.Inner)
+		case t.Tar != nil:
+			return map[string]any{"$tar": b.Expected(t.Tar)}
 		case t.OneOf != nil:
 			alts := make([]string, len(t.OneOf))
 			for i, alt := range t.OneOf {
@@ -340,6 +344,9 @@ func (b *Bindings) Resolve(tmpl Value, gen Generator, kindAt func(path string) s
 func (b *Bindings) resolve(path string, tmpl Value, gen Generator, kindAt func(string) string) (any, error) {
 	switch t := tmpl.(type) {
 	case *Matcher:
+		if t.Tar != nil {
+			return b.resolveTar(path, t.Tar, gen, kindAt)
+		}
 		if t.Sample == nil {
 			return nil, fmt.Errorf("%s: %s has no sample for a scripted writer to send", path, t)
 		}
@@ -388,6 +395,29 @@ func (b *Bindings) resolve(path string, tmpl Value, gen Generator, kindAt func(s
 		return out, nil
 	}
 	return tmpl, nil
+}
+
+// resolveTar renders a {$tar: files} template for writing: the archive TarArchive makes of the
+// resolved files, in base64.
+func (b *Bindings) resolveTar(path string, tmpl Value, gen Generator, kindAt func(string) string) (any, error) {
+	v, err := b.resolve(path, tmpl, gen, kindAt)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: $tar holds an object of file name to content, got %s", path, compact(v))
+	}
+	files := make(map[string][]byte, len(obj))
+	for name, c := range obj {
+		s, _ := c.(string)
+		content, err := base64.StdEncoding.DecodeString(s)
+		if _, isStr := c.(string); !isStr || err != nil {
+			return nil, fmt.Errorf("%s: $tar: the content of %q must be base64, got %s", path, name, compact(c))
+		}
+		files[name] = content
+	}
+	return base64.StdEncoding.EncodeToString(TarArchive(files)), nil
 }
 
 // DecodeJSON decodes raw JSON into the generic form templates compare against.

@@ -567,6 +567,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 			return nil, nil // the scripted Runtime's to play
 		}
 		return r.awaitStall(st), nil
+	case scenarios.StepExportPull:
+		return p.PullExport(ctx, st)
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Runtime", st.Pos)
@@ -597,7 +599,7 @@ func needsConn(st *scenarios.Step) bool {
 	switch st.Kind {
 	case scenarios.StepDisconnect:
 		return !st.Close.MayEnd
-	case scenarios.StepCore, scenarios.StepAnyOrder:
+	case scenarios.StepCore, scenarios.StepAnyOrder, scenarios.StepExportPull:
 		return true
 	case scenarios.StepRuntime:
 		return !st.Frame.Lost

@@ -362,6 +362,10 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		return nil, nil
 	case scenarios.StepStopReading, scenarios.StepResumeReading, scenarios.StepAwaitStall:
 		return fail(r.stallReading(st)), nil
+	case scenarios.StepExportPull:
+		// Only a scenario that tests a Runtime holds it: this is the self-check's side.
+		f, err := p.ServeExport(ctx, st)
+		return fail(f), err
 	case scenarios.StepFault:
 		if r.cfg.Faults == nil {
 			return nil, fmt.Errorf("%s: this scenario arms faults and needs the fault relay in front of the Core", st.Pos)
