@@ -88,6 +88,17 @@
 // check.admission {refuses: start, missing: [...]} makes a caller ask for a Turn now, on the
 // scenario's device (kind contract, Environment none), which Core must refuse at device selection,
 // naming the capabilities its latest declaration lacks: nothing of it reaches the wire.
+// check.cancel {run} makes a caller cancel the Turn of the Run now (a placeholder Core chose but
+// never sent names the scenario's Turn), which Core must take; it holds once Core has recorded the
+// cancellation. What Core sends for it is written in the steps after: a cancellation requested
+// before any preparation_status named the admission's handle reaches the wire only as the
+// execution_release that follows the first status (so no frame step could both cause and expect
+// it); a later execution_release or prompt_cancel step for that Turn expects Core's frame and
+// causes nothing more.
+// check.input {run, refuses, code} makes a caller give the Turn of the Run one active input now,
+// refuses (a list of messages, as prompt_steer's input, under a key of the caller's own), which
+// Core must refuse inside itself with that API error code (invalid_input for an input that does
+// not validate, IN-01.5): nothing of it reaches the wire.
 // check.device_status {online: true|false} is the one check the Runtime side answers itself: it
 // asks Core's device-status route (GET ?device_id=, with the device's Bearer credential) until the
 // answer names the device and says online as written.

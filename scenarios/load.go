@@ -568,13 +568,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal", "cancel", "input")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal, cancel, input")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -629,6 +629,12 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["device_status"]; v != nil {
 		c.DeviceStatus = p.deviceStatusCheck(v)
+	}
+	if v := f["cancel"]; v != nil {
+		c.Cancel = p.cancelCheck(v)
+	}
+	if v := f["input"]; v != nil {
+		c.Input = p.inputCheck(v)
 	}
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status", "error")
