@@ -9,7 +9,14 @@
 // the writer resolves them, generating a value when nothing is bound yet.
 //
 // A template asks only what the spec asks. Where the spec allows several answers it says so with
-// {$one_of: [...]}; a member the spec lets a peer leave out is {$optional: template}. A received
+// {$one_of: [...]}; a member the spec lets a peer leave out is {$optional: template}.
+// {$all: [templates]} is a value that matches every one of them, in order (each binds as it would
+// alone, nothing binds unless all match): {$all: ["${export}", {$regex: ...}]} binds ${export} and
+// checks its form, and as a step's id it keys the step by "${export}", as a plain "${export}" id
+// would. {$not: template} is a value that does not match the template with the bindings so far,
+// and binds nothing: {$all: ["${t2}", {$not: "${t1}"}]} binds a value that differs from ${t1}. A
+// scripted writer sends an $all's sample, or else its first template resolved, and binds the
+// rest from it; a $not sends its sample. A received
 // frame matches its template as sent or as its receiver decodes it (proto decodes it, it is encoded
 // again): members the receiver ignores, optional members at their zero value and engine failure
 // codes the decoder normalises never fail a scenario, while everything the wire defines is

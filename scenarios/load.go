@@ -865,7 +865,16 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 		p.Errorf(f["type"].Line, "%s is sent by %s, not %s", ft.Type, spec.From, from)
 	}
 	if v := f["id"]; v != nil {
-		ft.ID = p.String(v, "id")
+		if v.Kind == yaml.MappingNode {
+			// A matcher: {$all: ["${key}", {$regex: ...}]} keys the step and checks the id's form.
+			if m, ok := p.value(v, "id").(*Matcher); ok {
+				ft.ID = m
+			} else {
+				p.Errorf(v.Line, "id is a string (${name} placeholders allowed) or a matcher such as {$all: [\"${name}\", {$regex: ...}]}")
+			}
+		} else {
+			ft.ID = p.String(v, "id")
+		}
 		p.checkPlaceholders(v)
 	}
 	if v := f["payload"]; v != nil {

@@ -13,28 +13,39 @@ import (
 	"github.com/wirecheck/wirecheck/proto"
 )
 
-// matcher recognises {$any: type}, {$absent: true}, {$regex: pattern}, {$one_of: [templates]} and
-// {$optional: template}, each with an optional sample.
+// matcher recognises {$any: type}, {$absent: true}, {$regex: pattern}, {$one_of: [templates]},
+// {$optional: template}, {$all: [templates]} and {$not: template}, each with an optional sample.
 func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 	if len(n.Content) == 0 || !strings.HasPrefix(n.Content[0].Value, "$") {
 		return nil
 	}
-	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "sample", "optional", "reading")
+	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "$all", "$not", "sample", "optional", "reading")
 	m := &Matcher{Optional: p.Bool(f["optional"], "optional"), Reading: p.String(f["reading"], "reading")}
 	defer p.checkReading(n, what, m)
 	if s := f["sample"]; s != nil {
 		m.Sample = p.value(s, what+".sample")
 	}
 	kinds := 0
-	for _, k := range []string{"$any", "$absent", "$regex", "$one_of", "$optional"} {
+	for _, k := range []string{"$any", "$absent", "$regex", "$one_of", "$optional", "$all", "$not"} {
 		if f[k] != nil {
 			kinds++
 		}
 	}
 	if kinds > 1 {
-		p.Errorf(n.Line, "a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional")
+		p.Errorf(n.Line, "a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional, $all, $not")
 	}
 	switch {
+	case f["$all"] != nil:
+		v := f["$all"]
+		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
+			p.Errorf(v.Line, "$all needs a list of at least two templates, every one of which the value must match")
+			return m
+		}
+		for i, c := range v.Content {
+			m.All = append(m.All, p.value(c, fmt.Sprintf("%s.$all[%d]", what, i)))
+		}
+	case f["$not"] != nil:
+		m.Not, m.Negated = p.value(f["$not"], what+".$not"), true
 	case f["$one_of"] != nil:
 		v := f["$one_of"]
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
@@ -79,7 +90,7 @@ func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 			p.Errorf(n.Line, "$regex needs a sample string that matches it, for scripted writers to send")
 		}
 	default:
-		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex, $one_of, $optional")
+		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex, $one_of, $optional, $all, $not")
 	}
 	return m
 }

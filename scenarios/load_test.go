@@ -86,6 +86,12 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:4: check.input needs run, refuses (the caller's input) and code`},
 		{"check.input refusing no list", "id: a\ntitle: t\nsteps:\n  - check: {input: {run: r, refuses: {content: []}, code: invalid_input}}\n",
 			`f.yaml:4: check.input.refuses is the caller's input: a list of messages, as prompt_steer's input`},
+		{"$all of one template", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: {$all: [\"${r}\"]}}\n",
+			`f.yaml:4: $all needs a list of at least two templates, every one of which the value must match`},
+		{"an id that is an object", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: {run: r}}\n",
+			`f.yaml:4: id is a string (${name} placeholders allowed) or a matcher such as {$all: ["${name}", {$regex: ...}]}`},
+		{"$all and $not together", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: {$all: [a, b], $not: c}}\n",
+			`f.yaml:4: a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional, $all, $not`},
 		{"yaml syntax", "id: a\ntitle: [t\n",
 			`f.yaml:1: did not find expected ',' or ']'`},
 		// The strict walker (internal/yamlstrict), shared with fault schedules.

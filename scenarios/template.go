@@ -49,7 +49,22 @@ func walkStrings(v Value, f func(string)) {
 		for _, a := range t.OneOf {
 			walkStrings(a, f)
 		}
+		for _, a := range t.All {
+			walkStrings(a, f)
+		}
+		walkStrings(t.Not, f)
 	}
+}
+
+// Key is a step's id as written, which a driver keys the operation by: the string, or the first
+// template of an $all when that is a string ({$all: ["${export}", {$regex: ...}]} is keyed
+// "${export}").
+func Key(id Value) (string, bool) {
+	if m, ok := id.(*Matcher); ok && len(m.All) > 0 {
+		id = m.All[0]
+	}
+	s, ok := id.(string)
+	return s, ok && s != ""
 }
 
 // Bindings holds the values bound to placeholders during one run of a scenario.
@@ -280,6 +295,14 @@ func (b *Bindings) Expected(tmpl Value) any {
 				alts[i] = compact(b.Expected(alt))
 			}
 			return "<one of " + strings.Join(alts, " | ") + ">"
+		case t.All != nil:
+			parts := make([]string, len(t.All))
+			for i, a := range t.All {
+				parts[i] = compact(b.Expected(a))
+			}
+			return "<all of " + strings.Join(parts, " & ") + ">"
+		case t.Negated:
+			return "<not " + compact(b.Expected(t.Not)) + ">"
 		}
 		return t.String()
 	case string:
@@ -340,6 +363,9 @@ func (b *Bindings) Resolve(tmpl Value, gen Generator, kindAt func(path string) s
 func (b *Bindings) resolve(path string, tmpl Value, gen Generator, kindAt func(string) string) (any, error) {
 	switch t := tmpl.(type) {
 	case *Matcher:
+		if t.All != nil {
+			return b.resolveAll(path, t, gen, kindAt)
+		}
 		if t.Sample == nil {
 			return nil, fmt.Errorf("%s: %s has no sample for a scripted writer to send", path, t)
 		}
@@ -388,6 +414,31 @@ func (b *Bindings) resolve(path string, tmpl Value, gen Generator, kindAt func(s
 		return out, nil
 	}
 	return tmpl, nil
+}
+
+// resolveAll renders an $all for writing: its sample, or else its first template resolved; the
+// value must match every template, which binds their placeholders as a reader's match would.
+func (b *Bindings) resolveAll(path string, m *Matcher, gen Generator, kindAt func(string) string) (any, error) {
+	first := m.Sample
+	if first == nil {
+		first = m.All[0]
+	}
+	v, err := b.resolve(path, first, gen, kindAt)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	actual, err := DecodeJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	if mm := b.Match(m, actual); mm != nil {
+		return nil, fmt.Errorf("%s: the value a scripted writer sends for %s, %s, does not match it (%s): give it a sample that does", path, m, raw, mm.Why)
+	}
+	return v, nil
 }
 
 // DecodeJSON decodes raw JSON into the generic form templates compare against.
