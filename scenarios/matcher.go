@@ -51,11 +51,11 @@ func (m *Matcher) String() string {
 	case m.All != nil:
 		parts := make([]string, len(m.All))
 		for i, a := range m.All {
-			parts[i] = compact(a)
+			parts[i] = show(a)
 		}
 		return "<all of " + strings.Join(parts, " & ") + ">"
 	case m.Negated:
-		return "<not " + compact(m.Not) + ">"
+		return "<not " + show(m.Not) + ">"
 	default:
 		return fmt.Sprintf("<any %s>", m.Any)
 	}
@@ -114,4 +114,12 @@ func (m *Matcher) match(path string, actual any) *Mismatch {
 		}
 		return nil
 	}
+}
+
+// show renders a template for a message: a matcher as its String, anything else as compact JSON.
+func show(v Value) string {
+	if m, ok := v.(*Matcher); ok {
+		return m.String()
+	}
+	return compact(v)
 }

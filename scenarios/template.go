@@ -417,7 +417,9 @@ func (b *Bindings) resolve(path string, tmpl Value, gen Generator, kindAt func(s
 }
 
 // resolveAll renders an $all for writing: its sample, or else its first template resolved; the
-// value must match every template, which binds their placeholders as a reader's match would.
+// value must match every template, which binds their placeholders as a reader's match would. A
+// placeholder only a later template names ($not: "${t1}") and still unbound is generated first,
+// as a writer generates any placeholder it sends before anything bound it.
 func (b *Bindings) resolveAll(path string, m *Matcher, gen Generator, kindAt func(string) string) (any, error) {
 	first := m.Sample
 	if first == nil {
@@ -426,6 +428,13 @@ func (b *Bindings) resolveAll(path string, m *Matcher, gen Generator, kindAt fun
 	v, err := b.resolve(path, first, gen, kindAt)
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range m.All[1:] {
+		for _, name := range Placeholders(t) {
+			if _, ok := b.vals[name]; !ok {
+				b.Bind(name, gen(name, "string"))
+			}
+		}
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
