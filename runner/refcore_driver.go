@@ -63,6 +63,9 @@ type refCoreDriver struct {
 	sc     *scenarios.Scenario
 	turnID string
 	inputs map[string]bool // the input_id templates delivered through the API
+	// cancelled are the Turns a check.cancel cancelled through the API: a later execution_release
+	// or prompt_cancel step is then what Core sends for that cancellation, not another one.
+	cancelled map[string]bool
 	// answered are the interactions answered through the API (see answer in
 	// refcore_interactions.go).
 	answered map[string]bool
@@ -82,7 +85,7 @@ type refCoreDriver struct {
 // Begin keeps the scenario so later triggers can look ahead.
 func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 	d.sc, d.turnID, d.prepTriggered = sc, "", false
-	d.inputs, d.answered = map[string]bool{}, map[string]bool{}
+	d.inputs, d.answered, d.cancelled = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	d.ops, d.readOnly, d.refusals = map[string]string{}, false, 0
 	d.suspensions, d.suspendEnv = map[string]string{}, ""
 	return d.configurePreparation(sc)
@@ -160,6 +163,9 @@ func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scen
 		if d.turnID == "" {
 			return errors.New("execution_release before any Turn was started")
 		}
+		if d.cancelled[d.turnID] {
+			return nil // a check.cancel asked for it: Core releases once it knows the handle
+		}
 		return d.Core.CancelTurn(d.turnID)
 	case proto.TypePromptCancel:
 		id, err := resolveString(st.Frame.ID, b)
@@ -169,6 +175,9 @@ func (d *refCoreDriver) trigger(ctx context.Context, st *scenarios.Step, b *scen
 		t, err := d.Core.TurnByRun(id)
 		if err != nil {
 			return fmt.Errorf("prompt_cancel for run %s: %w", id, err)
+		}
+		if d.cancelled[t.ID] {
+			return nil
 		}
 		return d.Core.CancelTurn(t.ID)
 	case proto.TypePromptSteer:
@@ -349,6 +358,10 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.startRefused(c.Start, b)
 	case c.Admission != nil:
 		return d.admissionHolds(c.Admission)
+	case c.Cancel != nil:
+		return d.cancelHolds(c.Cancel, b)
+	case c.Input != nil:
+		return d.inputRefused(c.Input, b)
 	case c.Turn != nil:
 		t, missing, err := d.turnOf(c.Turn.Run, b)
 		if t == nil {
@@ -375,6 +388,27 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.preparationHolds(c.Preparation, b)
 	}
 	return false, "", fmt.Errorf("unknown check: %w", scriptedruntime.ErrNotApplicable)
+}
+
+// cancelHolds answers check.cancel: the first time, a caller cancels the Turn through the API
+// (which must take it); the check holds once the Turn's record says so: the cancellation is
+// requested, or (a Turn that had sent nothing) the Turn has ended already.
+func (d *refCoreDriver) cancelHolds(c *scenarios.CancelCheck, b *scenarios.Bindings) (bool, string, error) {
+	t, missing, err := d.turnOf(c.Run, b)
+	if t == nil {
+		return false, missing, err
+	}
+	if !d.cancelled[t.ID] {
+		if err := d.Core.CancelTurn(t.ID); err != nil {
+			return false, "", fmt.Errorf("the reference Core refused to cancel Turn %s: %w", t.ID, err)
+		}
+		d.cancelled[t.ID] = true
+		return false, "the cancellation was just requested", nil
+	}
+	if !t.CancelRequested && t.Outcome == nil {
+		return false, "the Turn has not recorded the cancellation, in phase " + t.Phase, nil
+	}
+	return true, "cancel requested", nil
 }
 
 // outcomeRecord compares the outcome's usage snapshot and content with the check, when it names them.

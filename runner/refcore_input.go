@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/execution"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -80,4 +82,48 @@ func steerKey(st *scenarios.Step) (string, error) {
 		return "", fmt.Errorf("%s: prompt_steer needs its input_id as a string (a literal or a ${placeholder})", st.Pos)
 	}
 	return id, nil
+}
+
+// inputRefused answers check.input: a caller gives the Turn of the Run the check's input now (under
+// a key of its own), which the reference Core must refuse inside itself with the check's API code
+// (api.go, the input route).
+func (d *refCoreDriver) inputRefused(c *scenarios.InputCheck, b *scenarios.Bindings) (bool, string, error) {
+	t, missing, err := d.turnOf(c.Run, b)
+	if t == nil {
+		return false, missing, err
+	}
+	var in proto.MessageInput
+	if err := decodeTemplate(c.Refuses, b, &in); err != nil {
+		return false, "", fmt.Errorf("check.input.refuses: %w", err)
+	}
+	d.refusals++
+	got, err := d.Core.DeliverInput(t.ID, fmt.Sprintf("refused-input-%d", d.refusals), in)
+	if err == nil {
+		return false, "", fmt.Errorf("the reference Core took the input (as %s, %s) instead of refusing it with %s", got.Key, got.State, c.Code)
+	}
+	if code := inputRefusalCode(err); code != c.Code {
+		return false, "", fmt.Errorf("the reference Core refused the input with %s (%v), want %s", code, err, c.Code)
+	}
+	return true, "refused " + c.Code, nil
+}
+
+// inputRefusalCode is the API error code the reference Core's input route (api.go) gives a
+// refusal.
+func inputRefusalCode(err error) string {
+	for _, c := range []struct {
+		err  error
+		code string
+	}{
+		{execution.ErrNotFound, "unknown_turn"},
+		{execution.ErrInvalid, "invalid_input"},
+		{execution.ErrFinished, "turn_finished"},
+		{execution.ErrInputConflict, "input_conflict"},
+		{execution.ErrInputLimit, "input_limit"},
+		{execution.ErrInputUnsupported, "input_unsupported"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return "turn_not_running"
 }

@@ -32,9 +32,9 @@ func (d *refCoreDriver) suspendTrigger(ctx context.Context, st *scenarios.Step, 
 	if st.Frame.Type != proto.TypeEnvironmentQuiesce && st.Frame.Type != proto.TypeEnvironmentResume {
 		return false, nil
 	}
-	key, ok := st.Frame.ID.(string)
-	if !ok || key == "" {
-		return true, fmt.Errorf("%s: a suspension step needs its id as a string (a literal or a ${placeholder})", st.Pos)
+	key, ok := scenarios.Key(st.Frame.ID)
+	if !ok {
+		return true, fmt.Errorf("%s: a suspension step needs its id as a string (a literal or a ${placeholder}), or an $all whose first template is one", st.Pos)
 	}
 	var p proto.EnvironmentSuspendPayload
 	if err := decodeTemplate(st.Frame.Payload, b, &p); err != nil {

@@ -144,9 +144,9 @@ func (d *refCoreDriver) awaitWorkspaceTarget(ctx context.Context, kind string) e
 }
 
 func opKey(st *scenarios.Step) (string, error) {
-	id, ok := st.Frame.ID.(string)
-	if !ok || id == "" {
-		return "", fmt.Errorf("%s: a workspace step needs its id as a string (a literal or a ${placeholder})", st.Pos)
+	id, ok := scenarios.Key(st.Frame.ID)
+	if !ok {
+		return "", fmt.Errorf("%s: a workspace step needs its id as a string (a literal or a ${placeholder}), or an $all whose first template is one", st.Pos)
 	}
 	return id, nil
 }

@@ -91,8 +91,8 @@ func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios
 }
 
 // OnlyTurnChecksNotApplicable reports whether a scripted Runtime's NotApplicable verdict comes from
-// Turn, preparation, workspace, suspension or admission checks alone: the scripted Core keeps no
-// Turn or preparation records and serves no API, so such a check cannot be answered in the self-check, while
+// Turn, preparation, workspace, suspension, admission or caller (cancel, input) checks alone: the
+// scripted Core keeps no Turn or preparation records and serves no API, so such a check cannot be answered in the self-check, while
 // every wire step around it was still played (scriptedruntime goes on after a check it cannot
 // answer).
 func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bool {
@@ -101,7 +101,7 @@ func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bo
 	}
 	for _, st := range sc.Steps {
 		if st.Index == r.Failure.Step {
-			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Decision != nil || st.Check.Start != nil || st.Check.Admission != nil)
+			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Decision != nil || st.Check.Start != nil || st.Check.Admission != nil || st.Check.Cancel != nil || st.Check.Input != nil)
 		}
 	}
 	return false

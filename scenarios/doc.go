@@ -9,7 +9,14 @@
 // the writer resolves them, generating a value when nothing is bound yet.
 //
 // A template asks only what the spec asks. Where the spec allows several answers it says so with
-// {$one_of: [...]}; a member the spec lets a peer leave out is {$optional: template}. A received
+// {$one_of: [...]}; a member the spec lets a peer leave out is {$optional: template}.
+// {$all: [templates]} is a value that matches every one of them, in order (each binds as it would
+// alone, nothing binds unless all match): {$all: ["${export}", {$regex: ...}]} binds ${export} and
+// checks its form, and as a step's id it keys the step by "${export}", as a plain "${export}" id
+// would. {$not: template} is a value that does not match the template with the bindings so far,
+// and binds nothing: {$all: ["${t2}", {$not: "${t1}"}]} binds a value that differs from ${t1}. A
+// scripted writer sends an $all's sample, or else its first template resolved, and binds the
+// rest from it; a $not sends its sample. A received
 // frame matches its template as sent or as its receiver decodes it (proto decodes it, it is encoded
 // again): members the receiver ignores, optional members at their zero value and engine failure
 // codes the decoder normalises never fail a scenario, while everything the wire defines is
@@ -88,6 +95,17 @@
 // check.admission {refuses: start, missing: [...]} makes a caller ask for a Turn now, on the
 // scenario's device (kind contract, Environment none), which Core must refuse at device selection,
 // naming the capabilities its latest declaration lacks: nothing of it reaches the wire.
+// check.cancel {run} makes a caller cancel the Turn of the Run now (a placeholder Core chose but
+// never sent names the scenario's Turn), which Core must take; it holds once Core has recorded the
+// cancellation. What Core sends for it is written in the steps after: a cancellation requested
+// before any preparation_status named the admission's handle reaches the wire only as the
+// execution_release that follows the first status (so no frame step could both cause and expect
+// it); a later execution_release or prompt_cancel step for that Turn expects Core's frame and
+// causes nothing more.
+// check.input {run, refuses, code} makes a caller give the Turn of the Run one active input now,
+// refuses (a list of messages, as prompt_steer's input, under a key of the caller's own), which
+// Core must refuse inside itself with that API error code (invalid_input for an input that does
+// not validate, IN-01.5): nothing of it reaches the wire.
 // check.device_status {online: true|false} is the one check the Runtime side answers itself: it
 // asks Core's device-status route (GET ?device_id=, with the device's Bearer credential) until the
 // answer names the device and says online as written.

@@ -607,13 +607,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal", "cancel", "input")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal, cancel, input")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -668,6 +668,12 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["device_status"]; v != nil {
 		c.DeviceStatus = p.deviceStatusCheck(v)
+	}
+	if v := f["cancel"]; v != nil {
+		c.Cancel = p.cancelCheck(v)
+	}
+	if v := f["input"]; v != nil {
+		c.Input = p.inputCheck(v)
 	}
 	if v := f["turn"]; v != nil {
 		tf := p.fields(v, "check.turn", "run", "status", "reason", "engine", "preparation_error_code", "usage", "content", "engine_http_status", "error")
@@ -898,7 +904,16 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 		p.Errorf(f["type"].Line, "%s is sent by %s, not %s", ft.Type, spec.From, from)
 	}
 	if v := f["id"]; v != nil {
-		ft.ID = p.String(v, "id")
+		if v.Kind == yaml.MappingNode {
+			// A matcher: {$all: ["${key}", {$regex: ...}]} keys the step and checks the id's form.
+			if m, ok := p.value(v, "id").(*Matcher); ok {
+				ft.ID = m
+			} else {
+				p.Errorf(v.Line, "id is a string (${name} placeholders allowed) or a matcher such as {$all: [\"${name}\", {$regex: ...}]}")
+			}
+		} else {
+			ft.ID = p.String(v, "id")
+		}
 		p.checkPlaceholders(v)
 	}
 	if v := f["payload"]; v != nil {

@@ -15,28 +15,39 @@ import (
 )
 
 // matcher recognises {$any: type}, {$absent: true}, {$regex: pattern}, {$one_of: [templates]},
-// {$optional: template} and {$tar: {name: content}}, each with an optional sample ($tar's is the
-// archive of its files, made when it is written).
+// {$optional: template}, {$all: [templates]}, {$not: template} and {$tar: {name: content}}, each
+// with an optional sample ($tar takes none: a writer sends the archive of its files).
 func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 	if len(n.Content) == 0 || !strings.HasPrefix(n.Content[0].Value, "$") {
 		return nil
 	}
-	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "$tar", "sample", "optional", "reading")
+	f := p.fields(n, "matcher", "$any", "$absent", "$regex", "$one_of", "$optional", "$all", "$not", "$tar", "sample", "optional", "reading")
 	m := &Matcher{Optional: p.Bool(f["optional"], "optional"), Reading: p.String(f["reading"], "reading")}
 	defer p.checkReading(n, what, m)
 	if s := f["sample"]; s != nil {
 		m.Sample = p.value(s, what+".sample")
 	}
 	kinds := 0
-	for _, k := range []string{"$any", "$absent", "$regex", "$one_of", "$optional", "$tar"} {
+	for _, k := range []string{"$any", "$absent", "$regex", "$one_of", "$optional", "$all", "$not", "$tar"} {
 		if f[k] != nil {
 			kinds++
 		}
 	}
 	if kinds > 1 {
-		p.Errorf(n.Line, "a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional, $tar")
+		p.Errorf(n.Line, "a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional, $all, $not, $tar")
 	}
 	switch {
+	case f["$all"] != nil:
+		v := f["$all"]
+		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
+			p.Errorf(v.Line, "$all needs a list of at least two templates, every one of which the value must match")
+			return m
+		}
+		for i, c := range v.Content {
+			m.All = append(m.All, p.value(c, fmt.Sprintf("%s.$all[%d]", what, i)))
+		}
+	case f["$not"] != nil:
+		m.Not, m.Negated = p.value(f["$not"], what+".$not"), true
 	case f["$one_of"] != nil:
 		v := f["$one_of"]
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
@@ -86,7 +97,7 @@ func (p *parser) matcher(n *yaml.Node, what string) *Matcher {
 			p.Errorf(f["sample"].Line, "$tar takes no sample: a scripted writer sends the archive of its files")
 		}
 	default:
-		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex, $one_of, $optional, $tar")
+		p.Errorf(n.Line, "a matcher needs one of $any, $absent, $regex, $one_of, $optional, $all, $not, $tar")
 	}
 	return m
 }

@@ -18,8 +18,18 @@ type Matcher struct {
 	// OneOf ($one_of) holds templates; the value matches the first that fits, which binds.
 	OneOf []Value
 	// Inner ($optional) is the template a present member must match; it may bind.
-	Inner  Value
-	Sample Value // what a scripted writer sends in its place
+	Inner Value
+	// All ($all) holds templates the value must match every one of, in order; each binds as it
+	// would alone, and nothing binds unless all match. It keys a step by a placeholder and checks
+	// the form of the value it binds: {$all: ["${export}", {$regex: ...}]}. A scripted writer
+	// sends the sample, or else the first template resolved, and binds the rest from it.
+	All []Value
+	// Not ($not, Negated) is a template the value must not match, with the bindings so far; it
+	// binds nothing. {$not: "${t1}"} says the value differs from the one ${t1} bound (an unbound
+	// placeholder matches anything, so $not of one never holds).
+	Not     Value
+	Negated bool
+	Sample  Value // what a scripted writer sends in its place
 	// Optional lets the member be absent; when present it must match.
 	Optional bool
 	// Reading names the entry of docs/spec-readings.md that allows a relaxation of a code.
@@ -47,13 +57,21 @@ func (m *Matcher) String() string {
 		return "<optional " + compact(m.Inner) + ">"
 	case m.Tar != nil:
 		return "<tar archive of " + compact(m.Tar) + ">"
+	case m.All != nil:
+		parts := make([]string, len(m.All))
+		for i, a := range m.All {
+			parts[i] = show(a)
+		}
+		return "<all of " + strings.Join(parts, " & ") + ">"
+	case m.Negated:
+		return "<not " + show(m.Not) + ">"
 	default:
 		return fmt.Sprintf("<any %s>", m.Any)
 	}
 }
 
-// matchMatcher matches the matchers that hold templates ($optional, $one_of, $tar), which may
-// bind, and hands the others to Matcher.match.
+// matchMatcher matches the matchers that hold templates ($optional, $one_of, $all, $not, $tar),
+// which may bind ($not never does), and hands the others to Matcher.match.
 func (b *Bindings) matchMatcher(path string, m *Matcher, actual any) *Mismatch {
 	switch {
 	case m.Inner != nil:
@@ -72,6 +90,20 @@ func (b *Bindings) matchMatcher(path string, m *Matcher, actual any) *Mismatch {
 			return &Mismatch{path, err.Error()}
 		}
 		return b.match(path, m.Tar, files)
+	case m.All != nil:
+		trial := b.clone()
+		for _, t := range m.All {
+			if mm := trial.match(path, t, actual); mm != nil {
+				return mm
+			}
+		}
+		*b = *trial
+		return nil
+	case m.Negated:
+		if b.clone().match(path, m.Not, actual) == nil {
+			return &Mismatch{path, fmt.Sprintf("want anything but %s, got %s", compact(b.Expected(m.Not)), compact(actual))}
+		}
+		return nil
 	case m.OneOf != nil:
 		for _, alt := range m.OneOf {
 			trial := b.clone()
@@ -105,4 +137,12 @@ func (m *Matcher) match(path string, actual any) *Mismatch {
 		}
 		return nil
 	}
+}
+
+// show renders a template for a message: a matcher as its String, anything else as compact JSON.
+func show(v Value) string {
+	if m, ok := v.(*Matcher); ok {
+		return m.String()
+	}
+	return compact(v)
 }

@@ -446,7 +446,11 @@ type Check struct {
 	DeviceStatus *DeviceStatusCheck
 	// Journal: an entry of the journal of a Run's Turn (journal_check.go).
 	Journal *JournalCheck
-	Pos     Pos
+	// Cancel: a caller's cancellation Core must take (caller_check.go).
+	Cancel *CancelCheck
+	// Input: a caller's active input Core must refuse inside itself (caller_check.go).
+	Input *InputCheck
+	Pos   Pos
 }
 
 func (c *Check) String() string {
@@ -504,6 +508,10 @@ func (c *Check) String() string {
 		return c.DeviceStatus.String()
 	case c.Journal != nil:
 		return c.Journal.String()
+	case c.Cancel != nil:
+		return c.Cancel.String()
+	case c.Input != nil:
+		return c.Input.String()
 	}
 	return "?"
 }

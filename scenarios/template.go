@@ -51,7 +51,22 @@ func walkStrings(v Value, f func(string)) {
 		for _, a := range t.OneOf {
 			walkStrings(a, f)
 		}
+		for _, a := range t.All {
+			walkStrings(a, f)
+		}
+		walkStrings(t.Not, f)
 	}
+}
+
+// Key is a step's id as written, which a driver keys the operation by: the string, or the first
+// template of an $all when that is a string ({$all: ["${export}", {$regex: ...}]} is keyed
+// "${export}").
+func Key(id Value) (string, bool) {
+	if m, ok := id.(*Matcher); ok && len(m.All) > 0 {
+		id = m.All[0]
+	}
+	s, ok := id.(string)
+	return s, ok && s != ""
 }
 
 // Bindings holds the values bound to placeholders during one run of a scenario.
@@ -284,6 +299,14 @@ func (b *Bindings) Expected(tmpl Value) any {
 				alts[i] = compact(b.Expected(alt))
 			}
 			return "<one of " + strings.Join(alts, " | ") + ">"
+		case t.All != nil:
+			parts := make([]string, len(t.All))
+			for i, a := range t.All {
+				parts[i] = compact(b.Expected(a))
+			}
+			return "<all of " + strings.Join(parts, " & ") + ">"
+		case t.Negated:
+			return "<not " + compact(b.Expected(t.Not)) + ">"
 		}
 		return t.String()
 	case string:
@@ -346,6 +369,9 @@ func (b *Bindings) resolve(path string, tmpl Value, gen Generator, kindAt func(s
 	case *Matcher:
 		if t.Tar != nil {
 			return b.resolveTar(path, t.Tar, gen, kindAt)
+		}
+		if t.All != nil {
+			return b.resolveAll(path, t, gen, kindAt)
 		}
 		if t.Sample == nil {
 			return nil, fmt.Errorf("%s: %s has no sample for a scripted writer to send", path, t)
@@ -418,6 +444,40 @@ func (b *Bindings) resolveTar(path string, tmpl Value, gen Generator, kindAt fun
 		files[name] = content
 	}
 	return base64.StdEncoding.EncodeToString(TarArchive(files)), nil
+}
+
+// resolveAll renders an $all for writing: its sample, or else its first template resolved; the
+// value must match every template, which binds their placeholders as a reader's match would. A
+// placeholder only a later template names ($not: "${t1}") and still unbound is generated first,
+// as a writer generates any placeholder it sends before anything bound it.
+func (b *Bindings) resolveAll(path string, m *Matcher, gen Generator, kindAt func(string) string) (any, error) {
+	first := m.Sample
+	if first == nil {
+		first = m.All[0]
+	}
+	v, err := b.resolve(path, first, gen, kindAt)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range m.All[1:] {
+		for _, name := range Placeholders(t) {
+			if _, ok := b.vals[name]; !ok {
+				b.Bind(name, gen(name, "string"))
+			}
+		}
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	actual, err := DecodeJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	if mm := b.Match(m, actual); mm != nil {
+		return nil, fmt.Errorf("%s: the value a scripted writer sends for %s, %s, does not match it (%s): give it a sample that does", path, m, raw, mm.Why)
+	}
+	return v, nil
 }
 
 // DecodeJSON decodes raw JSON into the generic form templates compare against.

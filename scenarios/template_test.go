@@ -172,3 +172,59 @@ func TestTemplateMatchersBindOnlyWhenTheyMatch(t *testing.T) {
 		t.Fatalf("resolved (-want +got):\n%s", diff)
 	}
 }
+
+// $all keys a value by a placeholder and checks its form at once: it binds only when every
+// template matches. $not says a value differs from a bound one and binds nothing.
+func TestAllAndNotMatchers(t *testing.T) {
+	const uuid = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+	all := tmpl(t, `{$all: ["${export}", {$regex: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', sample: `+uuid+`}], sample: `+uuid+`}`)
+	b := NewBindings()
+	if m := b.Match(all, "export-1"); m == nil {
+		t.Fatal("$all took a value its $regex refuses")
+	}
+	if _, bound := b.Get("export"); bound {
+		t.Fatalf("a failed $all bound its placeholder: %v", b.Snapshot())
+	}
+	if m := b.Match(all, uuid); m != nil {
+		t.Fatal(m)
+	}
+	if b.String("export") != uuid {
+		t.Fatalf("$all did not bind: %v", b.Snapshot())
+	}
+	if key, ok := Key(all); !ok || key != "${export}" {
+		t.Fatalf("Key = %q, %v; want the first template, ${export}", key, ok)
+	}
+
+	not := tmpl(t, `{$all: ["${t2}", {$not: "${t1}"}]}`)
+	b = NewBindings()
+	if m := b.Match(not, "a"); m == nil {
+		t.Fatal("$not of an unbound placeholder held: an unbound placeholder matches anything")
+	}
+	b.Bind("t1", "a")
+	if m := b.Match(not, "a"); m == nil || !strings.Contains(m.Why, "want anything but") {
+		t.Fatalf("$not took the value ${t1} bound: %v", m)
+	}
+	if m := b.Match(not, "b"); m != nil {
+		t.Fatal(m)
+	}
+	if b.String("t2") != "b" {
+		t.Fatalf("$all with $not did not bind ${t2}: %v", b.Snapshot())
+	}
+
+	// A scripted writer sends the sample and binds the placeholder from it; without a sample, the
+	// first template resolved, which must pass the rest.
+	b = NewBindings()
+	got, err := b.Resolve(all, readableValue, nil)
+	if err != nil || got != uuid || b.String("export") != uuid {
+		t.Fatalf("resolved %v (%v), bindings %v: want the sample, bound to ${export}", got, err, b.Snapshot())
+	}
+	b = NewBindings()
+	b.Bind("t1", "a")
+	if got, err = b.Resolve(not, readableValue, nil); err != nil || got != "t2" {
+		t.Fatalf("resolved %v (%v): want the generated ${t2}", got, err)
+	}
+	if _, err = NewBindings().Resolve(tmpl(t, `{$all: ["${x}", {$regex: '^[0-9]+$', sample: "1"}]}`), readableValue, nil); err == nil ||
+		!strings.Contains(err.Error(), "give it a sample") {
+		t.Fatalf("a generated value its $regex refuses was sent: %v", err)
+	}
+}

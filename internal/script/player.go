@@ -199,7 +199,7 @@ func awaiting(from proto.Peer, pending []*scenarios.Step) string {
 	var names []string
 	for _, s := range pending {
 		name := s.Frame.Type
-		if id, ok := s.Frame.ID.(string); ok && id != "" {
+		if id, ok := scenarios.Key(s.Frame.ID); ok {
 			name += fmt.Sprintf(" (id %q)", id)
 		}
 		names = append(names, name)
