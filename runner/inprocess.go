@@ -67,7 +67,7 @@ func (r ReferenceRuntime) Launch(ctx context.Context, c Connect) (Runtime, error
 	sockets := sockwatch.New()
 	d, err := daemon.New(daemon.Config{HTTPClient: daemonClient(sockets, r.SmallSendBuffer),
 		ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Clock: fake, TransportClock: transport,
-		Harnesses: []harness.Harness{contract.New(fake, r.capabilities())},
+		Harnesses: []harness.Harness{contract.New(fake, r.capabilities()), contract.NewUnavailable(fake)},
 	})
 	if err != nil {
 		return nil, err

@@ -227,6 +227,13 @@
 // applicable. The gate plays such a scenario against the reference with those capabilities
 // withheld (in process, and as a child process with `wirecheck runtime --withhold`).
 //
+// `unavailable_kinds` (tests: runtime) names agent kinds other than `contract` that the Runtime's
+// heartbeat must advertise with available: false: the scenario asks for a Run of a kind that is
+// advertised and cannot run (RS-04.2). A Runtime that does not advertise one of them so finds the
+// scenario not applicable. docs/contract-harness.md §1.1 defines the optional kind
+// `contract-unavailable` for it, which the reference advertises (and the scripted Runtime of the
+// self-check, with an empty declaration).
+//
 // A document whose first key is `table:` stands for one scenario per (operation, state) pair:
 // the states a side can be brought into, the operations tried in each, and per pair the clauses
 // it checks, or under `except:` why the pair is not tried (table.go). Every pair needs one or the

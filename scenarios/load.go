@@ -110,7 +110,7 @@ func (p *parser) options(n *yaml.Node, what string, allowed ...string) map[strin
 }
 
 func (p *parser) scenario(n *yaml.Node) *Scenario {
-	f := p.fields(n, "scenario", "id", "title", "spec", "rules", "labels", "requires", "excludes", "tests", "heartbeat", "handshake", "bootstrap_answer", "vars", "include", "steps")
+	f := p.fields(n, "scenario", "id", "title", "spec", "rules", "labels", "requires", "excludes", "unavailable_kinds", "tests", "heartbeat", "handshake", "bootstrap_answer", "vars", "include", "steps")
 	if f == nil {
 		return nil
 	}
@@ -151,6 +151,18 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 	for i, r := range sc.Excludes {
 		if !slices.Contains(proto.CapabilityNames(), r) {
 			p.Errorf(f["excludes"].Content[i].Line, "excludes: %q is not a capability", r)
+		}
+	}
+	sc.UnavailableKinds = p.Strings(f["unavailable_kinds"], "unavailable_kinds")
+	for i, k := range sc.UnavailableKinds {
+		line := f["unavailable_kinds"].Content[i].Line
+		switch {
+		case strings.TrimSpace(k) == "":
+			p.Errorf(line, "unavailable_kinds: a kind must not be blank")
+		case k == "contract":
+			p.Errorf(line, "unavailable_kinds: %q is the kind every scenario runs on; name another", k)
+		case slices.Contains(sc.UnavailableKinds[:i], k):
+			p.Errorf(line, "unavailable_kinds: %q is named twice", k)
 		}
 	}
 	if v := f["vars"]; v != nil {
@@ -206,6 +218,9 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 		if sc.Tests != SideRuntime {
 			p.Errorf(v.Line, "bootstrap_answer tests a Runtime (no Core under test can be made to answer otherwise): the scenario needs tests: runtime")
 		}
+	}
+	if v := f["unavailable_kinds"]; v != nil && sc.Tests != SideRuntime {
+		p.Errorf(v.Line, "unavailable_kinds says what a Runtime under test must advertise: the scenario needs tests: runtime")
 	}
 	sc.Include = p.Strings(f["include"], "include")
 	if v := f["steps"]; v != nil {

@@ -17,7 +17,7 @@ func TestLoaderErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "id: a\ntitle: t\nstep: []\n",
-			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, bootstrap_answer, vars, include, steps)`},
+			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, unavailable_kinds, tests, heartbeat, handshake, bootstrap_answer, vars, include, steps)`},
 		{"bad step kind", "id: a\ntitle: t\nsteps:\n  - send: {}\n",
 			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall, export_pull)`},
 		{"unknown message type", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancle, id: r}\n",
@@ -34,6 +34,14 @@ func TestLoaderErrors(t *testing.T) {
 			`f.yaml:1: id "Exec/One" must be lowercase segments separated by / (e.g. execution/cancel-waits)`},
 		{"unknown capability", "id: a\ntitle: t\nrequires: [teleport]\nsteps:\n  - silence: core\n",
 			`f.yaml:3: requires: "teleport" is not a capability`},
+		{"unavailable kind contract", "id: a\ntitle: t\ntests: runtime\nunavailable_kinds: [contract]\nsteps:\n  - silence: core\n",
+			`f.yaml:4: unavailable_kinds: "contract" is the kind every scenario runs on; name another`},
+		{"unavailable kind twice", "id: a\ntitle: t\ntests: runtime\nunavailable_kinds: [k, k]\nsteps:\n  - silence: core\n",
+			`f.yaml:4: unavailable_kinds: "k" is named twice`},
+		{"unavailable kind blank", "id: a\ntitle: t\ntests: runtime\nunavailable_kinds: [' ']\nsteps:\n  - silence: core\n",
+			`f.yaml:4: unavailable_kinds: a kind must not be blank`},
+		{"unavailable kinds on a Core test", "id: a\ntitle: t\nunavailable_kinds: [k]\nsteps:\n  - silence: core\n",
+			`f.yaml:3: unavailable_kinds says what a Runtime under test must advertise: the scenario needs tests: runtime`},
 		{"bad duration", "id: a\ntitle: t\nsteps:\n  - advance: soon\n",
 			`f.yaml:4: advance must be a duration such as 50ms or 5m, got "soon"`},
 		{"status and code disagree", "id: a\ntitle: t\nhandshake:\n  version: x\n  expect: {status: 401, error: incompatible_version}\n",

@@ -50,6 +50,9 @@ type Scenario struct {
 	// Excludes: capabilities whose declaration makes the scenario not applicable (it tests what a
 	// Runtime without them must answer).
 	Excludes []string
+	// UnavailableKinds: agent kinds the Runtime must advertise with available: false (the scenario
+	// asks it for a Run of a kind it cannot run); otherwise the scenario is not applicable.
+	UnavailableKinds []string
 	// Vars are values bound before the first step, on both sides; an including scenario's vars
 	// override those of the scenarios it includes (Vars holds the merged set after linking).
 	Vars  map[string]Value

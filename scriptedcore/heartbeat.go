@@ -74,6 +74,13 @@ func (r *run) declarationCause(f *scenarios.Failure) *scenarios.Failure {
 // (the connection's own rules) is played whatever the kinds.
 func (r *run) notApplicable() *scenarios.Failure {
 	p, name := r.p, r.cfg.Kind
+	for _, other := range p.Scenario.UnavailableKinds {
+		if k, ok := r.view.Capabilities(other); !ok || k.Available {
+			f := p.Failf(nil, "the scenario needs kind %q advertised with available: false; the Runtime's heartbeat advertises: %s", other, r.view.kindAvailability())
+			f.Cause = fmt.Sprintf("the daemon does not advertise kind %q as unavailable", other)
+			return f
+		}
+	}
 	kind, ok := r.view.Capabilities(name)
 	if len(p.Scenario.Requires) == 0 && (!ok || !kind.Available) {
 		return nil

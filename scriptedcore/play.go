@@ -803,6 +803,21 @@ func exitReason(rt Runtime) string {
 	return ""
 }
 
+// kindAvailability lists the kinds the latest valid heartbeat advertises and whether each is
+// available, for a message.
+func (v *view) kindAvailability() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.latest == nil || len(v.latest.SupportedAgentKinds) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, k := range v.latest.SupportedAgentKinds {
+		names = append(names, fmt.Sprintf("%q (available: %t)", k.Kind, k.Available))
+	}
+	return strings.Join(names, ", ")
+}
+
 // kindNames lists the kinds the latest valid heartbeat advertises, for a message.
 func (v *view) kindNames() string {
 	v.mu.Lock()

@@ -81,6 +81,10 @@ func (c *Config) defaults(sc *scenarios.Scenario) {
 	if c.Kinds == nil {
 		caps := proto.MustDeclareCapabilities(sc.Requires...)
 		c.Kinds = []proto.SupportedAgentKind{{Kind: "contract", Available: true, Version: "scripted", Capabilities: &caps}}
+		for _, kind := range sc.UnavailableKinds {
+			none := proto.MustDeclareCapabilities()
+			c.Kinds = append(c.Kinds, proto.SupportedAgentKind{Kind: kind, Available: false, Version: "scripted", Capabilities: &none})
+		}
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 3 * time.Second

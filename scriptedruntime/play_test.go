@@ -190,3 +190,16 @@ func TestAdvanceWaitsForCoreToReadWhatWasSent(t *testing.T) {
 		t.Fatalf("driver calls %v, want %v", d.calls, want)
 	}
 }
+
+// unavailable_kinds: the scenario is played against a Runtime that advertises the kind with
+// available: false, and not applicable against one that does not advertise it.
+func TestUnavailableKindsDecideApplicability(t *testing.T) {
+	core, _ := pair(t, "unavailable/needed", "unavailable/needed", scriptedcore.Config{})
+	if core.Verdict != scenarios.Pass {
+		t.Fatalf("a Runtime advertising the kind unavailable plays the scenario:\n%s", core)
+	}
+	core, _ = pair(t, "unavailable/needed", "unavailable/not-advertised", scriptedcore.Config{})
+	if core.Verdict != scenarios.NotApplicable || core.Failure == nil || !strings.Contains(core.Failure.Cause, `"elsewhere"`) {
+		t.Fatalf("a Runtime that does not advertise the kind finds the scenario not applicable:\n%s", core)
+	}
+}

@@ -257,7 +257,7 @@ func replayOf(h *journal.Header, recs []journal.Record, cat *scenarios.Catalog) 
 		return nil, "its frames make no scenario: " + err.Error()
 	}
 	if orig, ok := cat.Get(h.Scenario); ok {
-		scs[0].Requires, scs[0].Excludes = orig.Requires, orig.Excludes
+		scs[0].Requires, scs[0].Excludes, scs[0].UnavailableKinds = orig.Requires, orig.Excludes, orig.UnavailableKinds
 	}
 	return scs[0], ""
 }

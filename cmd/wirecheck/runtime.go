@@ -41,7 +41,8 @@ func newRuntimeCommand() *cobra.Command {
 		Use:   "runtime",
 		Short: "Run the reference Runtime daemon, with the contract Harness, against a Core",
 		Long: `runtime runs the reference Runtime daemon against the Core at --server (a base URL ending in
-/api/v1) as device --device, with the contract Harness registered as agent kind "contract".
+/api/v1) as device --device, with the contract Harness registered as agent kind "contract" (and
+kind "contract-unavailable", advertised available: false, which runs nothing).
 
 The daemon credential is read only from the environment variable named by --credential-env; it is
 never accepted as a flag value and never logged. The daemon reconnects after transient failures and
@@ -97,7 +98,8 @@ Exit 3: Core refused the wire version (426 incompatible_version). Exit 2: any ot
 // permanent refusal (an exitError with that refusal's exit code).
 func runDaemon(ctx context.Context, cfg daemon.Config, caps proto.AgentKindCapabilities, log *slog.Logger) error {
 	cfg.Clock = clock.Real()
-	cfg.Harnesses = []harness.Harness{contract.New(cfg.Clock, caps)}
+	// contract-unavailable is advertised available: false for good (docs/contract-harness.md §1.1).
+	cfg.Harnesses = []harness.Harness{contract.New(cfg.Clock, caps), contract.NewUnavailable(cfg.Clock)}
 	d, err := daemon.New(cfg)
 	if err != nil {
 		return err

@@ -6,8 +6,9 @@
 // The variety is spelt out as features, and the sample covers every feature the scenarios given
 // have: each family (the first segment of the ID), each label, each step kind, each frame type in
 // each direction, a handshake override, a changed bootstrap answer, a capability that makes the
-// scenario not applicable when declared, and each side a scenario tests. A new step kind, frame
-// type or family in the catalog is sampled without anyone editing a list.
+// scenario not applicable when declared, a kind it needs advertised unavailable, and each side a
+// scenario tests. A new step kind, frame type or family in the catalog is sampled without anyone
+// editing a list.
 package catalogsample
 
 import (
@@ -26,6 +27,9 @@ func Features(sc *scenarios.Scenario) []string {
 	}
 	for _, c := range sc.Excludes {
 		fs = append(fs, "excludes:"+c)
+	}
+	if len(sc.UnavailableKinds) > 0 {
+		fs = append(fs, "unavailable-kinds")
 	}
 	if sc.Handshake != nil {
 		fs = append(fs, "handshake")

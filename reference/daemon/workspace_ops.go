@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"errors"
+	"io"
 	"sync"
 	"time"
 
@@ -282,6 +284,9 @@ const (
 	scriptHold        = ScriptDir + "hold"
 	scriptUnconfirmed = ScriptDir + "unconfirmed"
 	scriptUnsupported = ScriptDir + "unsupported"
+	scriptDenied      = ScriptDir + "denied"
+	// scriptExportFails is a real file (a write puts it there) that the archiver cannot read.
+	scriptExportFails = ScriptDir + "export_fails"
 )
 
 // scriptedFS is the workspace with the contract Harness's scripted paths.
@@ -299,6 +304,8 @@ func (s scriptedFS) ReadFile(p string, max int) ([]byte, bool, error) {
 		return nil, false, errScripted
 	case scriptUnsupported:
 		return nil, false, workspace.ErrUnsupported
+	case scriptDenied:
+		return nil, false, workspace.ErrPermission
 	}
 	return s.Dir.ReadFile(p, max)
 }
@@ -309,8 +316,19 @@ func (s scriptedFS) List(p string, max int) ([]workspace.Entry, bool, error) {
 		return nil, false, errScripted
 	case scriptUnsupported:
 		return nil, false, workspace.ErrUnsupported
+	case scriptDenied:
+		return nil, false, workspace.ErrPermission
 	}
 	return s.Dir.List(p, max)
+}
+
+// Open is the archiver's read of a file: the file at scriptExportFails is on disk, but reading it
+// for an export is a native failure (export_failed).
+func (s scriptedFS) Open(p string) (io.ReadCloser, int64, error) {
+	if p == scriptExportFails {
+		return nil, 0, errExportScripted
+	}
+	return s.Dir.Open(p)
 }
 
 func (s scriptedFS) WriteFile(p string, data []byte) error {
@@ -325,3 +343,6 @@ type scriptError struct{}
 func (scriptError) Error() string { return "scripted: the native outcome is unknown" }
 
 var errScripted error = scriptError{}
+
+// errExportScripted is the archiver's scripted native failure.
+var errExportScripted = errors.New("scripted: the native archiver cannot read " + scriptExportFails)

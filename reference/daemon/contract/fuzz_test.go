@@ -24,6 +24,7 @@ func FuzzParse(f *testing.F) {
 		`{"contract":{"turn":{"events":[{"permission_request":{"request":{"request_id":" ","tool":"t","title":"x"},"native":["maybe"]}}]}}}`,
 		`{"contract":{"turn":{"inspect":{"files":["/workspace/a","/workspace"],"env":["A"],"skills":true,"plugins":true}}}}`,
 		`{"contract":{"turn":{"inspect":{"files":["/workspace/../a"],"env":["="]}}}}`,
+		`{"contract":{"turn":{"report_deliveries":true,"input":{"by_id":{"1":{"reject":true}}}}}}`,
 		`[]`, `{"contract":null}`,
 	} {
 		f.Add([]byte(s))

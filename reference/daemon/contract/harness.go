@@ -107,7 +107,8 @@ func (e *Executor) Start(ctx context.Context, runID string, input proto.MessageI
 		return nil, harness.ErrNoTurn
 	}
 	t := &Turn{e: e, runID: runID, script: ts, events: make(chan harness.Event, 16), cancel: make(chan struct{}), settled: make(chan struct{}),
-		pending: map[interactionKey]*waiting{}, outcomes: map[string]string{}, ended: clock.HandoffFrom(ctx)}
+		pending: map[interactionKey]*waiting{}, outcomes: map[string]string{}, delivered: map[interactionKey]int{}, inputs: map[string]int{},
+		ended: clock.HandoffFrom(ctx)}
 	if ts.Input != nil && ts.Input.ReadyMS > 0 {
 		t.readyAt = e.h.Clock.Now().Add(time.Duration(ts.Input.ReadyMS) * time.Millisecond)
 		go t.awaitReady(e.h.Clock.NewTimer(time.Duration(ts.Input.ReadyMS) * time.Millisecond))
@@ -150,11 +151,15 @@ type Turn struct {
 	aborted bool
 	// readyAt is turn.input.ready_ms after native start returned: input is written from then.
 	readyAt time.Time
-	// mu guards the interactions (those awaiting an answer, and the outcomes done reports) and
-	// cancelHold.
+	// mu guards the interactions (those awaiting an answer, and the outcomes done reports), the
+	// native deliveries and cancelHold.
 	mu       sync.Mutex
 	pending  map[interactionKey]*waiting
 	outcomes map[string]string
+	// delivered counts the answers handed to the native side per interaction the Turn emitted,
+	// and inputs the native writes attempted per input_id (turn.report_deliveries).
+	delivered map[interactionKey]int
+	inputs    map[string]int
 }
 
 // awaitReady waits on timer, armed for readyAt, until it fires (or until the Turn settles). The clock alone decides
@@ -201,6 +206,9 @@ func (t *Turn) run() {
 	done := &proto.DonePayload{Content: t.script.Content, Usage: t.script.Usage, Metadata: t.script.Metadata}
 	t.mu.Lock()
 	extra := maps.Clone(t.outcomes)
+	if t.script.ReportDeliveries {
+		maps.Copy(extra, t.deliveries())
+	}
 	t.mu.Unlock()
 	if t.script.Inspect != nil {
 		if extra == nil {
@@ -384,6 +392,9 @@ var errBrokenWrite = errors.New("contract: scripted broken native write")
 
 // WriteInput writes one active input as turn.input scripts it (docs/contract-harness.md §3.2).
 func (t *Turn) WriteInput(ctx context.Context, inputID string, _ proto.MessageInput) (<-chan error, error) {
+	t.mu.Lock()
+	t.inputs[inputID]++ // a native write attempt, whatever comes of it
+	t.mu.Unlock()
 	is := t.script.Input
 	b := is.behaviour(inputID)
 	switch {

@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -29,6 +30,9 @@ var errNativeFailure = errors.New("contract: scripted native failure to apply th
 func (t *Turn) Resolve(family harness.Family, id string, answer any) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if n, emitted := t.delivered[interactionKey{family, id}]; emitted {
+		t.delivered[interactionKey{family, id}] = n + 1 // handed to the native side, whatever it says
+	}
 	w := t.pending[interactionKey{family, id}]
 	if w == nil {
 		return harness.ErrInteractionUnknown
@@ -57,6 +61,24 @@ func (t *Turn) Resolve(family harness.Family, id string, answer any) error {
 // outcomeKey is the done metadata key that reports an interaction's outcome.
 func outcomeKey(family harness.Family, id string) string {
 	return "contract." + string(family) + "." + id
+}
+
+// deliveryPrefix starts the done metadata keys of turn.report_deliveries: a family (or "input")
+// and an ID follow.
+const deliveryPrefix = "contract.deliveries."
+
+// deliveries is the done metadata of turn.report_deliveries (docs/contract-harness.md §3.4): how
+// many answers reached the native side for each interaction the Turn emitted ("0" for none), and
+// how many native writes each input_id the Runtime handed to the Turn had. t.mu is held.
+func (t *Turn) deliveries() map[string]string {
+	md := make(map[string]string, len(t.delivered)+len(t.inputs))
+	for k, n := range t.delivered {
+		md[deliveryPrefix+string(k.family)+"."+k.id] = strconv.Itoa(n)
+	}
+	for id, n := range t.inputs {
+		md[deliveryPrefix+"input."+id] = strconv.Itoa(n)
+	}
+	return md
 }
 
 // echo is the applied answer as compact JSON without delivery_id (the attempt, not the content),
@@ -99,6 +121,9 @@ func (t *Turn) interact(step EventStep) bool {
 	// Pending before it is emitted: an answer may follow the frame at once.
 	t.mu.Lock()
 	t.pending[key] = w
+	if _, again := t.delivered[key]; !again {
+		t.delivered[key] = 0
+	}
 	t.mu.Unlock()
 	// The withdrawal timer is armed before the request goes out: an advance that follows the
 	// frame must find it. Then the Turn waits for Core, not for the clock.

@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -84,5 +85,51 @@ func TestInteractionStepsAreStrict(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%s) = %v, want an error naming %q", script, err, want)
 		}
+	}
+}
+
+// TestReportDeliveriesCountsWhatReachedTheNativeSide pins docs/contract-harness.md §3.4: every
+// answer handed to the native side for an interaction the Turn emitted counts, applied or not,
+// before or after it was applied ("0" for none), every native write of an input_id counts,
+// whatever came of it, and an ID the Turn never emitted is not reported.
+func TestReportDeliveriesCountsWhatReachedTheNativeSide(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	fake := clock.NewFake()
+	turn := startedTurn(t, fake, `{"turn":{"content":"c","report_deliveries":true,"input":{"by_id":{"rej":{"reject":true}}},"events":[
+		{"function_call":{"call":{"call_id":"c1","name":"f","arguments":{}},"native":["not_ready","applied"]}},
+		{"permission_request":{"request":{"request_id":"p1","tool":"bash","title":"ls"},"withdraw_ms":50}}]}}`)
+	it, steer := turn.(harness.Interactive), turn.(harness.Steerable)
+	if ev := <-turn.Events(); ev.Type != proto.TypeFunctionCall {
+		t.Fatalf("first event %s, want function_call", ev.Type)
+	}
+	result := &proto.FunctionResultPayload{DeliveryID: "d", CallID: "c1", Success: true, Content: []proto.InputContent{proto.Text("r")}}
+	for i, want := range []error{harness.ErrInteractionNotReady, nil, harness.ErrInteractionUnknown} {
+		if err := it.Resolve(harness.Function, "c1", result); !errors.Is(err, want) {
+			t.Fatalf("attempt %d: %v, want %v", i+1, err, want)
+		}
+	}
+	if err := it.Resolve(harness.Function, "never-emitted", result); !errors.Is(err, harness.ErrInteractionUnknown) {
+		t.Fatalf("an answer for a call never emitted: %v, want unknown", err)
+	}
+	for range 2 {
+		if _, err := steer.WriteInput(context.Background(), "rej", nil); !errors.Is(err, harness.ErrInputRejected) {
+			t.Fatalf("reject: %v", err)
+		}
+	}
+	if ev := <-turn.Events(); ev.Type != proto.TypePermissionRequest {
+		t.Fatalf("second event %s, want permission_request", ev.Type)
+	}
+	fake.AdvanceWhenDue(50*time.Millisecond, time.Second)
+	for range turn.Events() {
+	}
+	want := map[string]string{
+		"contract.function.c1":              `{"call_id":"c1","content":[{"text":"r","type":"input_text"}],"success":true}`,
+		"contract.permission.p1":            "withdrawn",
+		"contract.deliveries.function.c1":   "3",
+		"contract.deliveries.permission.p1": "0",
+		"contract.deliveries.input.rej":     "2",
+	}
+	if diff := cmp.Diff(want, turn.Result().Done.Metadata); diff != "" {
+		t.Fatalf("done metadata (-want +got):\n%s", diff)
 	}
 }

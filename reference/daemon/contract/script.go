@@ -65,6 +65,10 @@ type TurnScript struct {
 	// Inspect: done.metadata reports what the bound Environment holds when the Turn ends
 	// (docs/contract-harness.md, "Environment preparation").
 	Inspect *Inspect `json:"inspect,omitempty" wire:"opt"`
+	// ReportDeliveries: done.metadata counts what the Runtime handed to the native side, per
+	// interaction and per input (docs/contract-harness.md §3.4), so a scenario sees an answer or
+	// an input taken once, or never.
+	ReportDeliveries bool `json:"report_deliveries,omitempty" wire:"opt"`
 }
 
 // Inspect names what a Turn reports of the Environment in done.metadata.

@@ -47,6 +47,8 @@ func TestParseRejects(t *testing.T) {
 		{`{"contract":{"turn":{"input":{"default":{"write_hangs":true,"reject":true}}}}}`, "turn.input.default: at most one of write_hangs, write_fails and reject"},
 		{`{"contract":{"turn":{"input":{"by_id":{"7":{"no_accept":true,"reject_late":true}}}}}}`, `turn.input.by_id["7"]: at most one of no_accept and reject_late`},
 		{`{"contract":{"turn":{"input":{"by_id":[]}}}}`, "by_id"},
+		{`{"contract":{"turn":{"report_deliveries":"yes"}}}`, "report_deliveries"},
+		{`{"contract":{"turn":{"report_delivery":true}}}`, "turn.report_delivery: unknown member"},
 	} {
 		_, err := contract.Parse(json.RawMessage(tc.opts))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
