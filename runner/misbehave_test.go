@@ -54,9 +54,9 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 			stall: "refused the Runtime's connection with 426 incompatible_version"},
 		// The older daemon of W3.3, repaired one fix at a time: each fix shows the next cause, and
 		// the first names both halves of the credential's fix at once.
-		"legacy": {"prefix/started": `the daemon sends no Authorization: Bearer header; its credential travels in the URL instead (query parameter "token")`},
-		"legacy/bearer": {"prefix/started": `the daemon puts a credential in the URL (query parameter "token"); it must travel only in the Authorization: Bearer header`},
-		"legacy/bearer,url": {"prefix/started": `the daemon speaks wire version "0.2.0"; this Core speaks ` + proto.Version + ` only`},
+		"legacy":                    {"prefix/started": `the daemon sends no Authorization: Bearer header; its credential travels in the URL instead (query parameter "token")`},
+		"legacy/bearer":             {"prefix/started": `the daemon puts a credential in the URL (query parameter "token"); it must travel only in the Authorization: Bearer header`},
+		"legacy/bearer,url":         {"prefix/started": `the daemon speaks wire version "0.2.0"; this Core speaks ` + proto.Version + ` only`},
 		"legacy/bearer,url,version": {"prefix/started": `the declaration of kind "contract" is incomplete: 26 capability members missing`},
 	}
 	for name, want := range cases {

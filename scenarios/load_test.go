@@ -99,7 +99,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"an id that is an object", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: {run: r}}\n",
 			`f.yaml:4: id is a string (${name} placeholders allowed) or a matcher such as {$all: ["${name}", {$regex: ...}]}`},
 		{"$all and $not together", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancel, id: {$all: [a, b], $not: c}}\n",
-			`f.yaml:4: a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional, $all, $not`},
+			`f.yaml:4: a matcher holds exactly one of $any, $absent, $regex, $one_of, $optional, $all, $not, $tar`},
 		{"yaml syntax", "id: a\ntitle: [t\n",
 			`f.yaml:1: did not find expected ',' or ']'`},
 		// The strict walker (internal/yamlstrict), shared with fault schedules.
