@@ -132,9 +132,16 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 	var m match
 	// tolerated: frames a silence allowed instead of nothing, which may come then or later, once.
 	var tolerated []*scenarios.Step
+	// mayEnd: a step passed says the Runtime may end its transport from there on (disconnect
+	// may_end): a run that recorded nothing more ended as allowed, and what never came is not
+	// rejudged, as the player did not judge it.
+	mayEnd := false
 	for _, st := range sc.Steps {
 		if stop > 0 && st.Index > stop {
 			break
+		}
+		if st.Kind == scenarios.StepDisconnect && st.Close.MayEnd && st.Close.By != self {
+			mayEnd = true
 		}
 		if st.Kind == scenarios.StepSilence && st.From != self {
 			tolerated = append(tolerated, st.Allow...)
@@ -179,8 +186,8 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 				theirs = theirs[1:]
 			}
 			if len(theirs) == 0 {
-				if ended {
-					return m // the run ended at its failure; what never came is not rejudged
+				if ended || mayEnd {
+					return m // the run ended at its failure, or as a may_end step allows; what never came is not rejudged
 				}
 				return match{matched: m.matched, step: st.Index, reason: fmt.Sprintf("expected %s, and no frame was recorded", pending[0].Frame.Type)}
 			}

@@ -107,6 +107,63 @@ func TestRejudgeTellsTheTruthOnFailingRuns(t *testing.T) {
 	}
 }
 
+// TestRejudgeKnowsARuntimeMayEndItsTransport: after a disconnect step with may_end, a passing run
+// whose Runtime ended its transport recorded none of the later steps' frames, and the player
+// judged none: rejudging it finds nothing missing. A frame it did record is still matched.
+func TestRejudgeKnowsARuntimeMayEndItsTransport(t *testing.T) {
+	t.Parallel()
+	const id = "cancellation/ds-03-device-shutdown-closes-pending-preparations"
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ok := cat.Get(id)
+	if !ok {
+		t.Fatalf("%s is not in the catalog", id)
+	}
+	mayEnd := slices.IndexFunc(sc.Steps, func(st *scenarios.Step) bool {
+		return st.Kind == scenarios.StepDisconnect && st.Close.MayEnd
+	})
+	if mayEnd < 0 || !slices.ContainsFunc(sc.Steps[mayEnd:], func(st *scenarios.Step) bool { return st.Kind == scenarios.StepRuntime }) {
+		t.Fatalf("%s no longer expects a Runtime frame after a may_end step", id)
+	}
+	ref := runner.PlayRuntime(context.Background(), sc, 0, runner.ReferenceRuntime{}, runner.Options{Seed: "rejudge"})
+	if ref.Verdict != scenarios.Pass {
+		t.Fatalf("the reference: %s", ref)
+	}
+	rejudge := func(r *scenarios.Result) journal.Rejudged {
+		var b bytes.Buffer
+		if _, err := journal.Write(&b, journal.Header{Wire: "0.11.0", Clock: "virtual"}, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := journal.Read(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return journal.Rejudge(recs, cat)
+	}
+	if got := rejudge(ref); got.Now != "pass" || len(got.Differences) > 0 {
+		t.Fatalf("the reference, untouched: now %q, %v", got.Now, got.Differences)
+	}
+	// A Runtime that ended its transport at the may_end step: its transcript stops there.
+	ended := *ref
+	cut := slices.IndexFunc(ref.Transcript, func(e scenarios.Exchange) bool { return e.Step > sc.Steps[mayEnd].Index })
+	ended.Transcript = ref.Transcript[:cut]
+	if got := rejudge(&ended); got.Now != "pass" || len(got.Differences) > 0 {
+		t.Errorf("ended at the may_end step: now %q, %v", got.Now, got.Differences)
+	}
+	// One that stayed, and sent another frame than a later step expects, still fails there.
+	wrong := *ref
+	wrong.Transcript = slices.Clone(ref.Transcript)
+	last := slices.IndexFunc(wrong.Transcript, func(e scenarios.Exchange) bool {
+		return e.Step > sc.Steps[mayEnd].Index && e.Dir == scenarios.RuntimeToCore && e.Type != "heartbeat"
+	})
+	wrong.Transcript[last].Frame = withID(t, wrong.Transcript[last].Frame, "someone-else")
+	if got := rejudge(&wrong); got.Now == "pass" {
+		t.Errorf("a wrong frame after the may_end step: now %q, %v", got.Now, got.Differences)
+	}
+}
+
 // withID is frame with its envelope's id replaced.
 func withID(t *testing.T, frame, id string) string {
 	t.Helper()
