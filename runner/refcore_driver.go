@@ -50,7 +50,9 @@ import (
 // it; stopped: true shuts Core's gateway down (it closes every connection as it chooses); no code
 // means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
 // read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
-// advance moves the Core's virtual clock.
+// advance moves the Core's virtual clock. restart closes the Core (core.Close: its runners stop
+// before its connections close, as at a process exit) and opens a new one over the same bbolt
+// file, clocks and listener; Open reconciles what the stopped one left in flight.
 type refCoreDriver struct {
 	Core  *core.Core
 	Clock *clock.Fake
@@ -59,6 +61,9 @@ type refCoreDriver struct {
 	// Sockets watches the connections Core accepted (nil: none are watched).
 	Sockets  *sockwatch.Watcher
 	DeviceID string
+	// restart stops Core and starts a new one over the same records (referenceCore.restart);
+	// nil: this Core cannot be restarted.
+	restart func() (*core.Core, error)
 
 	sc     *scenarios.Scenario
 	turnID string
@@ -305,6 +310,22 @@ func (d *refCoreDriver) Disconnect(ctx context.Context, c *scenarios.CloseSpec) 
 	default:
 		return d.Core.CloseDevice(d.DeviceID, c.Code, c.Reason)
 	}
+}
+
+// Restart stops the reference Core as a process exit does and starts a new one over the same
+// bbolt file; the driver drives the new one from then on. What the driver keeps of the scenario
+// (the Turn it started, the operations by their keys) is a caller's, and stays: those records are
+// durable.
+func (d *refCoreDriver) Restart(context.Context) error {
+	if d.restart == nil {
+		return fmt.Errorf("this reference Core is not restartable: %w", scriptedruntime.ErrNotApplicable)
+	}
+	c, err := d.restart()
+	if err != nil {
+		return fmt.Errorf("the reference Core did not start again: %w", err)
+	}
+	d.Core = c
+	return nil
 }
 
 // Check answers a Core-side check from the reference Core's records.

@@ -71,6 +71,9 @@ func (d *viewDriver) Trigger(context.Context, *scenarios.Step, *scenarios.Bindin
 func (d *viewDriver) Advance(time.Duration)                                               {}
 func (d *viewDriver) Disconnect(context.Context, *scenarios.CloseSpec) error              { return nil }
 
+// Restart: the scripted Core plays a restart on its own, as the transport's end a Runtime sees.
+func (d *viewDriver) Restart(context.Context) error { return nil }
+
 func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios.Bindings) error {
 	if c.Capabilities == nil {
 		return fmt.Errorf("the scripted Core keeps no Turn records: %w", scriptedruntime.ErrNotApplicable)

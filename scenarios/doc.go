@@ -154,6 +154,19 @@
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.
 //
+// `restart: core` restarts a Core under test: its driver stops it as its process exits (its
+// ordinary stop or a kill, the driver's choice) and starts it again over the same durable
+// records, at the same address, with the same devices and credentials (a clock the driver moves
+// keeps its time), and the step ends once the new Core serves bootstraps. What Core promised
+// durably survives; what it held in memory does not, as at any restart. The Runtime's transport
+// ends with the stopped process: any close code, or a drop (disconnect {by: core, stopped: true}
+// is the step that judges a clean close); a frame Core sends instead fails the step. The Runtime
+// connects again only at a later reconnect step, so checks in between read the records the new
+// Core started from. Only a scenario that tests: core has one (a Runtime under test sees no more
+// of a restart than the end of its transport, which disconnect makes); the scripted Core, in the
+// self-check, plays it as that end (1001). A driver that cannot restart its Core makes the
+// scenario not applicable.
+//
 // A frame step written with pad_payload_to: n is sent with its payload exactly n bytes long as
 // encoded on the wire: the scripted writer puts spaces after the payload's opening brace
 // (PadPayload), which JSON ignores, so a valid frame reaches a payload bound (a 96 KiB

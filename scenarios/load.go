@@ -216,6 +216,7 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 		}
 	}
 	p.checkPadded(sc)
+	p.checkRestarts(sc)
 	if len(sc.own) == 0 && len(sc.Include) == 0 && (sc.Handshake == nil || sc.Handshake.Expect == nil) {
 		p.Errorf(n.Line, "scenario %s has no steps", sc.ID)
 	}
@@ -235,6 +236,17 @@ func (p *parser) checkPadded(sc *Scenario) {
 			} else if want := SideCore; fs.From == proto.Runtime && sc.Tests != want {
 				p.Errorf(fs.Pos.Line, "pad_payload_to shapes the bytes a scripted runtime writes, which a Runtime under test does not: the scenario needs tests: %s", want)
 			}
+		}
+	}
+}
+
+// checkRestarts refuses a restart step outside a scenario that tests: core: only a Core under test
+// is restarted (through its driver), and a Runtime under test would see no more of it than a
+// transport's end, which disconnect makes.
+func (p *parser) checkRestarts(sc *Scenario) {
+	for _, st := range sc.own {
+		if st.Kind == StepRestart && sc.Tests != SideCore {
+			p.Errorf(st.Pos.Line, "restart restarts a Core under test (a Runtime under test sees only its transport end, which disconnect makes): the scenario needs tests: core")
 		}
 	}
 }
@@ -378,7 +390,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "restart"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -495,6 +507,10 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		st.From = p.peer(v, string(st.Kind))
 	case StepAwaitStall:
 		st.From = p.peer(v, string(st.Kind))
+	case StepRestart:
+		if st.From = p.peer(v, "restart"); st.From == proto.Runtime {
+			p.Errorf(v.Line, "restart: only core restarts (a Runtime's restart is not in the language)")
+		}
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")

@@ -19,7 +19,13 @@ func TestLoaderErrors(t *testing.T) {
 		{"unknown top-level key", "id: a\ntitle: t\nstep: []\n",
 			`f.yaml:3: scenario: unknown key "step" (allowed: id, title, spec, rules, labels, requires, excludes, tests, heartbeat, handshake, bootstrap_answer, vars, include, steps)`},
 		{"bad step kind", "id: a\ntitle: t\nsteps:\n  - send: {}\n",
-			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall)`},
+			`f.yaml:4: unknown step kind "send" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall, restart)`},
+		{"restart of a runtime", "id: a\ntitle: t\ntests: core\nsteps:\n  - restart: runtime\n",
+			`f.yaml:5: restart: only core restarts (a Runtime's restart is not in the language)`},
+		{"restart outside tests core", "id: a\ntitle: t\nsteps:\n  - restart: core\n",
+			`f.yaml:4: restart restarts a Core under test (a Runtime under test sees only its transport end, which disconnect makes): the scenario needs tests: core`},
+		{"restart with options", "id: a\ntitle: t\ntests: core\nsteps:\n  - restart: {peer: core}\n",
+			`f.yaml:5: restart must be a string`},
 		{"unknown message type", "id: a\ntitle: t\nsteps:\n  - core: {type: prompt_cancle, id: r}\n",
 			`f.yaml:4: unknown message type "prompt_cancle"`},
 		{"wrong sender", "id: a\ntitle: t\nsteps:\n  - core: {type: done, id: r, payload: {content: x}}\n",
@@ -179,7 +185,7 @@ func TestLoadDirReportsEveryError(t *testing.T) {
 		got = append(got, e.Error())
 	}
 	want := []string{
-		`testdata/broken/a.yaml:4: unknown step kind "sned" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall)`,
+		`testdata/broken/a.yaml:4: unknown step kind "sned" (one of core, runtime, silence, settle, disconnect, reconnect, advance, any_order, check, include, fault, stop_reading, resume_reading, await_stall, restart)`,
 		`testdata/broken/a.yaml:5: silence must be core or runtime, got "nobody"`,
 		`testdata/broken/b.yaml:1: include "no/such/scenario": no such scenario`,
 		`testdata/broken/b.yaml:8: duplicate scenario id "broken/b" (first at testdata/broken/b.yaml:1)`,

@@ -200,6 +200,11 @@ const (
 	// output has filled its socket's receive queue: the other side is then writing to it, so what
 	// the other side sends next waits behind that write.
 	StepAwaitStall StepKind = "await_stall"
+	// StepRestart: the peer named (From: only core) stops as its process exits and starts again
+	// over the same durable records, at the same address; the Runtime's transport ends with it
+	// (any close, or a drop) and a later reconnect step connects again. Only a scenario that
+	// tests: core has one: a Runtime under test sees no more of a restart than a transport's end.
+	StepRestart StepKind = "restart"
 )
 
 // Step is one step of a scenario.
@@ -274,6 +279,8 @@ func (s *Step) Describe() string {
 		return fmt.Sprintf("%s reads its socket again", s.From)
 	case StepAwaitStall:
 		return fmt.Sprintf("%s waits until the unread output fills its socket", s.From)
+	case StepRestart:
+		return fmt.Sprintf("%s restarts over its durable records", s.From)
 	}
 	return string(s.Kind)
 }
