@@ -364,6 +364,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.journalHolds(c.Journal, b)
 	case c.Interaction != nil:
 		return d.answerRefused(c.Interaction, b)
+	case c.Interactions != nil:
+		return d.interactionsHold(c.Interactions, b)
 	case c.Decision != nil:
 		return d.decisionHolds(c.Decision, b)
 	case c.Start != nil:

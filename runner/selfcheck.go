@@ -104,7 +104,7 @@ func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bo
 	}
 	for _, st := range sc.Steps {
 		if st.Index == r.Failure.Step {
-			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Decision != nil || st.Check.Start != nil || st.Check.Admission != nil)
+			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Interactions != nil || st.Check.Decision != nil || st.Check.Start != nil || st.Check.Admission != nil)
 		}
 	}
 	return false

@@ -77,6 +77,14 @@
 // Core must never have recorded (one it dropped as invalid): the caller answers at once, without
 // waiting for Core to record it, so such a check comes after a later frame of the Run that Core
 // has visibly taken (a decision it sent for a later request).
+// check.interactions {run, registered} reads the interactions Core registered for the Turn of a
+// Run: registered lists each as {type, id}, the request frame that opened it (permission_request,
+// prompt_for_user_choice, function_call) and its interaction ID (request_id, ask_id, call_id; a
+// bound placeholder resolves), in any order, none missing and none extra (an empty list: none).
+// It waits while the Turn runs and fails once the Turn has ended with another set; so a check
+// that a request registered nothing comes after the Turn has ended (check.turn), when nothing
+// more can be taken. It shows a request Core registered under no interaction ID, which no
+// answer can name (IA-02.1, IA-15.2).
 // check.decision {delivery, state} reads what Core recorded of a decision it sent (a
 // permission_decision, prompt_for_user_choice_decision or function_result), named by the
 // delivery_id it carried: awaited (Core waits for its ack), applied or refused (an ack with that

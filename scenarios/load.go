@@ -584,13 +584,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "interactions", "decision", "start", "admission", "device_status", "journal")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, interactions, decision, start, admission, device_status, journal")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -633,6 +633,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["interaction"]; v != nil {
 		c.Interaction = p.interactionCheck(v)
+	}
+	if v := f["interactions"]; v != nil {
+		c.Interactions = p.interactionsCheck(v)
 	}
 	if v := f["decision"]; v != nil {
 		c.Decision = p.decisionCheck(v)

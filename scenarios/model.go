@@ -400,6 +400,8 @@ type Check struct {
 	Subagents *SubagentsCheck
 	// Interaction: an answer Core must refuse inside itself (interaction_check.go).
 	Interaction *InteractionCheck
+	// Interactions: the interactions Core registered for a Run's Turn (interactions_check.go).
+	Interactions *InteractionsCheck
 	// Decision: what Core recorded of a decision it sent, by delivery_id (decision_check.go).
 	Decision *DecisionCheck
 	// Start: a Turn start Core must refuse inside itself (start_check.go).
@@ -459,6 +461,8 @@ func (c *Check) String() string {
 		return c.Subagents.String()
 	case c.Interaction != nil:
 		return c.Interaction.String()
+	case c.Interactions != nil:
+		return c.Interactions.String()
 	case c.Decision != nil:
 		return c.Decision.String()
 	case c.Start != nil:
