@@ -73,6 +73,9 @@ type refCoreDriver struct {
 	answered map[string]bool
 	// prepTriggered: the first runtime_prepare step was seen (see refcore_prepare.go).
 	prepTriggered bool
+	// prepRefused is Core's refusal of the preparation the scenario's frames describe, which
+	// fails the first runtime_prepare step (refcore_prepare.go).
+	prepRefused error
 	// ops are the workspace operations started through the API, by their frames' id as written;
 	// readOnly says Core has made a read-only preparation (refcore_workspace.go).
 	ops      map[string]string
@@ -86,7 +89,7 @@ type refCoreDriver struct {
 
 // Begin keeps the scenario so later triggers can look ahead.
 func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
-	d.sc, d.turnID, d.prepTriggered = sc, "", false
+	d.sc, d.turnID, d.prepTriggered, d.prepRefused = sc, "", false, nil
 	d.inputs, d.answered = map[string]bool{}, map[string]bool{}
 	d.ops, d.readOnly, d.refusals = map[string]string{}, false, 0
 	d.suspensions, d.suspendEnv = map[string]string{}, ""

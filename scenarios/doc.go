@@ -48,7 +48,9 @@
 // reaches a size bound) with body (text, when written; body_bytes: n instead, n bytes of the letter
 // a made when the check runs, for a size past what $repeat may expand to) as its content, which Core must refuse
 // inside itself with that API error code (invalid_preparation): nothing of it reaches the wire. A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
-// what a Core is configured to prepare is read from them (begin headers, chunk data concatenated).
+// what a Core is configured to prepare is read from them (begin headers, chunk data concatenated;
+// a begin written with body_bytes: n has a body of n bytes of the letter a, made at play time, for
+// a body too big to spell: no chunk step of that transfer follows, and the scenario tests: core).
 // adds) and content. check.workspace reads the record of a workspace operation a caller started
 // through Core's API (op: the id its frames carry, as written): state (completed, rejected,
 // failed, unknown), error_code, cleanup (cleanup_unconfirmed when Core did not see the read-only

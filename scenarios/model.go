@@ -308,6 +308,11 @@ type FrameTemplate struct {
 	// may carry it (a core frame in a scenario that tests: runtime, a runtime frame in one that
 	// tests: core): a peer under test sends its own bytes.
 	PadPayloadTo int
+	// BodyBytes, on a core runtime_prepare begin of a scenario that tests: core, is the size of the
+	// operation's body, n bytes of the letter a made when the scenario begins, instead of the data
+	// of chunk steps (the scenario writes none for that transfer): what Core is configured to
+	// prepare, for a body too big to spell (a Runtime that rejects the begin then needs no chunk).
+	BodyBytes int
 	// What an armed fault does to this frame on its way (the writer sends it as written): Lost, the
 	// reader never sees it; Copies, the reader sees it that many times; Corrupted, the reader gets
 	// a broken frame instead (invalid_json, invalid_frame) or loses the transport (oversize).
