@@ -21,7 +21,7 @@ var eventKinds = map[string]Kind{
 	"refused": KindConnection, "closed": KindConnection, "close": KindConnection,
 	"drop": KindConnection, "abandoned": KindConnection, "handshake-timeout": KindConnection,
 	"stall": KindConnection, "device-status": KindConnection,
-	"started": KindProcess, "stop": KindProcess,
+	"started": KindProcess, "stop": KindProcess, "restart": KindProcess,
 	"advance": KindClock,
 	"fault":   KindFault, "stop-reading": KindFault, "resume-reading": KindFault, "stalled": KindFault,
 	"discard": KindFault, "oversize": KindFault,

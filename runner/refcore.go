@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
@@ -63,7 +64,7 @@ func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, o Options) *
 	}
 	defer rc.close()
 	cfg := scriptedruntime.Config{ServerURL: rc.url, Seed: seed, Timeout: cmp.Or(o.Step, InProcessBound),
-		Driver: &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, Sockets: rc.sockets, DeviceID: referenceCoreDevice}}
+		Driver: &refCoreDriver{Core: rc.live.Load(), Clock: rc.clock, Transport: rc.transport, Sockets: rc.sockets, DeviceID: referenceCoreDevice, restart: rc.restart}}
 	if o.Decided != nil {
 		cfg.Decided = func() { o.Decided(sc) }
 	}
@@ -82,7 +83,10 @@ func playReferenceCore(ctx context.Context, sc *scenarios.Scenario, o Options) *
 
 // referenceCore is one in-process reference Core served on loopback.
 type referenceCore struct {
-	core  *core.Core
+	// live is the Core serving now: a restart replaces it with a new one over the same data file,
+	// behind the same listener (nil once it could not start again).
+	live  atomic.Pointer[core.Core]
+	cfg   core.Config // what each start opens
 	clock *clock.Fake
 	// transport runs Core's per-frame write deadline; the scripted Runtime moves it only while it
 	// has stopped reading (scriptedruntime.TransportClocked).
@@ -116,29 +120,67 @@ func startReferenceCore(smallSendBuffer bool) (*referenceCore, error) {
 	}
 	rc := &referenceCore{clock: clock.NewFake(), transport: clock.NewFake(), sockets: sockwatch.New(), dir: dir, done: make(chan struct{})}
 	base := "http://" + ln.Addr().String()
-	rc.core, err = core.Open(core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: rc.clock, TransportClock: rc.transport})
+	rc.cfg = core.Config{DataFile: filepath.Join(dir, "core.db"), PublicURL: base, Clock: rc.clock, TransportClock: rc.transport}
+	c, err := core.Open(rc.cfg)
 	if err == nil {
-		err = rc.core.AddDevice(referenceCoreDevice, "synthetic-contract-credential")
+		err = c.AddDevice(referenceCoreDevice, "synthetic-contract-credential")
 	}
 	if err == nil {
 		// The same credential under a device of another runtime type (CN-11).
-		err = rc.core.AddDeviceOfType(transport.NonDaemonDeviceID, "synthetic-contract-credential", "api-key")
+		err = c.AddDeviceOfType(transport.NonDaemonDeviceID, "synthetic-contract-credential", "api-key")
 	}
 	if err != nil {
 		ln.Close()
-		if rc.core != nil {
-			rc.core.Close()
+		if c != nil {
+			c.Close()
 		}
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	rc.live.Store(c)
 	rc.url = base + proto.APIPrefix
-	rc.srv = &http.Server{Handler: rc.core.Handler()}
+	rc.srv = &http.Server{Handler: http.HandlerFunc(rc.serve)}
 	go func() { defer close(rc.done); _ = rc.srv.Serve(rc.sockets.Listen(ln)) }()
 	return rc, nil
 }
 
+// serve hands a request to the Core serving now.
+func (rc *referenceCore) serve(w http.ResponseWriter, r *http.Request) {
+	c := rc.live.Load()
+	if c == nil {
+		http.Error(w, "the reference Core did not start again", http.StatusServiceUnavailable)
+		return
+	}
+	c.Handler().ServeHTTP(w, r)
+}
+
+// restart stops the Core as a process exit leaves it (core.Close: its runners stop, its
+// connections close, its records stay as committed) and opens a new one over the same data file,
+// with the same clocks, behind the same listener: Open reconciles what the stopped one left in
+// flight (Turns, workspace operations, suspensions).
+func (rc *referenceCore) restart() (*core.Core, error) {
+	if old := rc.live.Swap(nil); old != nil {
+		rc.stop(old)
+	}
+	c, err := core.Open(rc.cfg)
+	if err != nil {
+		return nil, err
+	}
+	rc.live.Store(c)
+	return c, nil
+}
+
 func (rc *referenceCore) close() {
+	if c := rc.live.Swap(nil); c != nil {
+		rc.stop(c)
+	}
+	_ = rc.srv.Close()
+	<-rc.done
+	_ = os.RemoveAll(rc.dir)
+}
+
+// stop closes c.
+func (rc *referenceCore) stop(c *core.Core) {
 	// A write still blocked on a Runtime that stopped reading gives up: Close waits for the writer.
 	stop := make(chan struct{})
 	go func() {
@@ -153,11 +195,8 @@ func (rc *referenceCore) close() {
 			}
 		}
 	}()
-	_ = rc.core.Close()
+	_ = c.Close()
 	close(stop)
-	_ = rc.srv.Close()
-	<-rc.done
-	_ = os.RemoveAll(rc.dir)
 }
 
 // harnessError is the result of a scenario the harness could not play.

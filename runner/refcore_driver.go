@@ -50,7 +50,9 @@ import (
 // it; stopped: true shuts Core's gateway down (it closes every connection as it chooses); no code
 // means Core closes on its own (an invalid heartbeat, the liveness timeout). Checks
 // read the Turn records and the capability snapshot, waiting (bounded by ctx) for them to hold.
-// advance moves the Core's virtual clock.
+// advance moves the Core's virtual clock. restart closes the Core (core.Close: its runners stop
+// before its connections close, as at a process exit) and opens a new one over the same bbolt
+// file, clocks and listener; Open reconciles what the stopped one left in flight.
 type refCoreDriver struct {
 	Core  *core.Core
 	Clock *clock.Fake
@@ -59,6 +61,9 @@ type refCoreDriver struct {
 	// Sockets watches the connections Core accepted (nil: none are watched).
 	Sockets  *sockwatch.Watcher
 	DeviceID string
+	// restart stops Core and starts a new one over the same records (referenceCore.restart);
+	// nil: this Core cannot be restarted.
+	restart func() (*core.Core, error)
 
 	sc     *scenarios.Scenario
 	turnID string
@@ -71,6 +76,9 @@ type refCoreDriver struct {
 	answered map[string]bool
 	// prepTriggered: the first runtime_prepare step was seen (see refcore_prepare.go).
 	prepTriggered bool
+	// prepRefused is Core's refusal of the preparation the scenario's frames describe, which
+	// fails the first runtime_prepare step (refcore_prepare.go).
+	prepRefused error
 	// ops are the workspace operations started through the API, by their frames' id as written;
 	// readOnly says Core has made a read-only preparation (refcore_workspace.go).
 	ops      map[string]string
@@ -84,7 +92,7 @@ type refCoreDriver struct {
 
 // Begin keeps the scenario so later triggers can look ahead.
 func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
-	d.sc, d.turnID, d.prepTriggered = sc, "", false
+	d.sc, d.turnID, d.prepTriggered, d.prepRefused = sc, "", false, nil
 	d.inputs, d.answered, d.cancelled = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	d.ops, d.readOnly, d.refusals = map[string]string{}, false, 0
 	d.suspensions, d.suspendEnv = map[string]string{}, ""
@@ -316,6 +324,22 @@ func (d *refCoreDriver) Disconnect(ctx context.Context, c *scenarios.CloseSpec) 
 	}
 }
 
+// Restart stops the reference Core as a process exit does and starts a new one over the same
+// bbolt file; the driver drives the new one from then on. What the driver keeps of the scenario
+// (the Turn it started, the operations by their keys) is a caller's, and stays: those records are
+// durable.
+func (d *refCoreDriver) Restart(context.Context) error {
+	if d.restart == nil {
+		return fmt.Errorf("this reference Core is not restartable: %w", scriptedruntime.ErrNotApplicable)
+	}
+	c, err := d.restart()
+	if err != nil {
+		return fmt.Errorf("the reference Core did not start again: %w", err)
+	}
+	d.Core = c
+	return nil
+}
+
 // Check answers a Core-side check from the reference Core's records.
 func (d *refCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenarios.Bindings) error {
 	for {
@@ -352,6 +376,8 @@ func (d *refCoreDriver) holds(c *scenarios.Check, b *scenarios.Bindings) (bool, 
 		return d.journalHolds(c.Journal, b)
 	case c.Interaction != nil:
 		return d.answerRefused(c.Interaction, b)
+	case c.Interactions != nil:
+		return d.interactionsHold(c.Interactions, b)
 	case c.Decision != nil:
 		return d.decisionHolds(c.Decision, b)
 	case c.Start != nil:

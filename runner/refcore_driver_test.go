@@ -20,7 +20,7 @@ func TestDisconnectWaitsForTheConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.close()
-	d := &refCoreDriver{Core: rc.core, Clock: rc.clock, Transport: rc.transport, DeviceID: referenceCoreDevice}
+	d := &refCoreDriver{Core: rc.live.Load(), Clock: rc.clock, Transport: rc.transport, DeviceID: referenceCoreDevice}
 	for _, code := range []int{proto.CloseRuntimeDeleted, 4000} {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		err := d.Disconnect(ctx, &scenarios.CloseSpec{Code: code})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -158,13 +159,6 @@ func answerOf(st *scenarios.Step, b *scenarios.Bindings) (json.RawMessage, error
 	return json.Marshal(m)
 }
 
-// requestKeys names the payload member that carries a request's interaction ID.
-var requestKeys = map[string]string{
-	proto.TypePermissionRequest:   "request_id",
-	proto.TypePromptForUserChoice: "ask_id",
-	proto.TypeFunctionCall:        "call_id",
-}
-
 // requestedBefore lists the interaction IDs of the requests the Runtime sent before st (those
 // whose ID the bindings resolve; an invalid frame is never recorded).
 func (d *refCoreDriver) requestedBefore(st *scenarios.Step, b *scenarios.Bindings) []string {
@@ -174,7 +168,7 @@ func (d *refCoreDriver) requestedBefore(st *scenarios.Step, b *scenarios.Binding
 			break
 		}
 		for _, f := range earlier.Frames() {
-			key, ok := requestKeys[f.Frame.Type]
+			key, ok := scenarios.InteractionRequestTypes[f.Frame.Type]
 			p, isMap := f.Frame.Payload.(map[string]scenarios.Value)
 			if f.From != proto.Runtime || !ok || !isMap || f.Frame.Invalid != "" || p[key] == nil {
 				continue
@@ -277,4 +271,55 @@ func (d *refCoreDriver) decisionHolds(c *scenarios.DecisionCheck, b *scenarios.B
 		return state == c.State, fmt.Sprintf("the decision with delivery_id %s is %s (recorded %s %s)", delivery, state, in.State, in.Code), nil
 	}
 	return false, "Core recorded no decision with delivery_id " + delivery, nil
+}
+
+// requestTypes maps the reference Core's interaction kinds onto the request frames that open them.
+var requestTypes = map[string]string{
+	store.InteractionPermission: proto.TypePermissionRequest,
+	store.InteractionUserChoice: proto.TypePromptForUserChoice,
+	store.InteractionFunction:   proto.TypeFunctionCall,
+}
+
+// interactionsHold answers check.interactions: the interactions the Turn of the Run registered,
+// as {type, id}, against the check's list in any order. It waits while the Turn runs (a request
+// may still be taken) and fails once the Turn has ended with another set.
+func (d *refCoreDriver) interactionsHold(c *scenarios.InteractionsCheck, b *scenarios.Bindings) (bool, string, error) {
+	run, err := resolveString(c.Run, b)
+	if err != nil {
+		return false, "", err
+	}
+	t, err := d.Core.TurnByRun(run)
+	if err != nil {
+		return false, fmt.Sprintf("no Turn for run %s", run), nil
+	}
+	want := map[scenarios.RegisteredInteraction]bool{}
+	for _, r := range c.Registered {
+		id, err := resolveString(r.ID, b)
+		if err != nil {
+			return false, "", err
+		}
+		if strings.Contains(id, "${") {
+			return false, "", fmt.Errorf("check.interactions: %s's id %s is not bound", r.Type, id)
+		}
+		want[scenarios.RegisteredInteraction{Type: r.Type, ID: id}] = true
+	}
+	ins, err := d.Core.Interactions(t.ID)
+	if err != nil {
+		return false, "", err
+	}
+	got := map[scenarios.RegisteredInteraction]bool{}
+	var listed []string
+	for _, in := range ins {
+		r := scenarios.RegisteredInteraction{Type: requestTypes[in.Kind], ID: in.ID}
+		got[r] = true
+		listed = append(listed, fmt.Sprintf("%s %q", r.Type, in.ID))
+	}
+	state := fmt.Sprintf("registered [%s]", strings.Join(listed, ", "))
+	if maps.Equal(got, want) {
+		return true, state, nil
+	}
+	if t.Outcome != nil {
+		return false, state, fmt.Errorf("the Turn ended having %s, want %d interactions (%s)", state, len(want), c)
+	}
+	return false, state, nil
 }

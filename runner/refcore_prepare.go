@@ -20,6 +20,8 @@ import (
 //   - each begin is one operation (its header as written; environment_id and session_id must be
 //     literal UUIDs, since they are the caller's), and the data of the chunks after it, in order,
 //     is its body;
+//   - a begin written with body_bytes: n has a body of n bytes of the letter a, made here (for a
+//     body too big to spell; the scenario writes no chunk of it);
 //   - a scenario that reconnects shows the preparation once per connection: the connection with
 //     the most begins is taken (the others are where it stopped early).
 //
@@ -47,8 +49,12 @@ func (d *refCoreDriver) configurePreparation(sc *scenarios.Scenario) error {
 			}
 			switch {
 			case p.Step == proto.StepBegin:
-				cur = append(cur, store.PreparationOperation{Action: p.Action, Slot: p.Slot, Skill: p.Skill, Plugin: p.Plugin,
-					File: p.File, Initialization: p.Initialization, Sources: p.Sources})
+				op := store.PreparationOperation{Action: p.Action, Slot: p.Slot, Skill: p.Skill, Plugin: p.Plugin,
+					File: p.File, Initialization: p.Initialization, Sources: p.Sources}
+				if n := f.Frame.BodyBytes; n > 0 {
+					op.Content = bytes.Repeat([]byte("a"), n) // made now: no chunk step spells it
+				}
+				cur = append(cur, op)
 			case p.Step == proto.StepChunk && len(cur) > 0:
 				cur[len(cur)-1].Content = append(cur[len(cur)-1].Content, p.Data...)
 			}
@@ -64,7 +70,14 @@ func (d *refCoreDriver) configurePreparation(sc *scenarios.Scenario) error {
 	if err != nil {
 		return err
 	}
-	return d.Core.SetPreparation(d.DeviceID, &store.Preparation{EnvironmentID: env, SessionID: sess, Operations: best})
+	err = d.Core.SetPreparation(d.DeviceID, &store.Preparation{EnvironmentID: env, SessionID: sess, Operations: best})
+	if errors.Is(err, core.ErrInvalidPreparation) {
+		// Core refuses what the scenario says it sends: that fails the first runtime_prepare step
+		// (triggerPrepare), where Core then sends nothing, not the harness.
+		d.prepRefused = err
+		return nil
+	}
+	return err
 }
 
 // prepIdentity is the Environment identity of the scenario's first begin.
@@ -87,6 +100,9 @@ func prepIdentity(sc *scenarios.Scenario, b *scenarios.Bindings) (env, sess stri
 // triggerPrepare starts the scenario's Turn at its first runtime_prepare, when it has one: the
 // Turn is queued while the connection prepares, and Core sends nothing for it until then.
 func (d *refCoreDriver) triggerPrepare(ctx context.Context, st *scenarios.Step, b *scenarios.Bindings) error {
+	if d.prepRefused != nil {
+		return fmt.Errorf("the reference Core refused the preparation the scenario's runtime_prepare frames describe: %w", d.prepRefused)
+	}
 	if d.turnID != "" || d.prepTriggered {
 		return nil
 	}

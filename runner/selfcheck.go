@@ -71,6 +71,9 @@ func (d *viewDriver) Trigger(context.Context, *scenarios.Step, *scenarios.Bindin
 func (d *viewDriver) Advance(time.Duration)                                               {}
 func (d *viewDriver) Disconnect(context.Context, *scenarios.CloseSpec) error              { return nil }
 
+// Restart: the scripted Core plays a restart on its own, as the transport's end a Runtime sees.
+func (d *viewDriver) Restart(context.Context) error { return nil }
+
 func (d *viewDriver) Check(ctx context.Context, c *scenarios.Check, _ *scenarios.Bindings) error {
 	if c.Capabilities == nil {
 		return fmt.Errorf("the scripted Core keeps no Turn records: %w", scriptedruntime.ErrNotApplicable)
@@ -101,7 +104,7 @@ func OnlyTurnChecksNotApplicable(sc *scenarios.Scenario, r *scenarios.Result) bo
 	}
 	for _, st := range sc.Steps {
 		if st.Index == r.Failure.Step {
-			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Decision != nil || st.Check.Start != nil || st.Check.Admission != nil || st.Check.Cancel != nil || st.Check.Input != nil)
+			return st.Kind == scenarios.StepCheck && st.Check != nil && (st.Check.Turn != nil || st.Check.Preparation != nil || st.Check.Workspace != nil || st.Check.Suspension != nil || st.Check.Interaction != nil || st.Check.Interactions != nil || st.Check.Decision != nil || st.Check.Start != nil || st.Check.Admission != nil || st.Check.Cancel != nil || st.Check.Input != nil)
 		}
 	}
 	return false

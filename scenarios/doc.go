@@ -55,7 +55,9 @@
 // reaches a size bound) with body (text, when written; body_bytes: n instead, n bytes of the letter
 // a made when the check runs, for a size past what $repeat may expand to) as its content, which Core must refuse
 // inside itself with that API error code (invalid_preparation): nothing of it reaches the wire. A Core-side scenario writes Core's runtime_prepare frames as a Runtime-side one does;
-// what a Core is configured to prepare is read from them (begin headers, chunk data concatenated).
+// what a Core is configured to prepare is read from them (begin headers, chunk data concatenated;
+// a begin written with body_bytes: n has a body of n bytes of the letter a, made at play time, for
+// a body too big to spell: no chunk step of that transfer follows, and the scenario tests: core).
 // adds) and content. check.workspace reads the record of a workspace operation a caller started
 // through Core's API (op: the id its frames carry, as written): state (completed, rejected,
 // failed, unknown), error_code, cleanup (cleanup_unconfirmed when Core did not see the read-only
@@ -84,6 +86,14 @@
 // Core must never have recorded (one it dropped as invalid): the caller answers at once, without
 // waiting for Core to record it, so such a check comes after a later frame of the Run that Core
 // has visibly taken (a decision it sent for a later request).
+// check.interactions {run, registered} reads the interactions Core registered for the Turn of a
+// Run: registered lists each as {type, id}, the request frame that opened it (permission_request,
+// prompt_for_user_choice, function_call) and its interaction ID (request_id, ask_id, call_id; a
+// bound placeholder resolves), in any order, none missing and none extra (an empty list: none).
+// It waits while the Turn runs and fails once the Turn has ended with another set; so a check
+// that a request registered nothing comes after the Turn has ended (check.turn), when nothing
+// more can be taken. It shows a request Core registered under no interaction ID, which no
+// answer can name (IA-02.1, IA-15.2).
 // check.decision {delivery, state} reads what Core recorded of a decision it sent (a
 // permission_decision, prompt_for_user_choice_decision or function_result), named by the
 // delivery_id it carried: awaited (Core waits for its ack), applied or refused (an ack with that
@@ -172,6 +182,19 @@
 // with invalid: the 4 MiB envelope error is one the reader's read limit refuses: the reader
 // expects its transport to close instead of a frame, and a writer whose write fails because the
 // peer closed first goes on to the next step.
+//
+// `restart: core` restarts a Core under test: its driver stops it as its process exits (its
+// ordinary stop or a kill, the driver's choice) and starts it again over the same durable
+// records, at the same address, with the same devices and credentials (a clock the driver moves
+// keeps its time), and the step ends once the new Core serves bootstraps. What Core promised
+// durably survives; what it held in memory does not, as at any restart. The Runtime's transport
+// ends with the stopped process: any close code, or a drop (disconnect {by: core, stopped: true}
+// is the step that judges a clean close); a frame Core sends instead fails the step. The Runtime
+// connects again only at a later reconnect step, so checks in between read the records the new
+// Core started from. Only a scenario that tests: core has one (a Runtime under test sees no more
+// of a restart than the end of its transport, which disconnect makes); the scripted Core, in the
+// self-check, plays it as that end (1001). A driver that cannot restart its Core makes the
+// scenario not applicable.
 //
 // A frame step written with pad_payload_to: n is sent with its payload exactly n bytes long as
 // encoded on the wire: the scripted writer puts spaces after the payload's opening brace

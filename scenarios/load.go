@@ -235,6 +235,8 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 		}
 	}
 	p.checkPadded(sc)
+	p.checkRestarts(sc)
+	p.checkBodyBytes(sc)
 	if len(sc.own) == 0 && len(sc.Include) == 0 && (sc.Handshake == nil || sc.Handshake.Expect == nil) {
 		p.Errorf(n.Line, "scenario %s has no steps", sc.ID)
 	}
@@ -257,6 +259,50 @@ func (p *parser) checkPadded(sc *Scenario) {
 		}
 	}
 }
+
+// checkBodyBytes keeps body_bytes to what it means: the body of a runtime_prepare begin a Core
+// under test is configured with (tests: core), made at play time, so no chunk step of that
+// transfer (its id as written) follows to spell it.
+func (p *parser) checkBodyBytes(sc *Scenario) {
+	for i, st := range sc.own {
+		for _, fs := range st.Frames() {
+			ft := fs.Frame
+			if ft.BodyBytes == 0 {
+				continue
+			}
+			if pl, _ := ft.Payload.(map[string]Value); fs.From != proto.Core || ft.Type != proto.TypeRuntimePrepare || pl["step"] != proto.StepBegin {
+				p.Errorf(fs.Pos.Line, "body_bytes is the body of an operation Core prepares: only on a core runtime_prepare begin")
+				continue
+			}
+			if sc.Tests != SideCore {
+				p.Errorf(fs.Pos.Line, "body_bytes configures the body a Core under test prepares (a scripted core sends only the frames written): the scenario needs tests: core")
+			}
+			for _, later := range sc.own[i+1:] {
+				for _, lf := range later.Frames() {
+					if pl, _ := lf.Frame.Payload.(map[string]Value); lf.From == proto.Core && lf.Frame.Type == proto.TypeRuntimePrepare &&
+						pl["step"] == proto.StepChunk && lf.Frame.ID == ft.ID {
+						p.Errorf(lf.Pos.Line, "a chunk of a transfer whose begin has body_bytes: that body is made at play time, not spelled by chunks")
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkRestarts refuses a restart step outside a scenario that tests: core: only a Core under test
+// is restarted (through its driver), and a Runtime under test would see no more of it than a
+// transport's end, which disconnect makes.
+func (p *parser) checkRestarts(sc *Scenario) {
+	for _, st := range sc.own {
+		if st.Kind == StepRestart && sc.Tests != SideCore {
+			p.Errorf(st.Pos.Line, "restart restarts a Core under test (a Runtime under test sees only its transport end, which disconnect makes): the scenario needs tests: core")
+		}
+	}
+}
+
+// maxBodyBytes bounds a body made at play time (body_bytes): past the 50 MiB transfer bound, with
+// room for an over-limit case.
+const maxBodyBytes = 64 << 20
 
 var (
 	httpMethodRE = regexp.MustCompile(`^[A-Z]+$`)
@@ -402,7 +448,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "export_pull"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "export_pull", "restart"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -525,6 +571,10 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		if st.Export == nil {
 			return nil
 		}
+	case StepRestart:
+		if st.From = p.peer(v, "restart"); st.From == proto.Runtime {
+			p.Errorf(v.Line, "restart: only core restarts (a Runtime's restart is not in the language)")
+		}
 	case StepAnyOrder:
 		if v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
 			p.Errorf(v.Line, "any_order needs a list of at least two frame steps")
@@ -622,13 +672,13 @@ func (p *parser) peer(n *yaml.Node, what string) proto.Peer {
 }
 
 func (p *parser) check(n *yaml.Node) *Check {
-	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal", "cancel", "input")
+	f := p.fields(n, "check", "capabilities", "turn", "preparation", "workspace", "suspension", "subagents", "interaction", "decision", "start", "admission", "device_status", "journal", "cancel", "input", "interactions")
 	if f == nil {
 		return nil
 	}
 	c := &Check{Pos: p.pos(n)}
 	if len(f) != 1 {
-		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal, cancel, input")
+		p.Errorf(n.Line, "check needs exactly one of capabilities, turn, preparation, workspace, suspension, subagents, interaction, decision, start, admission, device_status, journal, cancel, input, interactions")
 		return nil
 	}
 	if v := f["preparation"]; v != nil {
@@ -671,6 +721,9 @@ func (p *parser) check(n *yaml.Node) *Check {
 	}
 	if v := f["interaction"]; v != nil {
 		c.Interaction = p.interactionCheck(v)
+	}
+	if v := f["interactions"]; v != nil {
+		c.Interactions = p.interactionsCheck(v)
 	}
 	if v := f["decision"]; v != nil {
 		c.Decision = p.decisionCheck(v)
@@ -824,8 +877,8 @@ func (p *parser) preparationRefusal(v *yaml.Node, pf map[string]*yaml.Node) *Pre
 	if n := pf["body_bytes"]; n != nil {
 		size, ok := yamlstrict.Int(n)
 		switch {
-		case !ok || size < 1 || size > 64<<20:
-			p.Errorf(n.Line, "check.preparation.body_bytes must be an integer from 1 to 67108864")
+		case !ok || size < 1 || size > maxBodyBytes:
+			p.Errorf(n.Line, "check.preparation.body_bytes must be an integer from 1 to %d", maxBodyBytes)
 		case pf["body"] != nil:
 			p.Errorf(n.Line, "check.preparation holds one of body, body_bytes")
 		default:
@@ -851,7 +904,7 @@ func checkUsage(usage Value, vars map[string]Value) error {
 }
 
 func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
-	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted", "optional", "pad_payload_to")
+	f := p.fields(n, string(from)+" frame", "type", "id", "payload", "trace", "invalid", "raw", "lost", "copies", "corrupted", "optional", "pad_payload_to", "body_bytes")
 	if f == nil {
 		return nil
 	}
@@ -880,6 +933,13 @@ func (p *parser) frame(n *yaml.Node, from proto.Peer) *FrameTemplate {
 			p.Errorf(v.Line, "pad_payload_to needs a payload to pad")
 		}
 		ft.PadPayloadTo = c
+	}
+	if v := f["body_bytes"]; v != nil {
+		n, ok := yamlstrict.Int(v)
+		if !ok || n < 1 || n > maxBodyBytes {
+			p.Errorf(v.Line, "body_bytes must be an integer from 1 to %d", maxBodyBytes)
+		}
+		ft.BodyBytes = n
 	}
 	if v := f["optional"]; v != nil {
 		ft.Optional = p.Bool(v, "optional")

@@ -224,6 +224,11 @@ const (
 	StepAwaitStall StepKind = "await_stall"
 	// StepExportPull: Core pulls the export the steps before began to its end (ExportPull).
 	StepExportPull StepKind = "export_pull"
+	// StepRestart: the peer named (From: only core) stops as its process exits and starts again
+	// over the same durable records, at the same address; the Runtime's transport ends with it
+	// (any close, or a drop) and a later reconnect step connects again. Only a scenario that
+	// tests: core has one: a Runtime under test sees no more of a restart than a transport's end.
+	StepRestart StepKind = "restart"
 )
 
 // Step is one step of a scenario.
@@ -319,6 +324,8 @@ func (s *Step) Describe() string {
 		return fmt.Sprintf("%s waits until the unread output fills its socket", s.From)
 	case StepExportPull:
 		return fmt.Sprintf("core pulls export %s to its end", compact(s.Export.ID))
+	case StepRestart:
+		return fmt.Sprintf("%s restarts over its durable records", s.From)
 	}
 	return string(s.Kind)
 }
@@ -346,6 +353,11 @@ type FrameTemplate struct {
 	// may carry it (a core frame in a scenario that tests: runtime, a runtime frame in one that
 	// tests: core): a peer under test sends its own bytes.
 	PadPayloadTo int
+	// BodyBytes, on a core runtime_prepare begin of a scenario that tests: core, is the size of the
+	// operation's body, n bytes of the letter a made when the scenario begins, instead of the data
+	// of chunk steps (the scenario writes none for that transfer): what Core is configured to
+	// prepare, for a body too big to spell (a Runtime that rejects the begin then needs no chunk).
+	BodyBytes int
 	// What an armed fault does to this frame on its way (the writer sends it as written): Lost, the
 	// reader never sees it; Copies, the reader sees it that many times; Corrupted, the reader gets
 	// a broken frame instead (invalid_json, invalid_frame) or loses the transport (oversize).
@@ -438,6 +450,8 @@ type Check struct {
 	Subagents *SubagentsCheck
 	// Interaction: an answer Core must refuse inside itself (interaction_check.go).
 	Interaction *InteractionCheck
+	// Interactions: the interactions Core registered for a Run's Turn (interactions_check.go).
+	Interactions *InteractionsCheck
 	// Decision: what Core recorded of a decision it sent, by delivery_id (decision_check.go).
 	Decision *DecisionCheck
 	// Start: a Turn start Core must refuse inside itself (start_check.go).
@@ -501,6 +515,8 @@ func (c *Check) String() string {
 		return c.Subagents.String()
 	case c.Interaction != nil:
 		return c.Interaction.String()
+	case c.Interactions != nil:
+		return c.Interactions.String()
 	case c.Decision != nil:
 		return c.Decision.String()
 	case c.Start != nil:

@@ -557,6 +557,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		return r.disconnect(st), nil
 	case scenarios.StepReconnect:
 		return r.awaitConnection(st), nil
+	case scenarios.StepRestart:
+		return r.restart(st), nil
 	case scenarios.StepCheck:
 		// A Core-side check tests a Core; the scripted Core is not under test.
 		return nil, nil
@@ -675,6 +677,18 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 	r.srv.online = false
 	r.srv.mu.Unlock()
 	return nil
+}
+
+// restart plays a Core restart as far as a script can: the scripted Core keeps no durable records,
+// so it only ends the transport as a Core that stops does (1001), and a later reconnect step
+// takes the Runtime's next connection. Only the self-check plays it (restart needs tests: core).
+func (r *run) restart(st *scenarios.Step) *scenarios.Failure {
+	if r.p.Conn == nil {
+		return nil
+	}
+	stop := *st
+	stop.Close = &scenarios.CloseSpec{By: proto.Core, Code: proto.CloseGoingAway, Reason: "core restarting"}
+	return r.disconnect(&stop)
 }
 
 // endedAsAllowed says how the scenario ended when f came from the end of the Runtime's transport

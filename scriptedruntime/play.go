@@ -35,6 +35,13 @@ type CoreDriver interface {
 	Advance(d time.Duration)
 	// Disconnect makes Core close the Runtime's transport as the step says.
 	Disconnect(ctx context.Context, c *scenarios.CloseSpec) error
+	// Restart stops Core as its process exits (its ordinary stop or a kill: how is the driver's
+	// choice) and starts it again over the same durable records, at the same address, with the
+	// same devices and credentials and, when the driver moves Core's clock, that clock's time
+	// kept; it returns once the new Core serves bootstraps. Nothing else carries over: what the
+	// stopped process held only in memory is gone, as at any restart. It returns ErrNotApplicable
+	// when this Core cannot be restarted.
+	Restart(ctx context.Context) error
 }
 
 // ErrNotApplicable is returned by a CoreDriver for a check it cannot answer.
@@ -312,7 +319,7 @@ func fail(f *scenarios.Failure) *stepFailure {
 
 func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
 	p, d := r.p, r.cfg.Driver
-	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance && st.Kind != scenarios.StepFault {
+	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance && st.Kind != scenarios.StepFault && st.Kind != scenarios.StepRestart {
 		return fail(p.Failf(st, "the transport is closed; this step needs a connection")), nil
 	}
 	switch st.Kind {
@@ -352,6 +359,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		return nil, nil
 	case scenarios.StepDisconnect:
 		return r.disconnect(ctx, st)
+	case scenarios.StepRestart:
+		return r.restart(ctx, st), nil
 	case scenarios.StepReconnect:
 		old := p.Conn
 		if err := r.connect(ctx); err != nil {
@@ -461,6 +470,34 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 			return fail(p.Failf(st, "Core sent %s instead of closing the transport", in.Raw)), nil
 		}
 	}
+}
+
+// restart has the driver restart Core, then requires the Runtime's transport to have ended with
+// the stopped process: any close code or a drop (how a process exit ends it is the driver's
+// choice; disconnect {stopped: true} is the step that judges a Core's clean close). A frame before
+// the end fails the step, as it does before an any_close: the scenario says what Core sends.
+func (r *run) restart(ctx context.Context, st *scenarios.Step) *stepFailure {
+	p, d := r.p, r.cfg.Driver
+	if d == nil {
+		return &stepFailure{p.Failf(st, "no Core driver to restart Core"), ErrNotApplicable}
+	}
+	p.Rec.Event("restart", "Core stops and starts again over its durable records")
+	if err := d.Restart(ctx); err != nil {
+		return &stepFailure{p.Failf(st, "the Core driver could not restart Core: %v", err), err}
+	}
+	if p.Conn == nil {
+		return nil
+	}
+	in, err := p.Conn.Next(r.cfg.Timeout)
+	var closed *script.ClosedError
+	switch {
+	case errors.As(err, &closed):
+		p.Conn = nil
+		return nil
+	case err != nil:
+		return fail(p.Failf(st, "the transport outlived Core's restart by %v", r.cfg.Timeout))
+	}
+	return fail(p.Failf(st, "Core sent %s instead of ending the transport as it stopped", in.Raw))
 }
 
 // replaced checks the rule for a second connection of the same device while the first is still

@@ -171,6 +171,7 @@ func (d *readWatchedDriver) Check(context.Context, *scenarios.Check, *scenarios.
 }
 func (d *readWatchedDriver) Advance(time.Duration)                                  { d.record("advance") }
 func (d *readWatchedDriver) Disconnect(context.Context, *scenarios.CloseSpec) error { return nil }
+func (d *readWatchedDriver) Restart(context.Context) error                          { return nil }
 func (d *readWatchedDriver) AwaitReadAll(context.Context) error {
 	d.record("await-read-all")
 	return nil

@@ -111,11 +111,14 @@ func Open(cfg Config) (*Core, error) {
 // Handler serves the daemon routes under /api/v1/agent-daemon/ and the JSON API.
 func (c *Core) Handler() http.Handler { return c.mux }
 
-// Close closes every connection, stops every Turn runner and closes the store. Turns still in
-// flight keep their committed phase for the next Open to reconcile.
+// Close stops every Turn and operation runner, then closes every connection and the store, as a
+// process exit leaves them: Turns still in flight keep their committed phase and operations stay
+// pending, for the next Open to reconcile. The runners stop first so that none takes the end of
+// its connection, which Close itself causes, for a disconnect to record (a write's unknown
+// outcome, say, which is the restart's to settle: ReconcileWorkspace).
 func (c *Core) Close() error {
-	c.gw.Close()
 	c.engine.Close()
+	c.gw.Close()
 	return c.store.Close()
 }
 
