@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/base64"
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -150,6 +151,14 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 			tolerated = append(tolerated, st)
 			continue
 		}
+		if st.Kind == scenarios.StepExportPull {
+			var fail *match
+			mine, theirs, fail = m.pullExport(st, self, mine, theirs, b, ended || mayEnd)
+			if fail != nil {
+				return *fail
+			}
+			continue
+		}
 		group := st.Frames()
 		if len(group) == 0 {
 			continue
@@ -225,6 +234,53 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 		}
 	}
 	return m
+}
+
+// pullExport rejudges an export_pull step as the player judged it: the Runtime's chunks in order,
+// each at the bytes received so far (Core's next between them binds as wirecheck sent it), until
+// completed there, then the archive against the step's template. It returns the frames left, or
+// the failure; stop: the run ended before the pull did, which holds against no step.
+func (m *match) pullExport(st *scenarios.Step, self proto.Peer, mine, theirs []Record, b *scenarios.Bindings, stop bool) ([]Record, []Record, *match) {
+	if st.From == self {
+		return mine, theirs, nil // a scripted Runtime served it: what it sent is not judged
+	}
+	var archive []byte
+	for {
+		for len(theirs) > 0 && theirs[0].Frame.Type == proto.TypeHeartbeat {
+			theirs = theirs[1:]
+		}
+		want := st.Export.Awaited(st, len(archive))
+		if len(theirs) == 0 {
+			if stop {
+				return mine, theirs, nil
+			}
+			return mine, theirs, &match{matched: m.matched, step: st.Index, reason: fmt.Sprintf("expected %s at offset %d, and no frame was recorded", want.Frame.Type, len(archive))}
+		}
+		got := theirs[0]
+		theirs = theirs[1:]
+		frame, mm := scenarios.MatchFrame(want.Frame, want.From, []byte(got.Frame.Raw), b)
+		if mm != nil {
+			return mine, theirs, &match{matched: m.matched, step: st.Index, record: got.N,
+				reason: fmt.Sprintf("pulling the export at offset %d: %s %s (record %d): %s", len(archive), st.From, got.Frame.Type, got.N, mm.Reason)}
+		}
+		m.matched++
+		res, _ := frame.Payload.(*proto.WorkspaceExportResultPayload)
+		if res == nil || res.Outcome == proto.OutcomeCompleted {
+			break
+		}
+		archive = append(archive, res.Data...)
+		if len(mine) > 0 { // the next wirecheck sent
+			_, _ = scenarios.MatchFrame(st.Export.Next(st, len(archive)).Frame, self, []byte(mine[0].Frame.Raw), b)
+			mine = mine[1:]
+		}
+	}
+	if st.Export.Archive != nil {
+		got := map[string]any{"archive": base64.StdEncoding.EncodeToString(archive)}
+		if mm := b.Match(map[string]scenarios.Value{"archive": st.Export.Archive}, got); mm != nil {
+			return mine, theirs, &match{matched: m.matched, step: st.Index, reason: fmt.Sprintf("the export's archive (%d bytes) differs: %s", len(archive), mm)}
+		}
+	}
+	return mine, theirs, nil
 }
 
 // allowedFrame returns the index of the tolerated frame (a silence's allowed reply) got matches,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -161,6 +162,61 @@ func TestRejudgeKnowsARuntimeMayEndItsTransport(t *testing.T) {
 	wrong.Transcript[last].Frame = withID(t, wrong.Transcript[last].Frame, "someone-else")
 	if got := rejudge(&wrong); got.Now == "pass" {
 		t.Errorf("a wrong frame after the may_end step: now %q, %v", got.Now, got.Differences)
+	}
+}
+
+// TestRejudgeFollowsAnExportPull: an export_pull step is rejudged chunk by chunk as the player
+// judged it, so an untouched pull rejudges clean, and a recorded archive that no longer holds the
+// written files fails the step.
+func TestRejudgeFollowsAnExportPull(t *testing.T) {
+	t.Parallel()
+	const id = "workspace/runtime/export-pulled-to-end-holds-the-written-files"
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ok := cat.Get(id)
+	if !ok {
+		t.Fatalf("%s is not in the catalog", id)
+	}
+	pull := slices.IndexFunc(sc.Steps, func(st *scenarios.Step) bool { return st.Kind == scenarios.StepExportPull })
+	if pull < 0 {
+		t.Fatalf("%s has no export_pull step", id)
+	}
+	ref := runner.PlayRuntime(context.Background(), sc, 0, runner.ReferenceRuntime{}, runner.Options{Seed: "rejudge"})
+	if ref.Verdict != scenarios.Pass {
+		t.Fatalf("the reference: %s", ref)
+	}
+	rejudge := func(r *scenarios.Result) journal.Rejudged {
+		var b bytes.Buffer
+		if _, err := journal.Write(&b, journal.Header{Wire: "0.11.0", Clock: "virtual"}, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := journal.Read(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return journal.Rejudge(recs, cat)
+	}
+	if got := rejudge(ref); got.Now != "pass" || len(got.Differences) > 0 {
+		t.Fatalf("the reference, untouched: now %q, %v", got.Now, got.Differences)
+	}
+	// The first chunk's data replaced by other bytes of a valid chunk: the archive no longer holds
+	// the files.
+	bad := *ref
+	bad.Transcript = slices.Clone(ref.Transcript)
+	first := slices.IndexFunc(bad.Transcript, func(e scenarios.Exchange) bool {
+		return e.Step == sc.Steps[pull].Index && e.Type == "workspace_export_result"
+	})
+	var m map[string]any
+	if err := json.Unmarshal([]byte(bad.Transcript[first].Frame), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["payload"].(map[string]any)["data"] = "AAAA"
+	raw, _ := json.Marshal(m)
+	bad.Transcript[first].Frame = string(raw)
+	if got := rejudge(&bad); got.Now != fmt.Sprintf("fail at step %d", sc.Steps[pull].Index) {
+		t.Errorf("a pull whose first chunk changed: now %q, %v", got.Now, got.Differences)
 	}
 }
 

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -671,3 +673,38 @@ func (s *Scenario) HasFaults() bool {
 	}
 	return false
 }
+
+// Awaited is the frame step a pull expects once received bytes of the archive came: the chunk at
+// offset 0 first; after a chunk, the chunk at that offset or completed there (WS-28.2). Its data is
+// any string: what a chunk may hold is the wire rules' to judge.
+func (e *ExportPull) Awaited(st *Step, received int) *Step {
+	chunk := map[string]Value{"outcome": proto.OutcomeChunk, "offset": jsonInt(received), "data": &Matcher{Any: "string"}}
+	var want Value = chunk
+	if received > 0 {
+		want = &Matcher{OneOf: []Value{chunk, map[string]Value{"outcome": proto.OutcomeCompleted, "offset": jsonInt(received)}}}
+	}
+	return e.frame(st, proto.Runtime, proto.TypeWorkspaceExportResult, want)
+}
+
+// Next is the next Core sends once received bytes came: offset = the bytes received (WS-28.3).
+func (e *ExportPull) Next(st *Step, received int) *Step {
+	return e.frame(st, proto.Core, proto.TypeWorkspaceExport, map[string]Value{"step": proto.ExportNext, "offset": jsonInt(received)})
+}
+
+// Chunk is the chunk a scripted Runtime serves at offset, and Completed its last frame.
+func (e *ExportPull) Chunk(st *Step, offset int, data string) *Step {
+	return e.frame(st, proto.Runtime, proto.TypeWorkspaceExportResult, map[string]Value{"outcome": proto.OutcomeChunk, "offset": jsonInt(offset), "data": data})
+}
+
+// Completed is the frame that ends an export of size bytes.
+func (e *ExportPull) Completed(st *Step, size int) *Step {
+	return e.frame(st, proto.Runtime, proto.TypeWorkspaceExportResult, map[string]Value{"outcome": proto.OutcomeCompleted, "offset": jsonInt(size)})
+}
+
+// frame is one frame of the pull, as a frame step of its own at the step's place.
+func (e *ExportPull) frame(st *Step, from proto.Peer, typ string, payload Value) *Step {
+	return &Step{Kind: StepKind(from), Pos: st.Pos, Index: st.Index, From: from,
+		Frame: &FrameTemplate{Type: typ, ID: e.ID, Payload: payload, Pos: st.Pos}}
+}
+
+func jsonInt(n int) json.Number { return json.Number(strconv.Itoa(n)) }

@@ -3,9 +3,7 @@ package script
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -19,14 +17,7 @@ import (
 func (p *Player) PullExport(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
 	var archive []byte
 	for {
-		offset := number(len(archive))
-		chunk := map[string]scenarios.Value{"outcome": proto.OutcomeChunk, "offset": offset, "data": &scenarios.Matcher{Any: "string"}}
-		var want scenarios.Value = chunk
-		if len(archive) > 0 {
-			// WS-28.2: next at n is answered by the chunk starting at n, or completed at n.
-			want = &scenarios.Matcher{OneOf: []scenarios.Value{chunk, map[string]scenarios.Value{"outcome": proto.OutcomeCompleted, "offset": offset}}}
-		}
-		frames, f := p.Expect(exportFrame(st, proto.Runtime, proto.TypeWorkspaceExportResult, want))
+		frames, f := p.Expect(st.Export.Awaited(st, len(archive)))
 		if f != nil {
 			f.Message = fmt.Sprintf("pulling the export at offset %d: %s", len(archive), f.Message)
 			return f, nil
@@ -39,8 +30,7 @@ func (p *Player) PullExport(ctx context.Context, st *scenarios.Step) (*scenarios
 		if len(archive) > proto.WorkspaceExportMaxBytes {
 			return p.Failf(st, "the export's chunks passed its %d-byte bound (at %d bytes) without completed", proto.WorkspaceExportMaxBytes, len(archive)), nil
 		}
-		next := map[string]scenarios.Value{"step": proto.ExportNext, "offset": number(len(archive))}
-		if f, err := p.Send(ctx, exportFrame(st, proto.Core, proto.TypeWorkspaceExport, next)); f != nil || err != nil {
+		if f, err := p.Send(ctx, st.Export.Next(st, len(archive))); f != nil || err != nil {
 			return f, err
 		}
 	}
@@ -69,19 +59,16 @@ func (p *Player) ServeExport(ctx context.Context, st *scenarios.Step) (*scenario
 	delivered := 0
 	for _, n := range chunkSizes(len(archive), p.Seed+st.Pos.String()) {
 		data := base64.StdEncoding.EncodeToString(archive[delivered : delivered+n])
-		chunk := map[string]scenarios.Value{"outcome": proto.OutcomeChunk, "offset": number(delivered), "data": data}
-		if f, err := p.Send(ctx, exportFrame(st, proto.Runtime, proto.TypeWorkspaceExportResult, chunk)); f != nil || err != nil {
+		if f, err := p.Send(ctx, st.Export.Chunk(st, delivered, data)); f != nil || err != nil {
 			return f, err
 		}
 		delivered += n
 		// WS-28.3: Core sends next only after a chunk, with offset = the total bytes received.
-		next := map[string]scenarios.Value{"step": proto.ExportNext, "offset": number(delivered)}
-		if _, f := p.Expect(exportFrame(st, proto.Core, proto.TypeWorkspaceExport, next)); f != nil {
+		if _, f := p.Expect(st.Export.Next(st, delivered)); f != nil {
 			return f, nil
 		}
 	}
-	completed := map[string]scenarios.Value{"outcome": proto.OutcomeCompleted, "offset": number(delivered)}
-	return p.Send(ctx, exportFrame(st, proto.Runtime, proto.TypeWorkspaceExportResult, completed))
+	return p.Send(ctx, st.Export.Completed(st, delivered))
 }
 
 // exportArchive renders the archive a scripted Runtime serves: the step's template resolved (a
@@ -106,14 +93,6 @@ func (p *Player) exportArchive(st *scenarios.Step) ([]byte, error) {
 	}
 	return archive, nil
 }
-
-// exportFrame is one frame of an export_pull step, as a frame step of its own at the step's place.
-func exportFrame(st *scenarios.Step, from proto.Peer, typ string, payload scenarios.Value) *scenarios.Step {
-	return &scenarios.Step{Kind: scenarios.StepKind(from), Pos: st.Pos, Index: st.Index, From: from,
-		Frame: &scenarios.FrameTemplate{Type: typ, ID: st.Export.ID, Payload: payload, Pos: st.Pos}}
-}
-
-func number(n int) json.Number { return json.Number(strconv.Itoa(n)) }
 
 // chunkSizes cuts total bytes into chunks of seeded sizes, each 1 byte to 64 KiB, so the
 // self-check exercises a pull that cannot know how a Runtime cuts its archive.
