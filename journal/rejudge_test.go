@@ -114,14 +114,7 @@ func TestRejudgeTellsTheTruthOnFailingRuns(t *testing.T) {
 func TestRejudgeKnowsARuntimeMayEndItsTransport(t *testing.T) {
 	t.Parallel()
 	const id = "cancellation/ds-03-device-shutdown-closes-pending-preparations"
-	cat, err := scenarios.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, ok := cat.Get(id)
-	if !ok {
-		t.Fatalf("%s is not in the catalog", id)
-	}
+	cat, sc := catalogScenario(t, id)
 	mayEnd := slices.IndexFunc(sc.Steps, func(st *scenarios.Step) bool {
 		return st.Kind == scenarios.StepDisconnect && st.Close.MayEnd
 	})
@@ -132,25 +125,14 @@ func TestRejudgeKnowsARuntimeMayEndItsTransport(t *testing.T) {
 	if ref.Verdict != scenarios.Pass {
 		t.Fatalf("the reference: %s", ref)
 	}
-	rejudge := func(r *scenarios.Result) journal.Rejudged {
-		var b bytes.Buffer
-		if _, err := journal.Write(&b, journal.Header{Wire: "0.11.0", Clock: "virtual"}, r, nil); err != nil {
-			t.Fatal(err)
-		}
-		recs, err := journal.Read(&b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return journal.Rejudge(recs, cat)
-	}
-	if got := rejudge(ref); got.Now != "pass" || len(got.Differences) > 0 {
+	if got := rejudge(t, ref, cat); got.Now != "pass" || len(got.Differences) > 0 {
 		t.Fatalf("the reference, untouched: now %q, %v", got.Now, got.Differences)
 	}
 	// A Runtime that ended its transport at the may_end step: its transcript stops there.
 	ended := *ref
 	cut := slices.IndexFunc(ref.Transcript, func(e scenarios.Exchange) bool { return e.Step > sc.Steps[mayEnd].Index })
 	ended.Transcript = ref.Transcript[:cut]
-	if got := rejudge(&ended); got.Now != "pass" || len(got.Differences) > 0 {
+	if got := rejudge(t, &ended, cat); got.Now != "pass" || len(got.Differences) > 0 {
 		t.Errorf("ended at the may_end step: now %q, %v", got.Now, got.Differences)
 	}
 	// One that stayed, and sent another frame than a later step expects, still fails there.
@@ -160,7 +142,7 @@ func TestRejudgeKnowsARuntimeMayEndItsTransport(t *testing.T) {
 		return e.Step > sc.Steps[mayEnd].Index && e.Dir == scenarios.RuntimeToCore && e.Type != "heartbeat"
 	})
 	wrong.Transcript[last].Frame = withID(t, wrong.Transcript[last].Frame, "someone-else")
-	if got := rejudge(&wrong); got.Now == "pass" {
+	if got := rejudge(t, &wrong, cat); got.Now == "pass" {
 		t.Errorf("a wrong frame after the may_end step: now %q, %v", got.Now, got.Differences)
 	}
 }
@@ -171,14 +153,7 @@ func TestRejudgeKnowsARuntimeMayEndItsTransport(t *testing.T) {
 func TestRejudgeFollowsAnExportPull(t *testing.T) {
 	t.Parallel()
 	const id = "workspace/runtime/export-pulled-to-end-holds-the-written-files"
-	cat, err := scenarios.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, ok := cat.Get(id)
-	if !ok {
-		t.Fatalf("%s is not in the catalog", id)
-	}
+	cat, sc := catalogScenario(t, id)
 	pull := slices.IndexFunc(sc.Steps, func(st *scenarios.Step) bool { return st.Kind == scenarios.StepExportPull })
 	if pull < 0 {
 		t.Fatalf("%s has no export_pull step", id)
@@ -187,18 +162,7 @@ func TestRejudgeFollowsAnExportPull(t *testing.T) {
 	if ref.Verdict != scenarios.Pass {
 		t.Fatalf("the reference: %s", ref)
 	}
-	rejudge := func(r *scenarios.Result) journal.Rejudged {
-		var b bytes.Buffer
-		if _, err := journal.Write(&b, journal.Header{Wire: "0.11.0", Clock: "virtual"}, r, nil); err != nil {
-			t.Fatal(err)
-		}
-		recs, err := journal.Read(&b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return journal.Rejudge(recs, cat)
-	}
-	if got := rejudge(ref); got.Now != "pass" || len(got.Differences) > 0 {
+	if got := rejudge(t, ref, cat); got.Now != "pass" || len(got.Differences) > 0 {
 		t.Fatalf("the reference, untouched: now %q, %v", got.Now, got.Differences)
 	}
 	// The first chunk's data replaced by other bytes of a valid chunk: the archive no longer holds
@@ -215,9 +179,37 @@ func TestRejudgeFollowsAnExportPull(t *testing.T) {
 	m["payload"].(map[string]any)["data"] = "AAAA"
 	raw, _ := json.Marshal(m)
 	bad.Transcript[first].Frame = string(raw)
-	if got := rejudge(&bad); got.Now != fmt.Sprintf("fail at step %d", sc.Steps[pull].Index) {
+	if got := rejudge(t, &bad, cat); got.Now != fmt.Sprintf("fail at step %d", sc.Steps[pull].Index) {
 		t.Errorf("a pull whose first chunk changed: now %q, %v", got.Now, got.Differences)
 	}
+}
+
+// catalogScenario is the embedded catalog and its scenario id.
+func catalogScenario(t *testing.T, id string) (*scenarios.Catalog, *scenarios.Scenario) {
+	t.Helper()
+	cat, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, ok := cat.Get(id)
+	if !ok {
+		t.Fatalf("%s is not in the catalog", id)
+	}
+	return cat, sc
+}
+
+// rejudge writes r as a journal, reads it back and rejudges it against cat.
+func rejudge(t *testing.T, r *scenarios.Result, cat *scenarios.Catalog) journal.Rejudged {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := journal.Write(&b, journal.Header{Wire: "0.11.0", Clock: "virtual"}, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := journal.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return journal.Rejudge(recs, cat)
 }
 
 // withID is frame with its envelope's id replaced.
