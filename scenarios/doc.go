@@ -251,11 +251,14 @@
 // withheld (in process, and as a child process with `wirecheck runtime --withhold`).
 //
 // `unavailable_kinds` (tests: runtime) names agent kinds other than `contract` that the Runtime's
-// heartbeat must advertise with available: false: the scenario asks for a Run of a kind that is
-// advertised and cannot run (RS-04.2). A Runtime that does not advertise one of them so finds the
-// scenario not applicable. docs/contract-harness.md §1.1 defines the optional kind
+// heartbeat must advertise with available: false: the scenario asks for a Run or a preparation
+// of a kind that is advertised and cannot run (RS-04.2, AD-11.2). Each of them must also declare
+// every capability of `requires`, so that its availability is the only rule the request breaks (a
+// missing capability is a second rule, whose code the spec does not order against the first:
+// docs/spec-readings.md, two-rules-at-once). A Runtime that does not advertise one of them so finds
+// the scenario not applicable. docs/contract-harness.md §1.1 defines the optional kind
 // `contract-unavailable` for it, which the reference advertises (and the scripted Runtime of the
-// self-check, with an empty declaration).
+// self-check, declaring exactly the scenario's `requires`).
 //
 // A document whose first key is `table:` stands for one scenario per (operation, state) pair:
 // the states a side can be brought into, the operations tried in each, and per pair the clauses

@@ -48,12 +48,13 @@ type Scenario struct {
 	// the scenario would catch; `wirecheck coverage` is computed from them.
 	Rules    []string
 	Labels   []string
-	Requires []string // capabilities the Runtime must declare for kind `contract`
+	Requires []string // capabilities the Runtime must declare for kind `contract` and each of UnavailableKinds
 	// Excludes: capabilities whose declaration makes the scenario not applicable (it tests what a
 	// Runtime without them must answer).
 	Excludes []string
-	// UnavailableKinds: agent kinds the Runtime must advertise with available: false (the scenario
-	// asks it for a Run of a kind it cannot run); otherwise the scenario is not applicable.
+	// UnavailableKinds: agent kinds the Runtime must advertise with available: false, declaring
+	// every capability of Requires (the scenario asks it for a Run or a preparation of a kind it
+	// cannot run); otherwise the scenario is not applicable.
 	UnavailableKinds []string
 	// Vars are values bound before the first step, on both sides; an including scenario's vars
 	// override those of the scenarios it includes (Vars holds the merged set after linking).

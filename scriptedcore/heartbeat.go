@@ -70,14 +70,25 @@ func (r *run) declarationCause(f *scenarios.Failure) *scenarios.Failure {
 
 // notApplicable is the verdict of a scenario the Runtime's declaration does not let it play, with
 // which of three reasons holds: the kind is missing, it is not available, or a capability the
-// scenario requires (or one it must lack) is declared otherwise. A scenario that requires nothing
+// scenario requires (or one it must lack) is declared otherwise. A kind the scenario needs
+// advertised unavailable must be so, and declare what it requires too. A scenario that requires nothing
 // (the connection's own rules) is played whatever the kinds.
 func (r *run) notApplicable() *scenarios.Failure {
 	p, name := r.p, r.cfg.Kind
 	for _, other := range p.Scenario.UnavailableKinds {
-		if k, ok := r.view.Capabilities(other); !ok || k.Available {
+		k, ok := r.view.Capabilities(other)
+		if !ok || k.Available {
 			f := p.Failf(nil, "the scenario needs kind %q advertised with available: false; the Runtime's heartbeat advertises: %s", other, r.view.kindAvailability())
 			f.Cause = fmt.Sprintf("the daemon does not advertise kind %q as unavailable", other)
+			return f
+		}
+		// A request to the unavailable kind must break only the rule of its availability: a
+		// capability it lacked would be a second rule, answered with a code the spec does not
+		// order against resource_unavailable (docs/spec-readings.md, two-rules-at-once).
+		if missing := undeclared(k, p.Scenario.Requires); len(missing) > 0 {
+			f := p.Failf(nil, "the scenario needs kind %q, advertised unavailable, to declare %v", other, missing)
+			f.Cause = fmt.Sprintf("kind %q does not declare %v", other, missing)
+			f.Missing = missing
 			return f
 		}
 	}
@@ -97,13 +108,7 @@ func (r *run) notApplicable() *scenarios.Failure {
 		f.Missing = r.p.Scenario.Requires
 		return f
 	}
-	var missing []string
-	for _, c := range r.p.Scenario.Requires {
-		if v, _ := kind.Capabilities.Get(c); v != proto.Supported {
-			missing = append(missing, c)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := undeclared(kind, r.p.Scenario.Requires); len(missing) > 0 {
 		f := p.Failf(nil, "kind %q does not declare %v", name, missing)
 		f.Missing = missing
 		return f
@@ -114,4 +119,15 @@ func (r *run) notApplicable() *scenarios.Failure {
 		}
 	}
 	return nil
+}
+
+// undeclared lists the capabilities of caps that kind does not declare supported.
+func undeclared(kind *proto.SupportedAgentKind, caps []string) []string {
+	var missing []string
+	for _, c := range caps {
+		if v, _ := kind.Capabilities.Get(c); v != proto.Supported {
+			missing = append(missing, c)
+		}
+	}
+	return missing
 }

@@ -88,9 +88,9 @@ func (c *Config) defaults(sc *scenarios.Scenario) {
 	if c.Kinds == nil {
 		caps := proto.MustDeclareCapabilities(sc.Requires...)
 		c.Kinds = []proto.SupportedAgentKind{{Kind: "contract", Available: true, Version: "scripted", Capabilities: &caps}}
-		for _, kind := range sc.UnavailableKinds {
-			none := proto.MustDeclareCapabilities()
-			c.Kinds = append(c.Kinds, proto.SupportedAgentKind{Kind: kind, Available: false, Version: "scripted", Capabilities: &none})
+		for _, kind := range sc.UnavailableKinds { // declaring what the scenario requires, as the scenario asks of them
+			caps := proto.MustDeclareCapabilities(sc.Requires...)
+			c.Kinds = append(c.Kinds, proto.SupportedAgentKind{Kind: kind, Available: false, Version: "scripted", Capabilities: &caps})
 		}
 	}
 	if c.Timeout == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 	"github.com/wirecheck/wirecheck/scriptedcore"
 	"github.com/wirecheck/wirecheck/scriptedruntime"
@@ -49,6 +50,12 @@ func pair(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config) (core
 // pairDriven is pair with a CoreDriver for the scripted Runtime.
 func pairDriven(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config, d scriptedruntime.CoreDriver) (core, runtime *scenarios.Result) {
 	t.Helper()
+	return pairRuntime(t, coreID, runtimeID, cfg, scriptedruntime.Config{Driver: d})
+}
+
+// pairRuntime is pair with the scripted Runtime's Driver and Kinds taken from rcfg.
+func pairRuntime(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config, rcfg scriptedruntime.Config) (core, runtime *scenarios.Result) {
+	t.Helper()
 	cat := load(t)
 	csc, _ := cat.Get(coreID)
 	rsc, _ := cat.Get(runtimeID)
@@ -57,7 +64,8 @@ func pairDriven(t *testing.T, coreID, runtimeID string, cfg scriptedcore.Config,
 		p := &peer{done: make(chan struct{}), cancel: cancel}
 		go func() {
 			defer close(p.done)
-			runtime = scriptedruntime.Play(ctx, rsc, scriptedruntime.Config{ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Timeout: 500 * time.Millisecond, Driver: d})
+			runtime = scriptedruntime.Play(ctx, rsc, scriptedruntime.Config{ServerURL: c.ServerURL, DeviceID: c.DeviceID, Credential: c.Credential, Timeout: 500 * time.Millisecond,
+				Driver: rcfg.Driver, Kinds: rcfg.Kinds})
 		}()
 		return p, nil
 	}
@@ -202,5 +210,19 @@ func TestUnavailableKindsDecideApplicability(t *testing.T) {
 	core, _ = pair(t, "unavailable/needed", "unavailable/not-advertised", scriptedcore.Config{})
 	if core.Verdict != scenarios.NotApplicable || core.Failure == nil || !strings.Contains(core.Failure.Cause, `"elsewhere"`) {
 		t.Fatalf("a Runtime that does not advertise the kind finds the scenario not applicable:\n%s", core)
+	}
+	// The unavailable kind must declare what the scenario requires, as kind contract must.
+	core, _ = pair(t, "unavailable/needs-preparation", "unavailable/needs-preparation", scriptedcore.Config{})
+	if core.Verdict != scenarios.Pass {
+		t.Fatalf("a Runtime whose unavailable kind declares what the scenario requires plays it:\n%s", core)
+	}
+	contract, bare := proto.MustDeclareCapabilities("preparation"), proto.MustDeclareCapabilities()
+	core, _ = pairRuntime(t, "unavailable/needs-preparation", "unavailable/needs-preparation", scriptedcore.Config{}, scriptedruntime.Config{Kinds: []proto.SupportedAgentKind{
+		{Kind: "contract", Available: true, Version: "scripted", Capabilities: &contract},
+		{Kind: "elsewhere", Available: false, Version: "scripted", Capabilities: &bare},
+	}})
+	if core.Verdict != scenarios.NotApplicable || core.Failure == nil || !strings.Contains(core.Failure.Cause, `kind "elsewhere" does not declare [preparation]`) ||
+		!slices.Equal(core.Failure.Missing, []string{"preparation"}) {
+		t.Fatalf("a Runtime whose unavailable kind lacks a required capability finds the scenario not applicable:\n%s", core)
 	}
 }

@@ -94,7 +94,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		return proto.CodeInvalidConfiguration
 	}
 	h, ok := r.harness(cfg.AgentKind)
-	if !ok || !h.Available() {
+	if !ok || (!h.Available() && !mutation.On(mutation.ADUnavailableKindAdmitted)) {
 		if mutation.On(mutation.UnknownKindWrongCode) {
 			return proto.CodeUnsupportedPreparation
 		}

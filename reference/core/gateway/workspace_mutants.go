@@ -53,7 +53,13 @@ func lenientWorkspaceResult(env proto.Envelope) (*proto.Frame, bool) {
 			return v
 		}
 		var re *proto.RuleError
-		if !errors.As(err, &re) || !strings.Contains(re.Rule, "required") {
+		if !errors.As(err, &re) {
+			return nil
+		}
+		if env.Type == proto.TypeWorkspaceReadResult && re.Path == "directory.entries" && mutation.On(mutation.WSCoreNullEntriesAccepted) {
+			return listingWithEntries(loose, env.Payload)
+		}
+		if !strings.Contains(re.Rule, "required") {
 			return nil
 		}
 		switch {
@@ -106,6 +112,33 @@ func lenientWorkspaceResult(env proto.Envelope) (*proto.Frame, bool) {
 	return &proto.Frame{Envelope: env, Spec: spec, Payload: deliver}, true
 }
 
+// listingWithEntries is the ws-core-null-entries-accepted mutant's decoding: a listing whose
+// entries is null or absent is read as an empty one ([]); every other rule is still checked.
+func listingWithEntries(spec proto.MessageSpec, raw json.RawMessage) proto.Validator {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(raw, &p) != nil {
+		return nil
+	}
+	var d map[string]json.RawMessage
+	if json.Unmarshal(p["directory"], &d) != nil || d == nil {
+		return nil
+	}
+	d["entries"] = json.RawMessage("[]")
+	var err error
+	if p["directory"], err = json.Marshal(d); err != nil {
+		return nil
+	}
+	fixed, err := json.Marshal(p)
+	if err != nil {
+		return nil
+	}
+	v, err := spec.DecodePayload(fixed)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
 func listed(outcome string, set ...string) bool { return slices.Contains(set, outcome) }
 
 // lenientRead fixes p where a WS-03/WS-04 mutant does not check it.
@@ -131,8 +164,6 @@ func lenientRead(p *proto.WorkspaceReadResultPayload) bool {
 		p.CloseAcknowledged = true
 	case d == nil:
 		return false
-	case d.Entries == nil && mutation.On(mutation.WSCoreNullEntriesAccepted):
-		d.Entries = []proto.DirectoryEntry{}
 	default:
 		return lenientEntries(d)
 	}

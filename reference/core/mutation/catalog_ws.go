@@ -37,7 +37,7 @@ var coreWS = []Mutant{
 	{WSCoreCloseUnacknowledgedAccepted, "WS-03.9", "a completed read result without close_acknowledged:true is taken as a success"},
 	{WSCoreUnknownReadRejected, "WS-03.10", "an unknown/read_unconfirmed read result is recorded as a rejection"},
 	{WSCoreRejectedReadUnknown, "WS-03.11", "a rejected read result is recorded unknown read_unconfirmed (and gates its owner) instead of a definite rejection"},
-	{WSCoreNullEntriesAccepted, "WS-04.1", "a completed listing whose entries is null is taken as a success"},
+	{WSCoreNullEntriesAccepted, "WS-04.1", "Core's decoding of a read result does not check directory.entries: a completed listing whose entries is null or absent is recorded as a completed, empty listing (instead of unknown read_unconfirmed)"},
 	{WSCoreMissingTruncatedAccepted, "WS-04.2", "a completed listing without directory.truncated is taken as a success"},
 	{WSCoreListingAtLimitRefused, "WS-04.4", "a listing of exactly max_entries entries is refused (the bound checked with >=): the read ends unknown"},
 	{WSCoreListingOverLimitAccepted, "WS-04.5", "a listing of more than max_entries entries is taken as a success"},

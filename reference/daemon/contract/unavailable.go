@@ -15,11 +15,13 @@ const UnavailableKind = "contract-unavailable"
 // that ignores availability shows on the wire (a Turn instead of an error and an empty done).
 type Unavailable struct{ *Harness }
 
-// NewUnavailable returns the Harness of UnavailableKind. It declares environment_none only: enough
-// for the configuration of the scenarios that ask for it, and nothing another kind's declaration
-// could be read through (an interaction no Run emitted is judged against every kind's).
+// NewUnavailable returns the Harness of UnavailableKind. It declares environment_none and
+// preparation only: what the scenarios that ask for it require (a prompt_request or an
+// execution_prepare with disable_execution_environment), so that availability is the only rule
+// such a request breaks, and nothing another kind's declaration could be read through (an
+// interaction no Run emitted is judged against every kind's).
 func NewUnavailable(c clock.Clock) Unavailable {
-	return Unavailable{New(c, proto.MustDeclareCapabilities("environment_none"))}
+	return Unavailable{New(c, proto.MustDeclareCapabilities("environment_none", "preparation"))}
 }
 
 func (Unavailable) Kind() string    { return UnavailableKind }

@@ -1,4 +1,6 @@
 package mutation
 
 // The decision points of the Runtime mutants in catalog_ad.go.
-const ()
+const (
+	ADUnavailableKindAdmitted Point = "ad-unavailable-kind-admitted"
+)
