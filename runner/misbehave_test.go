@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +133,6 @@ func TestMisbehavingDaemonsFailClearly(t *testing.T) {
 			}
 		})
 	}
-	_ = os.Remove(bin)
 }
 
 // wantVerdict: a daemon without the contract kind cannot be tested at all (not applicable, and a
