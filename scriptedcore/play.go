@@ -281,7 +281,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 		return scenarios.Fail, f, nil
 	}
 	if sc.Heartbeat == scenarios.HeartbeatAuto {
-		if v, f := r.firstHeartbeat(); f != nil {
+		if v, f := r.firstHeartbeat(ctx); f != nil {
 			return v, r.withExit(f), nil
 		}
 	}
@@ -377,9 +377,11 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 }
 
 // firstHeartbeat waits for the Runtime's first heartbeat and decides applicability from it.
-func (r *run) firstHeartbeat() (scenarios.Verdict, *scenarios.Failure) {
+func (r *run) firstHeartbeat(ctx context.Context) (scenarios.Verdict, *scenarios.Failure) {
 	p := r.p
-	in, err := p.Conn.Next(r.cfg.Timeout)
+	ctx, cancel := script.Within(ctx, r.cfg.Timeout)
+	defer cancel()
+	in, err := p.Conn.Next(ctx)
 	if err != nil {
 		return scenarios.Fail, p.Failf(nil, "no heartbeat within %v of connecting: %v", r.cfg.Timeout, err)
 	}
@@ -528,22 +530,22 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepCore:
 		return p.Send(ctx, st)
 	case scenarios.StepRuntime:
-		_, f := p.Expect(st)
+		_, f := p.Expect(ctx, st)
 		return r.declarationCause(f), nil
 	case scenarios.StepAnyOrder:
 		if st.From == proto.Core {
 			return p.SendGroup(ctx, st)
 		}
-		_, f := p.Expect(st)
+		_, f := p.Expect(ctx, st)
 		return r.declarationCause(f), nil
 	case scenarios.StepSilence:
 		if st.From == proto.Core {
 			p.QuietWait(ctx, st)
 			return nil, nil
 		}
-		return r.silence(st), nil
+		return r.silence(ctx, st), nil
 	case scenarios.StepSettle:
-		if f := r.silence(st); f != nil {
+		if f := r.silence(ctx, st); f != nil {
 			f.Message = "nothing may overtake native settlement: " + f.Message
 			return f, nil
 		}
@@ -554,11 +556,11 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepAdvance:
 		return nil, r.advance(ctx, st)
 	case scenarios.StepDisconnect:
-		return r.disconnect(st), nil
+		return r.disconnect(ctx, st), nil
 	case scenarios.StepReconnect:
 		return r.awaitConnection(st), nil
 	case scenarios.StepRestart:
-		return r.restart(st), nil
+		return r.restart(ctx, st), nil
 	case scenarios.StepCheck:
 		// A Core-side check tests a Core; the scripted Core is not under test.
 		return nil, nil
@@ -568,7 +570,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		if st.From != proto.Core {
 			return nil, nil // the scripted Runtime's to play
 		}
-		return r.awaitStall(st), nil
+		return r.awaitStall(ctx, st), nil
 	case scenarios.StepExportPull:
 		return p.PullExport(ctx, st)
 	case scenarios.StepFault:
@@ -609,7 +611,7 @@ func needsConn(st *scenarios.Step) bool {
 	return false
 }
 
-func (r *run) silence(st *scenarios.Step) *scenarios.Failure {
+func (r *run) silence(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	attempts := make(chan string, 1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -620,7 +622,7 @@ func (r *run) silence(st *scenarios.Step) *scenarios.Failure {
 		case <-stop:
 		}
 	}()
-	f := r.p.ExpectSilence(st, st.Window, attempts)
+	f := r.p.ExpectSilence(ctx, st, st.Window, attempts)
 	if f != nil && endedCleanly(r.p, st) {
 		return nil
 	}
@@ -643,7 +645,7 @@ func endedCleanly(p *script.Player, st *scenarios.Step) bool {
 	return ce != nil && ce.Code == proto.CloseNormal
 }
 
-func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
+func (r *run) disconnect(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	p := r.p
 	r.drainAttempts()
 	c := st.Close
@@ -653,7 +655,7 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 		return nil
 	}
 	if c.By == proto.Runtime && c.Awaited {
-		return r.awaitClose(st)
+		return r.awaitClose(ctx, st)
 	}
 	switch {
 	case c.By == proto.Core && c.Code != 0:
@@ -682,13 +684,13 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 // restart plays a Core restart as far as a script can: the scripted Core keeps no durable records,
 // so it only ends the transport as a Core that stops does (1001), and a later reconnect step
 // takes the Runtime's next connection. Only the self-check plays it (restart needs tests: core).
-func (r *run) restart(st *scenarios.Step) *scenarios.Failure {
+func (r *run) restart(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	if r.p.Conn == nil {
 		return nil
 	}
 	stop := *st
 	stop.Close = &scenarios.CloseSpec{By: proto.Core, Code: proto.CloseGoingAway, Reason: "core restarting"}
-	return r.disconnect(&stop)
+	return r.disconnect(ctx, &stop)
 }
 
 // endedAsAllowed says how the scenario ended when f came from the end of the Runtime's transport
