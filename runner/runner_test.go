@@ -47,7 +47,7 @@ func TestReferenceRuntimeCertifiesInParallel(t *testing.T) {
 			t.Errorf("%s", r)
 		}
 		rejected := scs[i].Handshake != nil && scs[i].Handshake.Expect != nil
-		if !rejected && (r.Profile == nil || r.Profile.Kind != "contract") {
+		if !rejected && !r.Profile.Advertised {
 			t.Errorf("%s: no declared profile recorded", r.Scenario)
 		}
 	}

@@ -5,6 +5,7 @@ package scriptedcore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -134,19 +135,29 @@ type View interface {
 }
 
 type view struct {
+	kind    string // the kind scenarios run on (Config.Kind)
 	mu      sync.Mutex
 	latest  *proto.HeartbeatPayload // nil: no capabilities known
+	profile scenarios.Profile       // what the latest heartbeat declared for kind
 	changed chan struct{}
 }
 
-func newView() *view { return &view{changed: make(chan struct{})} }
+func newView(kind string) *view { return &view{kind: kind, changed: make(chan struct{})} }
 
-func (v *view) set(h *proto.HeartbeatPayload) {
+// set records a heartbeat as scenarios.ReadHeartbeat read it (h nil: it was invalid).
+func (v *view) set(h *proto.HeartbeatPayload, p scenarios.Profile) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.latest = h
+	v.latest, v.profile = h, p
 	close(v.changed)
 	v.changed = make(chan struct{})
+}
+
+// Profile is what the latest heartbeat declared for the scenarios' kind.
+func (v *view) Profile() scenarios.Profile {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.profile
 }
 
 func (v *view) Capabilities(kind string) (*proto.SupportedAgentKind, bool) {
@@ -175,13 +186,9 @@ func (v *view) Changed() <-chan struct{} {
 // observeHeartbeat applies Core's rule: a valid heartbeat replaces the snapshot; an invalid one
 // clears it (and, outside a step that sends it on purpose, fails the run).
 func (v *view) observeHeartbeat(raw []byte) error {
-	f, err := proto.ParseFrame(raw)
-	if err != nil {
-		v.set(nil)
-		return err
-	}
-	v.set(f.Payload.(*proto.HeartbeatPayload))
-	return nil
+	h, p, err := scenarios.ReadHeartbeat(raw, v.kind)
+	v.set(h, p)
+	return err
 }
 
 // Play runs one scenario as Core against the Runtime that launch starts.
@@ -197,13 +204,13 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 	if f, ok := cfg.Faults.(script.Forwarder); ok {
 		p.Relay = f
 	}
-	r := &run{cfg: cfg, p: p, view: newView()}
+	r := &run{cfg: cfg, p: p, view: newView(cfg.Kind)}
 	verdict, failure, err := r.play(ctx, launch)
 	if err != nil {
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
 	}
 	res := p.Result(scenarios.SideCore, verdict, failure)
-	res.Profile, _ = r.view.Capabilities(cfg.Kind)
+	res.Profile = r.view.Profile()
 	return res
 }
 
@@ -385,21 +392,21 @@ func (r *run) firstHeartbeat(ctx context.Context) (scenarios.Verdict, *scenarios
 	if err != nil {
 		return scenarios.Fail, p.Failf(nil, "no heartbeat within %v of connecting: %v", r.cfg.Timeout, err)
 	}
-	f, perr := proto.ParseFrame(in.Raw)
-	if perr != nil || f.Type != proto.TypeHeartbeat {
-		r.view.set(nil)
-		what := "a " + proto.TypeHeartbeat
-		if perr != nil {
-			if why := declarationProblems(in.Raw, r.cfg.Kind); why != "" {
-				f := p.Failf(nil, "the first frame must be %s with a valid declaration: %s", what, why)
-				f.Cause = why
-				return scenarios.Fail, f
-			}
-			return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
+	hb, profile, perr := scenarios.ReadHeartbeat(in.Raw, r.cfg.Kind)
+	r.view.set(hb, profile)
+	what := "a " + proto.TypeHeartbeat
+	var other *scenarios.NotAHeartbeat
+	switch {
+	case errors.As(perr, &other):
+		return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, other.Type)
+	case perr != nil:
+		if why := declarationProblems(in.Raw, r.cfg.Kind); why != "" {
+			f := p.Failf(nil, "the first frame must be %s with a valid declaration: %s", what, why)
+			f.Cause = why
+			return scenarios.Fail, f
 		}
-		return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, f.Type)
+		return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
 	}
-	r.view.set(f.Payload.(*proto.HeartbeatPayload))
 	if f := r.notApplicable(); f != nil {
 		return scenarios.NotApplicable, f
 	}
