@@ -76,8 +76,8 @@ var _ = Describe("actions on the wire", Label("actions"), func() {
 		cancel := frame(proto.TypePromptCancel, "run", nil)
 		send(core, cancel)
 		expectFrames(rt, cancel) // the other direction flows
-		_, err := core.Next(50 * time.Millisecond)
-		Expect(err).To(Equal(script.ErrTimeout), "nothing may pass the stalled frame")
+		_, err := nextWithin(core, 50*time.Millisecond)
+		Expect(err).To(MatchError(script.ErrTimeout), "nothing may pass the stalled frame")
 		Eventually(r.fake.Pending).WithTimeout(within).Should(Equal(1)) // the stall's timer is armed
 		r.fake.Advance(5 * time.Second)
 		expectFrames(core, d1, d2)
@@ -237,8 +237,8 @@ var _ = Describe("actions on the wire", Label("actions"), func() {
 		r.waitEvents(2)
 		// The Runtime keeps writing into a socket that is open; nothing reaches Core.
 		send(rt, hb, delta("run", 1))
-		_, err := core.Next(50 * time.Millisecond)
-		Expect(err).To(Equal(script.ErrTimeout), "nothing reaches Core, and its socket stays open")
+		_, err := nextWithin(core, 50*time.Millisecond)
+		Expect(err).To(MatchError(script.ErrTimeout), "nothing reaches Core, and its socket stays open")
 		// Core's frames still reach the Runtime.
 		cancel := frame(proto.TypePromptCancel, "run", nil)
 		send(core, cancel)

@@ -250,9 +250,16 @@ func send(c *script.Conn, frames ...[]byte) {
 	}
 }
 
+// nextWithin reads the next frame at an end, waiting at most d.
+func nextWithin(c *script.Conn, d time.Duration) (script.Inbound, error) {
+	ctx, cancel := script.Within(context.Background(), d)
+	defer cancel()
+	return c.Next(ctx)
+}
+
 // next reads the next frame at an end.
 func next(c *script.Conn) []byte {
-	in, err := c.Next(within)
+	in, err := nextWithin(c, within)
 	Expect(err).NotTo(HaveOccurred(), "reading the next frame")
 	return in.Raw
 }
@@ -267,7 +274,7 @@ func expectFrames(c *script.Conn, want ...[]byte) {
 
 // expectClosed waits for the end's transport to close and returns how.
 func expectClosed(c *script.Conn) *script.ClosedError {
-	in, err := c.Next(within)
+	in, err := nextWithin(c, within)
 	if err == nil {
 		Fail(fmt.Sprintf("a frame arrived instead of the close: %s", in.Raw))
 	}

@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/wirecheck/wirecheck/fault"
+	"github.com/wirecheck/wirecheck/scenarios"
 )
 
 // The committed examples load, and say what the same schedule built in Go says.
@@ -212,5 +213,28 @@ func TestParseRuleRefusesAliases(t *testing.T) {
 	_, err := fault.ParseRule("sc.yaml", doc.Content[0].Content[3])
 	if err == nil || err.Error() != "sc.yaml:2: YAML aliases (*m) are not supported in fault schedules" {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A scenario's fault steps are decoded as the scenario loads (this package registers the
+// decoder): the step holds the Rule, and a broken rule is a load error at its line.
+func TestScenarioFaultStepsDecodeAtLoad(t *testing.T) {
+	src := "id: x/faults\ntitle: Faults\nspec: [runtime-protocol.md#x]\nsteps:\n" +
+		"- fault: {name: lose-it, match: {type: done, id: \"${run}\"}, drop: {}}\n"
+	scs, err := scenarios.Parse("sc.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, errs := scenarios.Link(scs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := fault.Rule{Name: "lose-it", Match: fault.Match{Type: "done", IDFrom: "run"}, Action: fault.Drop()}
+	if d := cmp.Diff(any(want), cat.Scenarios[0].Steps[0].Fault.Rule); d != "" {
+		t.Errorf("the fault step's rule (-want +got):\n%s", d)
+	}
+	_, err = scenarios.Parse("sc.yaml", []byte(src+"- fault:\n    name: bad\n    cut: {often: true}\n"))
+	if err == nil || !strings.Contains(err.Error(), `sc.yaml:8: cut: unknown key "often"`) {
+		t.Errorf("a broken rule loads with %v; want the error at its line", err)
 	}
 }

@@ -143,7 +143,7 @@ var badges = map[Outcome]string{
 
 func (r *Run) htmlView() htmlView {
 	s := r.Summary()
-	v := htmlView{Run: r, OK: r.OK(), ProfileLine: r.ProfileLine(), Reasons: r.Reasons(), Kind: r.Profile.kind(),
+	v := htmlView{Run: r, OK: r.OK(), ProfileLine: r.ProfileLine(), Reasons: r.Reasons(), Kind: kindOf(r.Profile),
 		Script: template.JS(htmlScript)}
 	v.Counts = []htmlCount{
 		{Passed, "passed", s.Pass - s.UnexpectedPasses},
@@ -194,7 +194,7 @@ func (r *Run) htmlMeta() []htmlPair {
 		if !p.Available {
 			avail = "unavailable"
 		}
-		add("Kind", strings.TrimSpace(fmt.Sprintf("%s %s (%s)", p.kind(), p.KindVersion, avail)))
+		add("Kind", strings.TrimSpace(fmt.Sprintf("%s %s (%s)", kindOf(p), p.KindVersion, avail)))
 	}
 	add("Wire version", r.WireVersion)
 	add("Tool", r.Tool)

@@ -162,7 +162,7 @@ func (r *Run) jsonDoc() *jsonReport {
 		OK: r.OK(), ExitCode: r.ExitCode(), ProfileLine: r.ProfileLine(), Reasons: nonNil(r.Reasons()), Causes: []jsonCause{},
 		Profile: jsonProfile{
 			Known: r.Profile.Known, Problem: r.Profile.Problem, DaemonVersion: r.Profile.DaemonVersion,
-			Kind: r.Profile.kind(), Advertised: r.Profile.Advertised, Available: r.Profile.Available,
+			Kind: kindOf(r.Profile), Advertised: r.Profile.Advertised, Available: r.Profile.Available,
 			KindVersion: r.Profile.KindVersion,
 			Supported:   nonNil(r.Profile.Supported), Unsupported: nonNil(r.Profile.Unsupported),
 		},

@@ -79,8 +79,8 @@ func sameCertification(first, s ShardRun) error {
 		}
 	}
 	// A shard whose daemon never heartbeated declares nothing; two that did must agree.
-	if declared(a.Profile) && declared(b.Profile) && a.Profile.describe() != b.Profile.describe() {
-		return fmt.Errorf("%s: profile is %q, but %s has %q: the daemons declared different profiles", s.File, b.Profile.describe(), first.File, a.Profile.describe())
+	if declared(a.Profile) && declared(b.Profile) && describe(a.Profile) != describe(b.Profile) {
+		return fmt.Errorf("%s: profile is %q, but %s has %q: the daemons declared different profiles", s.File, describe(b.Profile), first.File, describe(a.Profile))
 	}
 	if declared(a.Profile) && declared(b.Profile) && a.Profile.DaemonVersion != b.Profile.DaemonVersion {
 		return fmt.Errorf("%s: profile.daemon_version is %q, but %s has %q: different daemons", s.File, b.Profile.DaemonVersion, first.File, a.Profile.DaemonVersion)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/scenarios"
 )
 
@@ -14,48 +13,13 @@ const ContractKind = "contract"
 // Profile is the capability profile the daemon declared for kind `contract` in its first
 // heartbeat. The zero value is an unknown profile: the daemon never connected, or never sent a
 // valid heartbeat.
-type Profile struct {
-	Known         bool   // a valid heartbeat arrived
-	DaemonVersion string // its daemon_version
-	Kind          string // ContractKind
-	Advertised    bool   // the heartbeat listed the kind
-	Available     bool
-	KindVersion   string   // the kind's version member
-	Supported     []string // capability names declared true, in proto.CapabilityNames order
-	Unsupported   []string // capability names declared false, in the same order
-	// Problem says why the profile is unknown when a heartbeat arrived but did not decode.
-	Problem string
-}
+type Profile = scenarios.Profile
 
 // ProfileFromHeartbeat reads a profile from the bytes of a heartbeat frame (the whole envelope,
-// as it crossed the wire). A frame that is not a valid heartbeat gives an unknown profile whose
-// Problem names the rule it broke.
+// as it crossed the wire), as the scripted Core read it (scenarios.ReadHeartbeat). A frame that
+// is not a valid heartbeat gives an unknown profile whose Problem names the rule it broke.
 func ProfileFromHeartbeat(frame []byte) Profile {
-	p := Profile{Kind: ContractKind}
-	f, err := proto.ParseFrame(frame)
-	if err != nil {
-		p.Problem = err.Error()
-		return p
-	}
-	hb, ok := f.Payload.(*proto.HeartbeatPayload)
-	if !ok {
-		p.Problem = fmt.Sprintf("the frame is a %s, not a heartbeat", f.Type)
-		return p
-	}
-	p.Known = true
-	p.DaemonVersion = hb.DaemonVersion
-	k := hb.Kind(ContractKind)
-	if k == nil {
-		return p
-	}
-	p.Advertised, p.Available, p.KindVersion = true, k.Available, k.Version
-	for _, name := range proto.CapabilityNames() {
-		if v, _ := k.Capabilities.Get(name); v.Supported() {
-			p.Supported = append(p.Supported, name)
-		} else {
-			p.Unsupported = append(p.Unsupported, name)
-		}
-	}
+	_, p, _ := scenarios.ReadHeartbeat(frame, ContractKind)
 	return p
 }
 
@@ -86,23 +50,24 @@ func DetectProfile(cases []Case) Profile {
 }
 
 // describe renders the profile as the first part of the profile line.
-func (p Profile) describe() string {
+func describe(p Profile) string {
 	switch {
 	case !p.Known && p.Problem != "":
 		return "profile: unknown (the first heartbeat is invalid: " + p.Problem + ")"
 	case !p.Known:
 		return "profile: unknown (no heartbeat)"
 	case !p.Advertised:
-		return fmt.Sprintf("profile: kind %s not advertised", p.kind())
+		return fmt.Sprintf("profile: kind %s not advertised", kindOf(p))
 	}
-	s := "profile: " + p.kind()
+	s := "profile: " + kindOf(p)
 	if !p.Available {
 		s += " (unavailable)"
 	}
 	return s + " [" + strings.Join(p.Supported, ", ") + "]"
 }
 
-func (p Profile) kind() string {
+// kindOf is the kind a profile is of; the zero Profile's is ContractKind.
+func kindOf(p Profile) string {
 	if p.Kind == "" {
 		return ContractKind
 	}
@@ -128,7 +93,7 @@ func (r *Run) profileLine(s Summary) string {
 		parts = append(parts, fmt.Sprintf("%d known failing", s.ExpectedFailures))
 	}
 	parts = append(parts, fmt.Sprintf("%d not applicable", s.NotApplicable))
-	return r.Profile.describe() + " — " + strings.Join(parts, ", ") + " — " + r.status()
+	return describe(r.Profile) + " — " + strings.Join(parts, ", ") + " — " + r.status()
 }
 
 // status is "CERTIFIED" or "NOT CERTIFIED: <why>".

@@ -48,7 +48,7 @@ func (r *Run) contractReason() string {
 		return ""
 	}
 	p := r.Profile
-	kind := p.kind()
+	kind := kindOf(p)
 	switch {
 	case !p.Known && p.Problem != "":
 		return fmt.Sprintf("the first heartbeat is invalid, so kind %s is unknown (a certificate requires it)", kind)

@@ -91,7 +91,7 @@ func multipliesUnread(sc *scenarios.Scenario) bool {
 		if st.Kind != scenarios.StepFault {
 			continue
 		}
-		if r, err := fault.ParseRule(st.Pos.File, st.Fault.Node); err == nil && r.Action.Kind == fault.ActDuplicate {
+		if r, ok := faultRule(st.Fault); ok && r.Action.Kind == fault.ActDuplicate {
 			return true
 		}
 	}

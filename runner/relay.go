@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/fault"
 	"github.com/wirecheck/wirecheck/scenarios"
@@ -77,7 +75,8 @@ func (r *Relay) AwaitForwarded(ctx context.Context) error {
 // Follow makes the relay's timers read c (the launched Runtime's clock).
 func (r *Relay) Follow(c clock.Clock) { r.clock.set(c) }
 
-// Arm arms one fault step: its ${name} placeholders are bound from the scenario's bindings.
+// Arm arms one fault step: the placeholder its match names (id: ${name}) is bound from the
+// scenario's bindings.
 func (r *Relay) Arm(_ context.Context, f *scenarios.FaultStep, b *scenarios.Bindings) error {
 	r.mu.Lock()
 	rl := r.relay
@@ -85,16 +84,22 @@ func (r *Relay) Arm(_ context.Context, f *scenarios.FaultStep, b *scenarios.Bind
 	if rl == nil {
 		return fmt.Errorf("%s: no relay is running", f.Pos)
 	}
-	for _, name := range placeholdersIn(f.Node) {
+	rule, ok := faultRule(f)
+	if !ok {
+		return fmt.Errorf("%s: the fault step holds no decoded rule (%T)", f.Pos, f.Rule)
+	}
+	if name := rule.Match.IDFrom; name != "" {
 		if v, ok := b.Get(name); ok {
 			rl.Bind(name, fmt.Sprint(v))
 		}
 	}
-	rule, err := fault.ParseRule(f.Pos.File, f.Node)
-	if err != nil {
-		return err
-	}
 	return rl.Arm(rule)
+}
+
+// faultRule is the rule of a fault step, as package fault decoded it when the scenario loaded.
+func faultRule(f *scenarios.FaultStep) (fault.Rule, bool) {
+	rule, ok := f.Rule.(fault.Rule)
+	return rule, ok
 }
 
 // AwaitDrop returns once the relay has dropped n frames of type frameType (scenarios.DropWitness).
@@ -156,40 +161,6 @@ func (r *Relay) Close() {
 		cancel()
 		rl.Close()
 	}
-}
-
-// CheckFaults decodes every fault step of a catalog, so a broken rule is a lint error, not a
-// harness error in the middle of a run.
-func CheckFaults(c *scenarios.Catalog) []error {
-	var errs []error
-	seen := map[*scenarios.FaultStep]bool{}
-	for _, sc := range c.Scenarios {
-		for _, st := range sc.Steps {
-			if st.Fault == nil || seen[st.Fault] {
-				continue
-			}
-			seen[st.Fault] = true
-			if _, err := fault.ParseRule(st.Fault.Pos.File, st.Fault.Node); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errs
-}
-
-func placeholdersIn(n *yaml.Node) []string {
-	var out []string
-	var walk func(*yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n.Kind == yaml.ScalarNode {
-			out = append(out, scenarios.Placeholders(n.Value)...)
-		}
-		for _, c := range n.Content {
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
 }
 
 // seedOf turns a run's seed into the relay's, so --seed replays the faults too.

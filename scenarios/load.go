@@ -600,7 +600,7 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 			p.Errorf(v.Line, "fault takes one rule of the fault schedule language (docs/fault-injection.md)")
 			return nil
 		}
-		st.Fault = &FaultStep{Node: v, Pos: p.pos(v)}
+		st.Fault = p.fault(v)
 	default:
 		p.Errorf(k.Line, "unknown step kind %q (one of %s)", k.Value, strings.Join(stepKinds, ", "))
 		return nil

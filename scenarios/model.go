@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/wirecheck/wirecheck/proto"
 )
 
@@ -276,11 +274,12 @@ type ExportPull struct {
 	Archive Value
 }
 
-// FaultStep is one fault rule to arm on the relay between the peers (package fault decodes and
-// checks it: scenarios does not import the relay). ${name} placeholders in it are resolved from
-// the bindings when it is armed.
+// FaultStep is one fault rule to arm on the relay between the peers. Rule is the rule as the
+// decoder package fault registers made it at load time (a fault.Rule; RegisterFaultDecoder), nil
+// when none was registered. A ${name} placeholder in its match is bound from the scenario's
+// bindings when it is armed.
 type FaultStep struct {
-	Node *yaml.Node
+	Rule any
 	Pos  Pos
 }
 

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 // readingsDoc is the project's record of the places where the spec admits more than one reading.
@@ -74,11 +72,9 @@ func catalogReadings(c *Catalog) map[string][]string {
 	return out
 }
 
-var yamlNodeType = reflect.TypeOf(yaml.Node{})
-
 // walkMatchers calls f on every *Matcher reachable from v through exported fields, maps, slices
 // and interfaces (templates hold matchers at any depth, $one_of alternatives and $optional inner
-// templates included). Fault rules (yaml nodes) hold no template of this package.
+// templates included). Fault rules (package fault's) hold no template of this package.
 func walkMatchers(v reflect.Value, f func(*Matcher)) {
 	switch v.Kind() {
 	case reflect.Interface:
@@ -86,7 +82,7 @@ func walkMatchers(v reflect.Value, f func(*Matcher)) {
 			walkMatchers(v.Elem(), f)
 		}
 	case reflect.Pointer:
-		if v.IsNil() || v.Type().Elem() == yamlNodeType {
+		if v.IsNil() {
 			return
 		}
 		if m, ok := v.Interface().(*Matcher); ok {
@@ -101,9 +97,6 @@ func walkMatchers(v reflect.Value, f func(*Matcher)) {
 		}
 		walkMatchers(v.Elem(), f)
 	case reflect.Struct:
-		if v.Type() == yamlNodeType {
-			return
-		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
 				walkMatchers(v.Field(i), f)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/wirecheck/wirecheck/proto"
 )
 
 // Verdict is the outcome of running one scenario against one implementation.
@@ -38,9 +36,10 @@ type Result struct {
 	// Started is the wall clock when the scenario started: Transcript's At, and Duration, count
 	// from it.
 	Started time.Time
-	// Profile is what the Runtime declared for the scenarios' kind in its latest valid heartbeat
-	// (nil if it never sent one): the capability profile a certification reports.
-	Profile *proto.SupportedAgentKind
+	// Profile is what the Runtime declared for the scenarios' kind in its latest heartbeat, as
+	// ReadHeartbeat reads it (unknown, with its Problem, if that heartbeat was invalid; the zero
+	// Profile if none came).
+	Profile Profile
 	// Daemons are the Runtime processes the scenario launched, in order (none in process).
 	Daemons []Daemon
 }

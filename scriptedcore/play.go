@@ -5,6 +5,7 @@ package scriptedcore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -134,19 +135,29 @@ type View interface {
 }
 
 type view struct {
+	kind    string // the kind scenarios run on (Config.Kind)
 	mu      sync.Mutex
 	latest  *proto.HeartbeatPayload // nil: no capabilities known
+	profile scenarios.Profile       // what the latest heartbeat declared for kind
 	changed chan struct{}
 }
 
-func newView() *view { return &view{changed: make(chan struct{})} }
+func newView(kind string) *view { return &view{kind: kind, changed: make(chan struct{})} }
 
-func (v *view) set(h *proto.HeartbeatPayload) {
+// set records a heartbeat as scenarios.ReadHeartbeat read it (h nil: it was invalid).
+func (v *view) set(h *proto.HeartbeatPayload, p scenarios.Profile) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.latest = h
+	v.latest, v.profile = h, p
 	close(v.changed)
 	v.changed = make(chan struct{})
+}
+
+// Profile is what the latest heartbeat declared for the scenarios' kind.
+func (v *view) Profile() scenarios.Profile {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.profile
 }
 
 func (v *view) Capabilities(kind string) (*proto.SupportedAgentKind, bool) {
@@ -175,13 +186,9 @@ func (v *view) Changed() <-chan struct{} {
 // observeHeartbeat applies Core's rule: a valid heartbeat replaces the snapshot; an invalid one
 // clears it (and, outside a step that sends it on purpose, fails the run).
 func (v *view) observeHeartbeat(raw []byte) error {
-	f, err := proto.ParseFrame(raw)
-	if err != nil {
-		v.set(nil)
-		return err
-	}
-	v.set(f.Payload.(*proto.HeartbeatPayload))
-	return nil
+	h, p, err := scenarios.ReadHeartbeat(raw, v.kind)
+	v.set(h, p)
+	return err
 }
 
 // Play runs one scenario as Core against the Runtime that launch starts.
@@ -197,13 +204,13 @@ func Play(ctx context.Context, sc *scenarios.Scenario, cfg Config, launch Launch
 	if f, ok := cfg.Faults.(script.Forwarder); ok {
 		p.Relay = f
 	}
-	r := &run{cfg: cfg, p: p, view: newView()}
+	r := &run{cfg: cfg, p: p, view: newView(cfg.Kind)}
 	verdict, failure, err := r.play(ctx, launch)
 	if err != nil {
 		verdict, failure = scenarios.HarnessError, p.HarnessFailure(err)
 	}
 	res := p.Result(scenarios.SideCore, verdict, failure)
-	res.Profile, _ = r.view.Capabilities(cfg.Kind)
+	res.Profile = r.view.Profile()
 	return res
 }
 
@@ -281,7 +288,7 @@ func (r *run) play(ctx context.Context, launch Launch) (scenarios.Verdict, *scen
 		return scenarios.Fail, f, nil
 	}
 	if sc.Heartbeat == scenarios.HeartbeatAuto {
-		if v, f := r.firstHeartbeat(); f != nil {
+		if v, f := r.firstHeartbeat(ctx); f != nil {
 			return v, r.withExit(f), nil
 		}
 	}
@@ -377,27 +384,29 @@ func (r *run) awaitConnection(st *scenarios.Step) *scenarios.Failure {
 }
 
 // firstHeartbeat waits for the Runtime's first heartbeat and decides applicability from it.
-func (r *run) firstHeartbeat() (scenarios.Verdict, *scenarios.Failure) {
+func (r *run) firstHeartbeat(ctx context.Context) (scenarios.Verdict, *scenarios.Failure) {
 	p := r.p
-	in, err := p.Conn.Next(r.cfg.Timeout)
+	ctx, cancel := script.Within(ctx, r.cfg.Timeout)
+	defer cancel()
+	in, err := p.Conn.Next(ctx)
 	if err != nil {
 		return scenarios.Fail, p.Failf(nil, "no heartbeat within %v of connecting: %v", r.cfg.Timeout, err)
 	}
-	f, perr := proto.ParseFrame(in.Raw)
-	if perr != nil || f.Type != proto.TypeHeartbeat {
-		r.view.set(nil)
-		what := "a " + proto.TypeHeartbeat
-		if perr != nil {
-			if why := declarationProblems(in.Raw, r.cfg.Kind); why != "" {
-				f := p.Failf(nil, "the first frame must be %s with a valid declaration: %s", what, why)
-				f.Cause = why
-				return scenarios.Fail, f
-			}
-			return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
+	hb, profile, perr := scenarios.ReadHeartbeat(in.Raw, r.cfg.Kind)
+	r.view.set(hb, profile)
+	what := "a " + proto.TypeHeartbeat
+	var other *scenarios.NotAHeartbeat
+	switch {
+	case errors.As(perr, &other):
+		return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, other.Type)
+	case perr != nil:
+		if why := declarationProblems(in.Raw, r.cfg.Kind); why != "" {
+			f := p.Failf(nil, "the first frame must be %s with a valid declaration: %s", what, why)
+			f.Cause = why
+			return scenarios.Fail, f
 		}
-		return scenarios.Fail, p.Failf(nil, "the first frame must be %s, got %s", what, f.Type)
+		return scenarios.Fail, p.Failf(nil, "the first frame must be %s with a valid declaration: %v", what, perr)
 	}
-	r.view.set(f.Payload.(*proto.HeartbeatPayload))
 	if f := r.notApplicable(); f != nil {
 		return scenarios.NotApplicable, f
 	}
@@ -528,22 +537,22 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepCore:
 		return p.Send(ctx, st)
 	case scenarios.StepRuntime:
-		_, f := p.Expect(st)
+		_, f := p.Expect(ctx, st)
 		return r.declarationCause(f), nil
 	case scenarios.StepAnyOrder:
 		if st.From == proto.Core {
 			return p.SendGroup(ctx, st)
 		}
-		_, f := p.Expect(st)
+		_, f := p.Expect(ctx, st)
 		return r.declarationCause(f), nil
 	case scenarios.StepSilence:
 		if st.From == proto.Core {
 			p.QuietWait(ctx, st)
 			return nil, nil
 		}
-		return r.silence(st), nil
+		return r.silence(ctx, st), nil
 	case scenarios.StepSettle:
-		if f := r.silence(st); f != nil {
+		if f := r.silence(ctx, st); f != nil {
 			f.Message = "nothing may overtake native settlement: " + f.Message
 			return f, nil
 		}
@@ -554,11 +563,11 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 	case scenarios.StepAdvance:
 		return nil, r.advance(ctx, st)
 	case scenarios.StepDisconnect:
-		return r.disconnect(st), nil
+		return r.disconnect(ctx, st), nil
 	case scenarios.StepReconnect:
 		return r.awaitConnection(st), nil
 	case scenarios.StepRestart:
-		return r.restart(st), nil
+		return r.restart(ctx, st), nil
 	case scenarios.StepCheck:
 		// A Core-side check tests a Core; the scripted Core is not under test.
 		return nil, nil
@@ -568,7 +577,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		if st.From != proto.Core {
 			return nil, nil // the scripted Runtime's to play
 		}
-		return r.awaitStall(st), nil
+		return r.awaitStall(ctx, st), nil
 	case scenarios.StepExportPull:
 		return p.PullExport(ctx, st)
 	case scenarios.StepFault:
@@ -609,7 +618,7 @@ func needsConn(st *scenarios.Step) bool {
 	return false
 }
 
-func (r *run) silence(st *scenarios.Step) *scenarios.Failure {
+func (r *run) silence(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	attempts := make(chan string, 1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -620,7 +629,7 @@ func (r *run) silence(st *scenarios.Step) *scenarios.Failure {
 		case <-stop:
 		}
 	}()
-	f := r.p.ExpectSilence(st, st.Window, attempts)
+	f := r.p.ExpectSilence(ctx, st, st.Window, attempts)
 	if f != nil && endedCleanly(r.p, st) {
 		return nil
 	}
@@ -643,7 +652,7 @@ func endedCleanly(p *script.Player, st *scenarios.Step) bool {
 	return ce != nil && ce.Code == proto.CloseNormal
 }
 
-func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
+func (r *run) disconnect(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	p := r.p
 	r.drainAttempts()
 	c := st.Close
@@ -653,7 +662,7 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 		return nil
 	}
 	if c.By == proto.Runtime && c.Awaited {
-		return r.awaitClose(st)
+		return r.awaitClose(ctx, st)
 	}
 	switch {
 	case c.By == proto.Core && c.Code != 0:
@@ -682,13 +691,13 @@ func (r *run) disconnect(st *scenarios.Step) *scenarios.Failure {
 // restart plays a Core restart as far as a script can: the scripted Core keeps no durable records,
 // so it only ends the transport as a Core that stops does (1001), and a later reconnect step
 // takes the Runtime's next connection. Only the self-check plays it (restart needs tests: core).
-func (r *run) restart(st *scenarios.Step) *scenarios.Failure {
+func (r *run) restart(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	if r.p.Conn == nil {
 		return nil
 	}
 	stop := *st
 	stop.Close = &scenarios.CloseSpec{By: proto.Core, Code: proto.CloseGoingAway, Reason: "core restarting"}
-	return r.disconnect(&stop)
+	return r.disconnect(ctx, &stop)
 }
 
 // endedAsAllowed says how the scenario ended when f came from the end of the Runtime's transport

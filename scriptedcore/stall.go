@@ -16,7 +16,7 @@ import (
 // awaitClose is a disconnect the Runtime makes on its own (awaited), or on its way out once its
 // launcher stops it (stopped): Core causes nothing, drains what came before, and requires the
 // close with the code and reason written. A socket dropped without a close frame fails it.
-func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
+func (r *run) awaitClose(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	p, c := r.p, st.Close
 	if c.Stopped {
 		r.p.Rec.Event("stop", "the launcher stops the Runtime")
@@ -33,7 +33,8 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 		// await_stall is, not like one frame's wait.
 		bound = max(r.cfg.Timeout, r.cfg.StartTimeout)
 	}
-	deadline := time.Now().Add(bound)
+	ctx, cancel := script.Within(ctx, bound)
+	defer cancel()
 	discarded := 0
 	defer func() {
 		if discarded > 0 {
@@ -41,7 +42,7 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 		}
 	}()
 	for {
-		in, err := p.Conn.Next(time.Until(deadline))
+		in, err := p.Conn.Next(ctx)
 		var closed *script.ClosedError
 		switch {
 		case errors.As(err, &closed):
@@ -60,8 +61,10 @@ func (r *run) awaitClose(st *scenarios.Step) *scenarios.Failure {
 				return p.Failf(st, "the Runtime %s; expected a close with %d %q (%s)", what, c.Code, c.Reason, closeRule(c))
 			}
 			return nil
-		case err != nil:
+		case errors.Is(err, script.ErrTimeout):
 			return p.Failf(st, "the Runtime did not close the transport within %v; expected a close with %d %q (%s)", bound, c.Code, c.Reason, closeRule(c))
+		case err != nil:
+			return p.Failf(st, "%v before the step completed", err)
 		case c.Dropped:
 			discarded++ // what piled up while Core was not reading
 		case isHeartbeatFrame(in.Raw):
@@ -209,7 +212,7 @@ type SocketWatched interface {
 }
 
 // awaitStall plays await_stall: Core waits until the Runtime's output fills its socket.
-func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
+func (r *run) awaitStall(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	if r.p.Conn == nil {
 		return r.p.Failf(st, "the transport is closed; there is no socket to watch")
 	}
@@ -217,7 +220,7 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 	// like one frame's wait.
 	bound := max(r.cfg.Timeout, r.cfg.StartTimeout)
 	if sw, ok := r.rt.(SocketWatched); ok && r.p.Conn.Stopped() {
-		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		ctx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
 		switch err := sw.AwaitBlockedWrite(ctx); {
 		case err == nil:
@@ -227,7 +230,9 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 			return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: no write of it blocked within %v (%v)", bound, err)
 		}
 	}
-	if err := r.p.Conn.AwaitStall(stallUnread, stallSteady, bound); err != nil {
+	ctx, cancel := script.Within(ctx, bound)
+	defer cancel()
+	if err := r.p.Conn.AwaitStall(ctx, stallUnread, stallSteady); err != nil {
 		return r.p.Failf(st, "the Runtime's output did not pile up on the stalled socket: %v", err)
 	}
 	return nil
@@ -242,7 +247,7 @@ func (r *run) awaitStall(st *scenarios.Step) *scenarios.Failure {
 // in the transcript and the clock moves anyway, as it would against a Runtime nobody watches.
 func (r *run) awaitTaken(ctx context.Context) {
 	if sw, ok := r.rt.(SocketWatched); ok {
-		r.p.AwaitTaken(ctx, r.cfg.Timeout, sw.AwaitReadAll)
+		r.p.AwaitTaken(ctx, sw.AwaitReadAll)
 	}
 }
 

@@ -339,7 +339,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 			p.QuietWait(ctx, st)
 			return nil, nil
 		}
-		f := p.ExpectSilence(st, st.Window, nil)
+		f := p.ExpectSilence(ctx, st, st.Window, nil)
 		if f != nil && endedCleanly(p, st) {
 			f = nil
 		}
@@ -374,7 +374,7 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		}
 		return nil, nil
 	case scenarios.StepStopReading, scenarios.StepResumeReading, scenarios.StepAwaitStall:
-		return fail(r.stallReading(st)), nil
+		return fail(r.stallReading(ctx, st)), nil
 	case scenarios.StepExportPull:
 		// Only a scenario that tests a Runtime holds it: this is the self-check's side.
 		f, err := p.ServeExport(ctx, st)
@@ -407,7 +407,7 @@ func (r *run) triggerAndExpect(ctx context.Context, st *scenarios.Step) (*stepFa
 			return &stepFailure{r.p.Failf(st, "the Core driver could not make Core send it: %v", err), err}, nil
 		}
 	}
-	_, f := r.p.Expect(st)
+	_, f := r.p.Expect(ctx, st)
 	return fail(f), nil
 }
 
@@ -439,7 +439,8 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 		}
 	}
 	// Core closes: drain what it sent before, then require the close (with the code, if named).
-	deadline := time.Now().Add(r.cfg.Timeout)
+	ctx, cancel := script.Within(ctx, r.cfg.Timeout)
+	defer cancel()
 	discarded := 0
 	defer func() {
 		if discarded > 0 {
@@ -447,7 +448,7 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 		}
 	}()
 	for {
-		in, err := p.Conn.Next(time.Until(deadline))
+		in, err := p.Conn.Next(ctx)
 		var closed *script.ClosedError
 		switch {
 		case errors.As(err, &closed):
@@ -462,8 +463,10 @@ func (r *run) disconnect(ctx context.Context, st *scenarios.Step) (*stepFailure,
 				return fail(p.Failf(st, "Core closed the transport with %d %q; expected %d", closed.Code, closed.Reason, c.Code)), nil
 			}
 			return nil, nil
-		case err != nil:
+		case errors.Is(err, script.ErrTimeout):
 			return fail(p.Failf(st, "Core did not close the transport within %v", r.cfg.Timeout)), nil
+		case err != nil:
+			return fail(p.Failf(st, "%v before the step completed", err)), nil
 		case c.Dropped:
 			discarded++ // what piled up while the Runtime was not reading
 		default:
@@ -488,14 +491,18 @@ func (r *run) restart(ctx context.Context, st *scenarios.Step) *stepFailure {
 	if p.Conn == nil {
 		return nil
 	}
-	in, err := p.Conn.Next(r.cfg.Timeout)
+	ctx, cancel := script.Within(ctx, r.cfg.Timeout)
+	defer cancel()
+	in, err := p.Conn.Next(ctx)
 	var closed *script.ClosedError
 	switch {
 	case errors.As(err, &closed):
 		p.Conn = nil
 		return nil
-	case err != nil:
+	case errors.Is(err, script.ErrTimeout):
 		return fail(p.Failf(st, "the transport outlived Core's restart by %v", r.cfg.Timeout))
+	case err != nil:
+		return fail(p.Failf(st, "%v before the step completed", err))
 	}
 	return fail(p.Failf(st, "Core sent %s instead of ending the transport as it stopped", in.Raw))
 }

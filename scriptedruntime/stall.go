@@ -19,7 +19,7 @@ import (
 // scripted Runtime stops or resumes reading its socket, so Core's writes pile up until they block
 // (Core's per-frame write timeout, CN-42), and await_stall waits until they have. Those that name
 // Core are the scripted Core's to play.
-func (r *run) stallReading(st *scenarios.Step) *scenarios.Failure {
+func (r *run) stallReading(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	p := r.p
 	if st.From != proto.Runtime {
 		return nil
@@ -33,7 +33,7 @@ func (r *run) stallReading(st *scenarios.Step) *scenarios.Failure {
 		// a start-up, not like one frame's wait.
 		bound := max(r.cfg.Timeout, stallBound)
 		if sw, ok := r.cfg.Driver.(SocketWatched); ok && p.Conn.Stopped() {
-			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			ctx, cancel := context.WithTimeout(ctx, bound)
 			defer cancel()
 			switch err := sw.AwaitBlockedWrite(ctx); {
 			case err == nil:
@@ -43,7 +43,9 @@ func (r *run) stallReading(st *scenarios.Step) *scenarios.Failure {
 				return p.Failf(st, "Core's output did not pile up on the stalled socket: no write of it blocked within %v (%v)", bound, err)
 			}
 		}
-		if err := p.Conn.AwaitStall(stallUnread, stallSteady, bound); err != nil {
+		ctx, cancel := script.Within(ctx, bound)
+		defer cancel()
+		if err := p.Conn.AwaitStall(ctx, stallUnread, stallSteady); err != nil {
 			return p.Failf(st, "Core's output did not pile up on the stalled socket: %v", err)
 		}
 	case scenarios.StepStopReading:
@@ -77,7 +79,7 @@ type ReadWatched interface {
 // awaitTaken waits, before an advance, until Core's readers have taken what the Runtime sent.
 func (r *run) awaitTaken(ctx context.Context) {
 	if rw, ok := r.cfg.Driver.(ReadWatched); ok {
-		r.p.AwaitTaken(ctx, r.cfg.Timeout, rw.AwaitReadAll)
+		r.p.AwaitTaken(ctx, rw.AwaitReadAll)
 	}
 }
 

@@ -22,8 +22,23 @@ type Inbound struct {
 	At  time.Time
 }
 
-// ErrTimeout is returned when nothing arrived within the bound.
+// ErrTimeout is returned when nothing arrived within the bound a wait was given (Within).
 var ErrTimeout = errors.New("timed out")
+
+// TimeoutError is the cause of a context made by Within once its bound has passed. It names the
+// bound, so a failure can say how long it waited; it is ErrTimeout to errors.Is. A wait that ends
+// for another reason (the run stopped, the scenario's own bound) ends with that context's cause
+// instead, and is never reported as this wait running out.
+type TimeoutError struct{ Bound time.Duration }
+
+func (e *TimeoutError) Error() string        { return ErrTimeout.Error() }
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// Within bounds a wait by d of wall time from now: the context ends with the cause
+// &TimeoutError{d} (context.Cause), or earlier with ctx's own. Every step bound of a play is one.
+func Within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, &TimeoutError{Bound: d})
+}
 
 // ClosedError says the transport closed; Code is the close code the peer sent (-1: none, the
 // socket dropped).
@@ -98,17 +113,16 @@ func (c *Conn) read(ctx context.Context) {
 	}
 }
 
-// Next returns the next frame within timeout. After the transport closed it returns a
+// Next returns the next frame, waiting until ctx ends; then it returns ctx's cause (a
+// *TimeoutError when the bound Within made ran out). After the transport closed it returns a
 // *ClosedError once the buffered frames are drained.
-func (c *Conn) Next(timeout time.Duration) (Inbound, error) {
+func (c *Conn) Next(ctx context.Context) (Inbound, error) {
 	if len(c.unread) > 0 {
 		in := c.unread[0]
 		c.unread = c.unread[1:]
 		c.setMark(in.At)
 		return in, nil
 	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
 	select {
 	case in, ok := <-c.frames:
 		if !ok {
@@ -116,8 +130,8 @@ func (c *Conn) Next(timeout time.Duration) (Inbound, error) {
 		}
 		c.setMark(in.At)
 		return in, nil
-	case <-t.C:
-		return Inbound{}, ErrTimeout
+	case <-ctx.Done():
+		return Inbound{}, context.Cause(ctx)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 func (p *Player) PullExport(ctx context.Context, st *scenarios.Step) (*scenarios.Failure, error) {
 	var archive []byte
 	for {
-		frames, f := p.Expect(st.Export.Awaited(st, len(archive)))
+		frames, f := p.Expect(ctx, st.Export.Awaited(st, len(archive)))
 		if f != nil {
 			f.Message = fmt.Sprintf("pulling the export at offset %d: %s", len(archive), f.Message)
 			return f, nil
@@ -64,7 +64,7 @@ func (p *Player) ServeExport(ctx context.Context, st *scenarios.Step) (*scenario
 		}
 		delivered += n
 		// WS-28.3: Core sends next only after a chunk, with offset = the total bytes received.
-		if _, f := p.Expect(st.Export.Next(st, delivered)); f != nil {
+		if _, f := p.Expect(ctx, st.Export.Next(st, delivered)); f != nil {
 			return f, nil
 		}
 	}

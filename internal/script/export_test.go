@@ -100,7 +100,10 @@ func TestPullExportFailsABrokenRuntime(t *testing.T) {
 				ctx := context.Background()
 				_ = rt.Conn.Write(ctx, []byte(hello))
 				for _, f := range c.frames {
-					if _, err := rt.Conn.Next(2 * time.Second); err != nil {
+					bounded, cancel := Within(ctx, 2*time.Second)
+					_, err := rt.Conn.Next(bounded)
+					cancel()
+					if err != nil {
 						return
 					}
 					_ = rt.Conn.Write(ctx, []byte(f))

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,8 +28,6 @@ type Player struct {
 	HeavyTimeout time.Duration
 	// heavy: the frame sent last was heavy, and no step has read since.
 	heavy bool
-	// bound is the bound of the step reading now, for its failure.
-	bound time.Duration
 	Seed  string
 	// Gate, when two scripted peers share one, synchronises silence windows (see Gate).
 	Gate *Gate
@@ -152,14 +149,15 @@ func (p *Player) SendGroup(ctx context.Context, st *scenarios.Step) (*scenarios.
 	return nil, nil
 }
 
-// next returns the next frame the step must look at, filtering heartbeats unless wantHeartbeat.
-// awaited names what the step waits for, in a failure.
-func (p *Player) next(st *scenarios.Step, deadline time.Time, wantHeartbeat bool, awaited string) (Inbound, *scenarios.Failure) {
+// next returns the next frame the step must look at, filtering heartbeats unless wantHeartbeat;
+// ctx carries the step's bound (Within). awaited names what the step waits for, in a failure.
+func (p *Player) next(ctx context.Context, st *scenarios.Step, wantHeartbeat bool, awaited string) (Inbound, *scenarios.Failure) {
 	for {
-		in, err := p.Conn.Next(time.Until(deadline))
+		in, err := p.Conn.Next(ctx)
 		if err != nil {
-			if errors.Is(err, ErrTimeout) {
-				return in, p.Failf(st, "nothing arrived within %v; waited for %s", cmp.Or(p.bound, p.Timeout), awaited)
+			var te *TimeoutError
+			if errors.As(err, &te) {
+				return in, p.Failf(st, "nothing arrived within %v; waited for %s", te.Bound, awaited)
 			}
 			return in, p.Failf(st, "%v before the step completed", err)
 		}
@@ -177,7 +175,7 @@ func (p *Player) next(st *scenarios.Step, deadline time.Time, wantHeartbeat bool
 
 // awaitDrop waits, within the step bound, until the relay has dropped the frame a `lost` step
 // names: the peer really sent it, and whatever it did before sending is done.
-func (p *Player) awaitDrop(st *scenarios.Step) *scenarios.Failure {
+func (p *Player) awaitDrop(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	if p.Drops == nil {
 		return nil
 	}
@@ -185,7 +183,7 @@ func (p *Player) awaitDrop(st *scenarios.Step) *scenarios.Failure {
 		p.lost = map[string]int{}
 	}
 	p.lost[st.Frame.Type]++
-	ctx, cancel := context.WithTimeout(context.Background(), p.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
 	if err := p.Drops.AwaitDrop(ctx, st.Frame.Type, p.lost[st.Frame.Type]); err != nil {
 		return p.Failf(st, "the %s frame a fault should drop was never sent within %v (%v)", st.Frame.Type, p.Timeout, err)
@@ -219,8 +217,10 @@ func isHeartbeat(raw []byte) bool {
 }
 
 // Expect reads the frames of a step sent by the other peer (one frame, or an any_order group) and
-// matches them, binding placeholders.
-func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure) {
+// matches them, binding placeholders. The step's bound (Timeout, or HeavyTimeout after a heavy
+// frame) starts here, as a deadline on ctx; ctx ending first (the run stopped) fails the step
+// with its cause, not as a frame that did not come.
+func (p *Player) Expect(ctx context.Context, st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure) {
 	if st.Frame != nil && st.Frame.Optional {
 		// It may come here, before the next step's frames, or never: skipped once if it does.
 		p.optional = append(p.optional, st)
@@ -230,13 +230,13 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 	if st.Frame != nil {
 		switch ft := st.Frame; {
 		case ft.Lost:
-			return nil, p.awaitDrop(st) // a fault drops it on the way
+			return nil, p.awaitDrop(ctx, st) // a fault drops it on the way
 		case ft.Corrupted != "":
-			return nil, p.expectCorrupted(st)
+			return nil, p.expectCorrupted(ctx, st)
 		case ft.Invalid == oversizeRule:
 			// A frame over 4 MiB never arrives: this reader's own read limit closes the transport
 			// (CN-41), as it does for a frame a fault made oversize.
-			return nil, p.expectCorrupted(&scenarios.Step{Kind: st.Kind, Pos: st.Pos, Index: st.Index, From: st.From,
+			return nil, p.expectCorrupted(ctx, &scenarios.Step{Kind: st.Kind, Pos: st.Pos, Index: st.Index, From: st.From,
 				Frame: &scenarios.FrameTemplate{Type: ft.Type, Corrupted: "oversize", Pos: ft.Pos}})
 		case ft.Copies > 1:
 			// A fault duplicated it: the same frame, that many times.
@@ -244,7 +244,7 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 			for range ft.Copies {
 				one := *st
 				one.Frame = &scenarios.FrameTemplate{Type: ft.Type, ID: ft.ID, Payload: ft.Payload, Pos: ft.Pos}
-				frames, f := p.Expect(&one)
+				frames, f := p.Expect(ctx, &one) // each copy with a bound of its own
 				if f != nil {
 					return got, f
 				}
@@ -254,10 +254,9 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 		}
 	}
 	pending := st.Frames()
-	p.bound = p.stepBound()
+	ctx, cancel := Within(ctx, p.stepBound())
+	defer cancel()
 	p.heavy = false
-	defer func() { p.bound = 0 }()
-	deadline := time.Now().Add(p.bound)
 	var got []*proto.Frame
 	// A frame an earlier silence took because it allowed it satisfies the step that expects it.
 	for i := 0; i < len(pending); i++ {
@@ -279,7 +278,7 @@ func (p *Player) Expect(st *scenarios.Step) ([]*proto.Frame, *scenarios.Failure)
 		for _, s := range pending {
 			wantHB = wantHB || s.Frame.Type == proto.TypeHeartbeat
 		}
-		in, f := p.next(st, deadline, wantHB, awaiting(st.From, pending))
+		in, f := p.next(ctx, st, wantHB, awaiting(st.From, pending))
 		if f != nil {
 			f.Expected = pending[0].Frame
 			if len(pending) == 1 {
@@ -339,8 +338,10 @@ func (p *Player) untolerate(in Inbound) {
 // it invalid with it is one the reader's read limit refuses.
 var oversizeRule = (&proto.RuleError{Type: "envelope", Rule: fmt.Sprintf("frame must be at most %d bytes", proto.MaxFrameBytes)}).Error()
 
-func (p *Player) expectCorrupted(st *scenarios.Step) *scenarios.Failure {
-	in, err := p.Conn.Next(p.Timeout)
+func (p *Player) expectCorrupted(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
+	ctx, cancel := Within(ctx, p.Timeout)
+	defer cancel()
+	in, err := p.Conn.Next(ctx)
 	var closed *ClosedError
 	switch {
 	case st.Frame.Corrupted == "oversize" && errors.As(err, &closed):
@@ -370,8 +371,9 @@ func expectedView(ft *scenarios.FrameTemplate, b *scenarios.Bindings) any {
 // ExpectSilence requires the other peer to send nothing (heartbeats aside) and keep the transport
 // open for window, apart from the frames the step allows (st.Allow), each at most once; those not
 // come by the end of the window are tolerated later. extra, if not nil, is another event source
-// that breaks the silence (a new connection attempt, for the scripted Core).
-func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <-chan string) *scenarios.Failure {
+// that breaks the silence (a new connection attempt, for the scripted Core). ctx ending before
+// the window does (the run stopped) fails the step with its cause.
+func (p *Player) ExpectSilence(ctx context.Context, st *scenarios.Step, window time.Duration, extra <-chan string) *scenarios.Failure {
 	if p.Gate != nil {
 		defer p.Gate.Open(st.Index)
 	}
@@ -422,6 +424,8 @@ func (p *Player) ExpectSilence(st *scenarios.Step, window time.Duration, extra <
 			case <-t.C:
 				over = true
 				continue
+			case <-ctx.Done():
+				return p.Failf(st, "%v before the step completed", context.Cause(ctx))
 			case what := <-extra:
 				return p.Failf(st, "the %s was to stay silent for %v, but %s", st.From, window, what)
 			case got, ok := <-frames:
@@ -479,12 +483,12 @@ func frameType(raw []byte) string {
 
 // AwaitTaken waits, before this peer moves the other's clock, until what this peer sent is in the
 // other's kernel (AwaitSent) and the other's readers have taken it (readAll: the kernel's word,
-// package sockwatch, for a peer in this process). Each wait is for an event; timeout is the
-// safety net, and a wait that runs out is noted on the transcript and the clock moves anyway, as
-// it would against a peer nobody watches. errors.ErrUnsupported from readAll (a platform that
-// cannot watch) is no wait at all.
-func (p *Player) AwaitTaken(ctx context.Context, timeout time.Duration, readAll func(context.Context) error) {
-	other := p.Self.Other()
+// package sockwatch, for a peer in this process). Each wait is for an event; the step bound
+// (Timeout) is the safety net, and a wait that runs out is noted on the transcript and the clock
+// moves anyway, as it would against a peer nobody watches. errors.ErrUnsupported from readAll (a
+// platform that cannot watch) is no wait at all.
+func (p *Player) AwaitTaken(ctx context.Context, readAll func(context.Context) error) {
+	other, timeout := p.Self.Other(), p.Timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if p.Conn != nil {

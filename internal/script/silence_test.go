@@ -37,7 +37,7 @@ func TestSilenceWindowIsAnchoredAtTheOpeningFrame(t *testing.T) {
 			p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: time.Second,
 				OnHeartbeat: func([]byte) error { return nil }}
 			st := &scenarios.Step{Index: 3, Kind: scenarios.StepSettle, From: proto.Runtime, Window: window}
-			f := p.ExpectSilence(st, window, nil)
+			f := p.ExpectSilence(t.Context(), st, window, nil)
 			if broken := f != nil; broken != c.broken {
 				t.Fatalf("broken = %v, want %v (%v)", broken, c.broken, f)
 			}
@@ -48,7 +48,9 @@ func TestSilenceWindowIsAnchoredAtTheOpeningFrame(t *testing.T) {
 				t.Fatalf("%d frames left for the next step, want %d", len(conn.unread), c.left)
 			}
 			if c.left > 0 {
-				in, err := conn.Next(time.Millisecond)
+				ctx, cancel := Within(t.Context(), time.Millisecond)
+				defer cancel()
+				in, err := conn.Next(ctx)
 				if err != nil || string(in.Raw) != string(done) {
 					t.Fatalf("the next step reads %q, %v; want the frame the window left", in.Raw, err)
 				}
@@ -90,7 +92,7 @@ func TestSilenceAllowsWhatTheStepAllows(t *testing.T) {
 			}
 			p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
 			st := &scenarios.Step{Index: 3, Kind: scenarios.StepSilence, From: proto.Runtime, Window: window, Allow: []*scenarios.Step{allow}}
-			f := p.ExpectSilence(st, window, nil)
+			f := p.ExpectSilence(t.Context(), st, window, nil)
 			switch {
 			case c.broken == "" && f != nil:
 				t.Fatalf("the silence broke: %v", f.Message)
@@ -100,12 +102,12 @@ func TestSilenceAllowsWhatTheStepAllows(t *testing.T) {
 			if c.next == "-" {
 				return
 			}
-			if _, f := p.Expect(doneStep); f != nil {
+			if _, f := p.Expect(t.Context(), doneStep); f != nil {
 				t.Fatalf("the next step failed: %v", f.Message)
 			}
 			if c.name == "the allowed frame late, after the next step's" {
 				// still tolerated: a later silence takes it
-				if f := p.ExpectSilence(&scenarios.Step{Index: 5, Kind: scenarios.StepSilence, From: proto.Runtime, Window: window}, window, nil); f != nil {
+				if f := p.ExpectSilence(t.Context(), &scenarios.Step{Index: 5, Kind: scenarios.StepSilence, From: proto.Runtime, Window: window}, window, nil); f != nil {
 					t.Fatalf("the late allowed frame broke a later silence: %v", f.Message)
 				}
 			}
@@ -127,17 +129,17 @@ func TestAllowedFrameMayComeEarly(t *testing.T) {
 	p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
 	silence := &scenarios.Step{Index: 3, Kind: scenarios.StepSilence, From: proto.Core, Window: window,
 		Allow: []*scenarios.Step{{Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}}}
-	if f := p.ExpectSilence(silence, window, nil); f != nil {
+	if f := p.ExpectSilence(t.Context(), silence, window, nil); f != nil {
 		t.Fatalf("the silence broke: %v", f.Message)
 	}
-	if _, f := p.Expect(&scenarios.Step{Index: 5, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f != nil {
+	if _, f := p.Expect(t.Context(), &scenarios.Step{Index: 5, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f != nil {
 		t.Fatalf("the early frame did not satisfy the step that expects it: %v", f.Message)
 	}
 	if got := p.B.String("prepare2"); got != "p-2" {
 		t.Fatalf("prepare2 = %q, want p-2", got)
 	}
 	// A second one is not taken for granted: the step reads, and nothing comes.
-	if _, f := p.Expect(&scenarios.Step{Index: 6, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f == nil {
+	if _, f := p.Expect(t.Context(), &scenarios.Step{Index: 6, Kind: scenarios.StepCore, From: proto.Core, Frame: tmpl}); f == nil {
 		t.Fatal("one early frame satisfied two steps")
 	}
 }
@@ -158,10 +160,10 @@ func TestOptionalFrameIsSkippedWhereverItArrives(t *testing.T) {
 				conn.frames <- Inbound{Raw: raw, At: time.Now()}
 			}
 			p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
-			if _, f := p.Expect(optional); f != nil {
+			if _, f := p.Expect(t.Context(), optional); f != nil {
 				t.Fatalf("the optional step failed: %v", f.Message)
 			}
-			if _, f := p.Expect(must); f != nil {
+			if _, f := p.Expect(t.Context(), must); f != nil {
 				t.Fatalf("the step after it failed: %v", f.Message)
 			}
 		})
@@ -181,14 +183,14 @@ func TestOptionalFrameComesBeforeTheNextStepOrNever(t *testing.T) {
 	conn.frames <- Inbound{Raw: done, At: opened.Add(time.Millisecond)}
 	conn.frames <- Inbound{Raw: late, At: opened.Add(2 * time.Millisecond)}
 	p := &Player{Conn: conn, B: scenarios.NewBindings(), Rec: conn.rec, Timeout: 100 * time.Millisecond}
-	if _, f := p.Expect(optional); f != nil {
+	if _, f := p.Expect(t.Context(), optional); f != nil {
 		t.Fatal(f.Message)
 	}
-	if _, f := p.Expect(must); f != nil {
+	if _, f := p.Expect(t.Context(), must); f != nil {
 		t.Fatal(f.Message)
 	}
 	silence := &scenarios.Step{Index: 4, Kind: scenarios.StepSilence, From: proto.Runtime, Window: 50 * time.Millisecond}
-	if f := p.ExpectSilence(silence, silence.Window, nil); f == nil {
+	if f := p.ExpectSilence(t.Context(), silence, silence.Window, nil); f == nil {
 		t.Fatal("an optional frame that came after the next step's frame was taken")
 	}
 }
@@ -226,7 +228,7 @@ func TestARealTimeSettleOpensAtTheScenariosClock(t *testing.T) {
 				conn.mark = receipt // the receipt was consumed after the advance
 			}
 			st := &scenarios.Step{Index: 7, Kind: scenarios.StepSettle, From: proto.Runtime, Window: window}
-			f := p.ExpectSilence(st, window, nil)
+			f := p.ExpectSilence(t.Context(), st, window, nil)
 			if broken := f != nil; broken != c.broken {
 				t.Fatalf("broken = %v, want %v (%v)", broken, c.broken, f)
 			}

@@ -69,10 +69,11 @@ func (c *Conn) SetUnread(f func() (int, error)) {
 // and that count has not moved for steady: the receive queue is full and the peer's writes are
 // blocked, not merely begun (a peer between two writes could still send a small frame ahead of
 // the rest). It polls the kernel's count every millisecond (no event says "the receive queue
-// grew") and gives up after within. It is a guess from real time, for a peer whose own sockets
-// nobody watches (a daemon in another process); the scripted Core asks an in-process Runtime's
-// kernel instead (scriptedcore.SocketWatched).
-func (c *Conn) AwaitStall(min int, steady, within time.Duration) error {
+// grew") until ctx ends; the caller bounds it with Within, and a failure then names that bound.
+// It is a guess from real time, for a peer whose own sockets nobody watches (a daemon in another
+// process); the scripted Core asks an in-process Runtime's kernel instead
+// (scriptedcore.SocketWatched).
+func (c *Conn) AwaitStall(ctx context.Context, min int, steady time.Duration) error {
 	c.pmu.Lock()
 	unread, stopped := c.unreadBytes, c.paused != nil
 	c.pmu.Unlock()
@@ -84,8 +85,6 @@ func (c *Conn) AwaitStall(min int, steady, within time.Duration) error {
 	}
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	deadline := time.NewTimer(within)
-	defer deadline.Stop()
 	n, last, since := 0, -1, time.Now()
 	for {
 		var err error
@@ -101,11 +100,15 @@ func (c *Conn) AwaitStall(min int, steady, within time.Duration) error {
 		}
 		select {
 		case <-tick.C:
-		case <-deadline.C:
-			if n >= min {
-				return fmt.Errorf("after %v the socket's unread bytes still grow (%d): the peer's writes never blocked", within, n)
+		case <-ctx.Done():
+			var te *TimeoutError
+			switch {
+			case !errors.As(context.Cause(ctx), &te):
+				return fmt.Errorf("stopped with %d unread bytes on the socket: %w", n, context.Cause(ctx))
+			case n >= min:
+				return fmt.Errorf("after %v the socket's unread bytes still grow (%d): the peer's writes never blocked", te.Bound, n)
 			}
-			return fmt.Errorf("after %v the socket holds %d unread bytes, fewer than the %d of a peer writing to it", within, n, min)
+			return fmt.Errorf("after %v the socket holds %d unread bytes, fewer than the %d of a peer writing to it", te.Bound, n, min)
 		}
 	}
 }

@@ -70,7 +70,9 @@ func TestStoppedReaderBlocksThePeersWrites(t *testing.T) {
 	reader.ResumeReading()
 	got := 0
 	for {
-		_, err := reader.Next(5 * time.Second)
+		ctx, cancel := Within(t.Context(), 5*time.Second)
+		_, err := reader.Next(ctx)
+		cancel()
 		if err != nil {
 			var closed *ClosedError
 			if !errors.As(err, &closed) {
@@ -99,25 +101,32 @@ func TestAwaitStall(t *testing.T) {
 	reader := NewConn(<-accepted, NewRecorder(), From("runtime"))
 	defer reader.Drop()
 
-	if err := reader.AwaitStall(1, 0, time.Second); err == nil || !strings.Contains(err.Error(), "not stopped") {
+	if err := awaitStall(t, reader, 1, 0, time.Second); err == nil || !strings.Contains(err.Error(), "not stopped") {
 		t.Fatalf("AwaitStall while reading: %v; want an error saying reading is not stopped", err)
 	}
 	reader.StopReading()
-	if err := reader.AwaitStall(1, 0, time.Second); err == nil || !strings.Contains(err.Error(), "cannot count") {
+	if err := awaitStall(t, reader, 1, 0, time.Second); err == nil || !strings.Contains(err.Error(), "cannot count") {
 		t.Fatalf("AwaitStall without a counter: %v; want an error saying it cannot count", err)
 	}
 	var unread atomic.Int64
 	reader.SetUnread(func() (int, error) { return int(unread.Load()), nil })
-	if err := reader.AwaitStall(4096, 0, 10*time.Millisecond); err == nil || !strings.Contains(err.Error(), "holds 0 unread bytes") {
+	if err := awaitStall(t, reader, 4096, 0, 10*time.Millisecond); err == nil || !strings.Contains(err.Error(), "holds 0 unread bytes") {
 		t.Fatalf("AwaitStall on an empty socket: %v; want it to give up naming the 0 bytes", err)
 	}
 	unread.Store(8192)
-	if err := reader.AwaitStall(4096, 5*time.Millisecond, time.Second); err != nil {
+	if err := awaitStall(t, reader, 4096, 5*time.Millisecond, time.Second); err != nil {
 		t.Fatalf("AwaitStall with 8192 unread bytes: %v", err)
 	}
 	growing := func() (int, error) { return int(unread.Add(1)), nil } // a peer still writing
 	reader.SetUnread(growing)
-	if err := reader.AwaitStall(4096, 5*time.Millisecond, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still grow") {
+	if err := awaitStall(t, reader, 4096, 5*time.Millisecond, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still grow") {
 		t.Fatalf("AwaitStall while the unread bytes grow: %v; want it to give up saying they still grow", err)
 	}
+}
+
+// awaitStall is AwaitStall bounded by within, as a step bounds it.
+func awaitStall(t *testing.T, c *Conn, min int, steady, within time.Duration) error {
+	ctx, cancel := Within(t.Context(), within)
+	defer cancel()
+	return c.AwaitStall(ctx, min, steady)
 }
