@@ -284,13 +284,9 @@ var requestTypes = map[string]string{
 // as {type, id}, against the check's list in any order. It waits while the Turn runs (a request
 // may still be taken) and fails once the Turn has ended with another set.
 func (d *refCoreDriver) interactionsHold(c *scenarios.InteractionsCheck, b *scenarios.Bindings) (bool, string, error) {
-	run, err := resolveString(c.Run, b)
-	if err != nil {
-		return false, "", err
-	}
-	t, err := d.Core.TurnByRun(run)
-	if err != nil {
-		return false, fmt.Sprintf("no Turn for run %s", run), nil
+	t, missing, err := d.turnOfRun(c.Run, b)
+	if t == nil {
+		return false, missing, err
 	}
 	want := map[scenarios.RegisteredInteraction]bool{}
 	for _, r := range c.Registered {

@@ -78,7 +78,7 @@ func (r *run) notApplicable() *scenarios.Failure {
 	for _, other := range p.Scenario.UnavailableKinds {
 		k, ok := r.view.Capabilities(other)
 		if !ok || k.Available {
-			f := p.Failf(nil, "the scenario needs kind %q advertised with available: false; the Runtime's heartbeat advertises: %s", other, r.view.kindAvailability())
+			f := p.Failf(nil, "the scenario needs kind %q advertised with available: false; the Runtime's heartbeat advertises: %s", other, r.view.kindNames(true))
 			f.Cause = fmt.Sprintf("the daemon does not advertise kind %q as unavailable", other)
 			return f
 		}
@@ -97,7 +97,7 @@ func (r *run) notApplicable() *scenarios.Failure {
 		return nil
 	}
 	if !ok {
-		f := p.Failf(nil, "the Runtime's heartbeat does not advertise kind %q (it advertises: %s); every scenario runs on that kind", name, r.view.kindNames())
+		f := p.Failf(nil, "the Runtime's heartbeat does not advertise kind %q (it advertises: %s); every scenario runs on that kind", name, r.view.kindNames(false))
 		f.Cause = fmt.Sprintf("the daemon does not advertise kind %q", name)
 		f.Missing = r.p.Scenario.Requires
 		return f

@@ -826,9 +826,9 @@ func exitReason(rt Runtime) string {
 	return ""
 }
 
-// kindAvailability lists the kinds the latest valid heartbeat advertises and whether each is
-// available, for a message.
-func (v *view) kindAvailability() string {
+// kindNames lists the kinds the latest valid heartbeat advertises, for a message; with
+// availability, whether each is available too.
+func (v *view) kindNames(availability bool) string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.latest == nil || len(v.latest.SupportedAgentKinds) == 0 {
@@ -836,21 +836,11 @@ func (v *view) kindAvailability() string {
 	}
 	var names []string
 	for _, k := range v.latest.SupportedAgentKinds {
-		names = append(names, fmt.Sprintf("%q (available: %t)", k.Kind, k.Available))
-	}
-	return strings.Join(names, ", ")
-}
-
-// kindNames lists the kinds the latest valid heartbeat advertises, for a message.
-func (v *view) kindNames() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.latest == nil || len(v.latest.SupportedAgentKinds) == 0 {
-		return "none"
-	}
-	var names []string
-	for _, k := range v.latest.SupportedAgentKinds {
-		names = append(names, fmt.Sprintf("%q", k.Kind))
+		name := fmt.Sprintf("%q", k.Kind)
+		if availability {
+			name += fmt.Sprintf(" (available: %t)", k.Available)
+		}
+		names = append(names, name)
 	}
 	return strings.Join(names, ", ")
 }
