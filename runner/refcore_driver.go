@@ -504,25 +504,11 @@ func resolveString(tmpl scenarios.Value, b *scenarios.Bindings) (string, error) 
 	return s, nil
 }
 
-// turnOfRun is the Turn of the Run a check names: nil with why while Core has none (a check waits
-// for it), or an error when the name does not resolve.
-func (d *refCoreDriver) turnOfRun(run scenarios.Value, b *scenarios.Bindings) (*store.Turn, string, error) {
-	id, err := resolveString(run, b)
-	if err != nil {
-		return nil, "", err
-	}
-	t, err := d.Core.TurnByRun(id)
-	if err != nil {
-		return nil, fmt.Sprintf("no Turn for run %s", id), nil
-	}
-	return t, "", nil
-}
-
 // subagentsHold answers check.subagents: the sub-agent frames the Turn of the Run recorded, in
 // order, against the check's list. It waits while the Turn runs (frames may still come) and fails
 // once the Turn has ended without them.
 func (d *refCoreDriver) subagentsHold(c *scenarios.SubagentsCheck, b *scenarios.Bindings) (bool, string, error) {
-	t, missing, err := d.turnOfRun(c.Run, b)
+	t, missing, err := d.turnOf(c.Run, b)
 	if t == nil {
 		return false, missing, err
 	}

@@ -284,7 +284,7 @@ var requestTypes = map[string]string{
 // as {type, id}, against the check's list in any order. It waits while the Turn runs (a request
 // may still be taken) and fails once the Turn has ended with another set.
 func (d *refCoreDriver) interactionsHold(c *scenarios.InteractionsCheck, b *scenarios.Bindings) (bool, string, error) {
-	t, missing, err := d.turnOfRun(c.Run, b)
+	t, missing, err := d.turnOf(c.Run, b)
 	if t == nil {
 		return false, missing, err
 	}
