@@ -111,6 +111,11 @@ func InProcessPairing() Pairing {
 	}
 }
 
+// childGrace is how long a child-process play's daemon has to exit after SIGTERM before it is
+// killed and failed: far beyond what the reference needs, so only a daemon that does not exit
+// meets it.
+const childGrace = 15 * time.Second
+
 // ChildProcessName names the child-process pairing.
 const ChildProcessName = "runtime: reference as a child process"
 
@@ -137,7 +142,10 @@ func ChildProcessPairing(binary string) Pairing {
 			cmd += " --withhold " + key
 			what = "reference Runtime without " + strings.Join(without, ", ") + " as a child process (" + binary + ")"
 		}
-		opts := DaemonOptions{Grace: 2 * time.Second}
+		// The grace is what a daemon has to exit after SIGTERM: the reference exits at once, so a
+		// longer one costs it nothing, while 2 s was reached by a daemon the kernel did not run
+		// at a load average of 26 (make stress beside other work).
+		opts := DaemonOptions{Grace: childGrace}
 		// The daemon lays out a fresh environment per play under its temporary directory: where the
 		// suite keeps its scratch files (the gate: in memory), so should the daemons it starts.
 		if _, ok := os.LookupEnv("TMPDIR"); ok {
