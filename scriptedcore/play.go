@@ -317,10 +317,15 @@ func (r *run) stopRuntime() {
 	if r.p.Conn != nil {
 		r.p.Conn.Drop()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), stopBound)
 	defer cancel()
 	_ = r.rt.Stop(ctx)
 }
+
+// stopBound is the safety net of a stop: the launcher's own grace decides when its SIGTERM
+// becomes SIGKILL, and a stop's context ending first kills at once. Bounded by the step bound
+// (3 s against a process), a loaded machine (load 26) killed a daemon that was exiting as asked.
+const stopBound = time.Minute
 
 func (r *run) drainAttempts() {
 	for {

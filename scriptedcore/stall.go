@@ -21,7 +21,7 @@ func (r *run) awaitClose(ctx context.Context, st *scenarios.Step) *scenarios.Fai
 	if c.Stopped {
 		r.p.Rec.Event("stop", "the launcher stops the Runtime")
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+			ctx, cancel := context.WithTimeout(context.Background(), stopBound)
 			defer cancel()
 			_ = r.rt.Stop(ctx)
 		}()
