@@ -302,14 +302,26 @@
 //
 // {$repeat: {text: t, count: n}} is the string of n copies of t, written where a value must pass a
 // size limit (a runtime_prepare frame over 1 MiB); it expands at load time, at most 4 MiB.
+// {$repeat: {item: v, count: n}} is the list of n copies (1 to 4096) of the template v, numbered
+// as a repeat step's copies are (below): a contract Turn's 1,025 events, say.
 //
 // A `repeat: {count: n, steps: [...]}` step stands for its steps written n times (1 to 4096), in
 // order, at load time: in the copy numbered i (1 to n) every ${i} in a string of the steps is the
-// decimal i, so ids and texts stay distinct (p-${i} is p-1, …, p-n). There ${i} is no placeholder,
-// and it is always a string (${i} alone is "7", never the number 7). The steps hold no include and
-// no repeat, and a repeat stands only in a scenario's own steps (not in any_order or a table). The
-// copies are ordinary steps, each with its own index; a mistake in the steps is reported once, at
-// its line. The repeats of one file expand to at most MaxRepeatNodes YAML nodes in all.
+// decimal i, and ${i+k} or ${i-k} (k a decimal) is i+k or i-k, so ids and texts stay distinct
+// (p-${i} is p-1, …, p-n) and a copy can name its neighbour's (the request that follows decision
+// d-${i} is p-${i+1}). There these are no placeholders, and always strings (${i} alone is "7",
+// never the number 7), everywhere in the copy, a $repeat item's included. The steps hold no include
+// and no repeat, and a repeat stands only in a scenario's own steps (not in any_order or a table).
+// The copies are ordinary steps, each with its own index; a mistake in the steps is reported once,
+// at its line. The repeats of one file expand to at most MaxRepeatNodes YAML nodes in all.
+//
+// A `bound: {from: peer, names: [n, ...]}` step requires the placeholders ${n}, … to be bound by
+// now. The peer that reads from's frames judges it; from, which wrote them, skips it. So a scenario
+// says "at least one of these frames took this answer" where the spec does not say which: each of
+// 1,024 replays may be answered {$one_of: [not_pending, applied]}, the not_pending alternative
+// binding ${forgotten} (error_code: {$all: ["${forgotten}", not_pending], sample: not_pending}), and
+// bound requires that one did (IA-13.2, docs/spec-readings.md, which-entry-is-evicted). A scripted
+// writer sends a $one_of's first alternative, so the one that binds comes first.
 //
 // A frame may write `trace`, the envelope's trace: a writer sends it as written, a reader compares
 // it ({$absent: true}: the frame must carry none). A frame without `trace` sends none and ignores

@@ -455,7 +455,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "export_pull", "restart", "repeat"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "export_pull", "restart", "repeat", "bound"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -605,6 +605,25 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	case stepRepeat:
 		p.Errorf(k.Line, "repeat stands only in a scenario's steps: not in any_order, a table or another repeat")
 		return nil
+	case StepBound:
+		f := p.fields(v, "bound", "from", "names")
+		if f == nil {
+			return nil
+		}
+		if f["from"] == nil || f["names"] == nil {
+			p.Errorf(v.Line, "bound needs from (the peer whose frames bind them) and names (the placeholders, without ${})")
+			return nil
+		}
+		st.From = p.peer(f["from"], "bound.from")
+		st.Names = p.Strings(f["names"], "bound.names")
+		if len(st.Names) == 0 {
+			p.Errorf(f["names"].Line, "bound.names: at least one placeholder name")
+		}
+		for _, name := range st.Names {
+			if !varNameRE.MatchString(name) {
+				p.Errorf(f["names"].Line, "bound.names: %q is no placeholder name (a lowercase letter, then lowercase letters, digits or _; no ${})", name)
+			}
+		}
 	case StepFault:
 		if v.Kind != yaml.MappingNode {
 			p.Errorf(v.Line, "fault takes one rule of the fault schedule language (docs/fault-injection.md)")

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,15 +13,19 @@ import (
 
 // A repeat step stands for its body written count times, at load time: `repeat: {count: n,
 // steps: [...]}`. In the copy numbered i (1 to n) every ${i} in a string of the body is the
-// decimal i, so ids and texts stay distinct (p-${i} is p-1 … p-n); ${i} is no placeholder there.
-// A body holds steps written out: no include and no repeat. The copies are ordinary steps, each
-// with its own index; a mistake in the body is reported once, at its line.
+// decimal i, and ${i+k} or ${i-k} (k a decimal) is i+k or i-k, so ids stay distinct (p-${i} is
+// p-1 … p-n) and a copy can name its neighbour's (the request that follows decision p-${i} is
+// p-${i+1}). These are no placeholders there. A body holds steps written out: no include and no
+// repeat. The copies are ordinary steps, each with its own index; a mistake in the body is
+// reported once, at its line. {$repeat: {item: v, count: n}} copies a template the same way
+// (load_matchers.go).
 
 // stepRepeat is the key of a repeat step; it never reaches a Step.Kind.
 const stepRepeat StepKind = "repeat"
 
-// RepeatIndex is what a repeat's body writes for the number of its copy.
-const RepeatIndex = "${i}"
+// repeatIndexRE matches what a repeated body writes for the number of its copy: ${i}, ${i+k},
+// ${i-k}.
+var repeatIndexRE = regexp.MustCompile(`\$\{i(?:([+-])([0-9]{1,4}))?\}`)
 
 func isRepeat(n *yaml.Node) bool {
 	return n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == string(stepRepeat)
@@ -52,32 +57,62 @@ func (p *parser) repeatSteps(n *yaml.Node) []*Step {
 			return nil
 		}
 	}
-	nodes := count * countNodes(body)
-	if p.expanded += nodes; p.expanded > MaxRepeatNodes {
-		p.Errorf(v.Line, "the repeats of this file expand to %d YAML nodes, more than the %d they may", p.expanded, MaxRepeatNodes)
-		return nil
-	}
 	var out []*Step
-	for i := 1; i <= count; i++ {
-		before := len(p.Errs)
-		for _, s := range body.Content {
-			if st := p.step(withIndex(s, strconv.Itoa(i)), false); st != nil {
+	if !p.expand(body, count, v.Line, func(c *yaml.Node) {
+		for _, s := range c.Content {
+			if st := p.step(s, false); st != nil {
 				out = append(out, st)
 			}
 		}
-		if len(p.Errs) > before {
-			return nil // the body's mistakes once, not once per copy
-		}
+	}) {
+		return nil
 	}
 	return out
 }
 
-// withIndex copies n with every RepeatIndex in its strings replaced by index. A string stays a
-// string (its tag is kept): ${i} alone is the string "7", never a number.
-func withIndex(n *yaml.Node, index string) *yaml.Node {
+// copies is {$repeat: {item, count}}: the list of count copies of item.
+func (p *parser) copies(item *yaml.Node, count, line int) []Value {
+	out := make([]Value, 0, count)
+	if !p.expand(item, count, line, func(c *yaml.Node) {
+		p.checkPlaceholders(c)
+		out = append(out, p.value(c, "$repeat.item"))
+	}) {
+		return []Value{}
+	}
+	return out
+}
+
+// expand hands each copy of body, numbered 1 to count, to read, within the file's
+// MaxRepeatNodes. It stops at the first copy with a mistake: the body's mistakes are reported
+// once, not once per copy.
+func (p *parser) expand(body *yaml.Node, count, line int, read func(*yaml.Node)) bool {
+	if p.expanded += count * countNodes(body); p.expanded > MaxRepeatNodes {
+		p.Errorf(line, "the repeats of this file expand to %d YAML nodes, more than the %d they may", p.expanded, MaxRepeatNodes)
+		return false
+	}
+	for i := 1; i <= count; i++ {
+		before := len(p.Errs)
+		read(withIndex(body, i))
+		if len(p.Errs) > before {
+			return false
+		}
+	}
+	return true
+}
+
+// withIndex copies n with every ${i}, ${i+k} and ${i-k} in its strings replaced by the number. A
+// string stays a string (its tag is kept): ${i} alone is the string "7", never a number.
+func withIndex(n *yaml.Node, index int) *yaml.Node {
 	c := *n
-	if n.Kind == yaml.ScalarNode {
-		c.Value = strings.ReplaceAll(n.Value, RepeatIndex, index)
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${i") {
+		c.Value = repeatIndexRE.ReplaceAllStringFunc(n.Value, func(m string) string {
+			sub := repeatIndexRE.FindStringSubmatch(m)
+			k, _ := strconv.Atoi(sub[2])
+			if sub[1] == "-" {
+				k = -k
+			}
+			return strconv.Itoa(index + k)
+		})
 	}
 	if len(n.Content) > 0 {
 		c.Content = make([]*yaml.Node, len(n.Content))

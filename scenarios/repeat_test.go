@@ -76,3 +76,58 @@ func TestRepeatExpansionIsBounded(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// ${i+k} and ${i-k} name a neighbour copy's number; {$repeat: {item, count}} is a list of copies.
+func TestRepeatOffsetsAndItemLists(t *testing.T) {
+	scs, err := Parse("f.yaml", []byte(`id: a
+title: t
+steps:
+  - repeat:
+      count: 2
+      steps:
+        - core: {type: prompt_cancel, id: "r-${i}", payload: {delivery_id: "after-${i-1}-before-${i+1}"}}
+  - core:
+      type: prompt_request
+      id: run
+      payload:
+        agent_kind: contract
+        conversation_id: ''
+        run_id: ''
+        input:
+          $repeat: {count: 3, item: {content: [{type: input_text, text: "m-${i}"}]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := scs[0].own
+	var ids []string
+	for _, st := range own[:2] {
+		ids = append(ids, st.Frame.ID.(string)+" "+st.Frame.Payload.(map[string]Value)["delivery_id"].(string))
+	}
+	if diff := cmp.Diff([]string{"r-1 after-0-before-2", "r-2 after-1-before-3"}, ids); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	input := own[2].Frame.Payload.(map[string]Value)["input"].([]Value)
+	var texts []string
+	for _, m := range input {
+		texts = append(texts, m.(map[string]Value)["content"].([]Value)[0].(map[string]Value)["text"].(string))
+	}
+	if diff := cmp.Diff([]string{"m-1", "m-2", "m-3"}, texts); diff != "" {
+		t.Fatalf("$repeat item copies (-want +got):\n%s", diff)
+	}
+}
+
+// A bound step loads its peer and names.
+func TestBoundLoads(t *testing.T) {
+	scs, err := Parse("f.yaml", []byte("id: a\ntitle: t\nsteps:\n  - bound: {from: runtime, names: [gone, kept]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := scs[0].own[0]
+	if st.Kind != StepBound || st.From != "runtime" || !cmp.Equal(st.Names, []string{"gone", "kept"}) {
+		t.Fatalf("step %+v", st)
+	}
+	if got := st.Describe(); got != "the runtime's frames have bound ${gone}, ${kept}" {
+		t.Errorf("Describe() = %q", got)
+	}
+}

@@ -322,7 +322,7 @@ func fail(f *scenarios.Failure) *stepFailure {
 
 func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
 	p, d := r.p, r.cfg.Driver
-	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance && st.Kind != scenarios.StepFault && st.Kind != scenarios.StepRestart {
+	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance && st.Kind != scenarios.StepFault && st.Kind != scenarios.StepRestart && st.Kind != scenarios.StepBound {
 		return fail(p.Failf(st, "the transport is closed; this step needs a connection")), nil
 	}
 	switch st.Kind {
@@ -364,6 +364,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		return r.disconnect(ctx, st)
 	case scenarios.StepRestart:
 		return r.restart(ctx, st), nil
+	case scenarios.StepBound:
+		return fail(p.RequireBound(st)), nil
 	case scenarios.StepReconnect:
 		old := p.Conn
 		if err := r.connect(ctx); err != nil {
