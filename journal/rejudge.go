@@ -151,6 +151,14 @@ func matchSteps(sc *scenarios.Scenario, self proto.Peer, frames []Record, stop i
 			tolerated = append(tolerated, st)
 			continue
 		}
+		if st.Kind == scenarios.StepBound && st.From != self && !mayEnd {
+			for _, name := range st.Names {
+				if _, ok := b.Get(name); !ok {
+					return match{matched: m.matched, step: st.Index, reason: fmt.Sprintf("no frame of the %s bound ${%s}", st.From, name)}
+				}
+			}
+			continue
+		}
 		if st.Kind == scenarios.StepExportPull {
 			var fail *match
 			mine, theirs, fail = m.pullExport(st, self, mine, theirs, b, ended || mayEnd)

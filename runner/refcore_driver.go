@@ -342,6 +342,9 @@ func (d *refCoreDriver) Restart(context.Context) error {
 
 // Check answers a Core-side check from the reference Core's records.
 func (d *refCoreDriver) Check(ctx context.Context, c *scenarios.Check, b *scenarios.Bindings) error {
+	if c.Input != nil && c.Input.Gives != nil {
+		return d.inputGiven(ctx, c.Input, b)
+	}
 	for {
 		changed := d.Core.Changed()
 		ok, state, err := d.holds(c, b)

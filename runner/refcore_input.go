@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -82,6 +83,40 @@ func steerKey(st *scenarios.Step) (string, error) {
 		return "", fmt.Errorf("%s: prompt_steer needs its input_id as a string (a literal or a ${placeholder})", st.Pos)
 	}
 	return id, nil
+}
+
+// inputGiven answers check.input with gives: a caller gives the Turn of the Run the input now,
+// under the check's key, which the reference Core must take. A later prompt_steer step whose
+// input_id is written as the key is Core's own sending. The API answers once the Turn's runner has
+// stepped the input (and sent it, if it went out at once): a runner whose send waits for room in
+// a full queue answers only when that send ends, so the wait is bounded by the step's.
+func (d *refCoreDriver) inputGiven(ctx context.Context, c *scenarios.InputCheck, b *scenarios.Bindings) error {
+	t, missing, err := d.turnOf(c.Run, b)
+	switch {
+	case err != nil:
+		return err
+	case t == nil:
+		return errors.New(missing)
+	}
+	var in proto.MessageInput
+	if err := decodeTemplate(c.Gives, b, &in); err != nil {
+		return fmt.Errorf("check.input.gives: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.Core.DeliverInput(t.ID, c.Key, in)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("the reference Core refused the input %s with %s (%v)", c.Key, inputRefusalCode(err), err)
+		}
+		d.inputs[c.Key] = true
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the reference Core did not take the input %s: %w", c.Key, ctx.Err())
+	}
 }
 
 // inputRefused answers check.input: a caller gives the Turn of the Run the check's input now (under

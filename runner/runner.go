@@ -333,8 +333,9 @@ const scriptedcoreStep = 3 * time.Second
 // step bound. Such a play waits for what its peer did (a frame, a write blocked in the kernel,
 // every frame read and handled), never for real time to pass, so a correct peer on a machine
 // loaded far past its CPUs still meets it; a peer that never sends what a step expects fails with
-// the frame it waited for named, this late.
-const InProcessBound = 30 * time.Second
+// the frame it waited for named, this late. 30 s was reached once, at a load average of 40 on two
+// CPUs (a 4 MiB frame read by a daemon that got a twentieth of a CPU).
+const InProcessBound = 2 * time.Minute
 
 // playScriptedCore is the one way a scripted Core plays against a launched Runtime: with a fault
 // relay between them when the scenario arms faults or a schedule applies to every scenario, its

@@ -18,6 +18,12 @@ const (
 	// MaxErrors is how many errors a load reports; the rest are counted ("… and N more"): past a
 	// screenful, more lines of the same mistake help no one.
 	MaxErrors = 50
+	// MaxRepeat bounds a repeat step's count, and MaxRepeatNodes the YAML nodes the repeats of one
+	// file expand to in all (count times the nodes of each body): a file of a few bytes must not
+	// expand into the gigabytes a large file is refused for. 2,050 frame steps of the 1,024-entry
+	// memory scenarios take about 60,000.
+	MaxRepeat      = 4096
+	MaxRepeatNodes = 1 << 18
 )
 
 // scenarioFile is a file a load will parse.

@@ -115,7 +115,12 @@
 // check.input {run, refuses, code} makes a caller give the Turn of the Run one active input now,
 // refuses (a list of messages, as prompt_steer's input, under a key of the caller's own), which
 // Core must refuse inside itself with that API error code (invalid_input for an input that does
-// not validate, IN-01.5): nothing of it reaches the wire.
+// not validate, IN-01.5): nothing of it reaches the wire. check.input {run, gives, key} makes a
+// caller give the Turn that input now, which Core must take (record for delivery); it holds once
+// Core has. key is the caller's idempotency key and the input_id a later prompt_steer step writes
+// for the input (a ${placeholder}, as written): that step expects Core's frame and causes nothing
+// more. When, and whether, Core sends it is Core's (one input at a time, IN-20), so an input whose
+// frame no step may expect (one Core must hold back) is given this way.
 // check.device_status {online: true|false} is the one check the Runtime side answers itself: it
 // asks Core's device-status route (GET ?device_id=, with the device's Bearer credential) until the
 // answer names the device and says online as written.
@@ -212,7 +217,13 @@
 // 16 KiB receive buffer in such a scenario, so fewer bytes fill them. The step is played by the
 // peer it names (a peer under test cannot be made to stall), and the other one skips it. A write
 // blocks only once the writer has more bytes in flight than both buffers hold, so such a scenario
-// must make the side under test send more than its send buffer (several MiB on loopback).
+// must make the side under test send more than its send buffer (several MiB on loopback). A core
+// frame step played while the scripted Runtime has stopped reading makes Core send its frame (its
+// driver causes it, as at any core step) and does not wait for it: the scripted Runtime reads and
+// matches the frames of those steps at the resume_reading: runtime that follows (which the loader
+// requires), in step order, before any later step. So a scenario has Core queue frames behind a
+// blocked write: Core's send queue holds 64 (protocol-facts §1.7), and what Core sends next waits
+// for room, within its send budget.
 // await_stall: core then waits (within the step bound) until the Runtime is blocked in a write to
 // the stalled socket, so that whatever it is made to send next (a preparation_status, say) is
 // queued behind a write that cannot complete. Against the in-process reference that is what the
@@ -291,6 +302,26 @@
 //
 // {$repeat: {text: t, count: n}} is the string of n copies of t, written where a value must pass a
 // size limit (a runtime_prepare frame over 1 MiB); it expands at load time, at most 4 MiB.
+// {$repeat: {item: v, count: n}} is the list of n copies (1 to 4096) of the template v, numbered
+// as a repeat step's copies are (below): a contract Turn's 1,025 events, say.
+//
+// A `repeat: {count: n, steps: [...]}` step stands for its steps written n times (1 to 4096), in
+// order, at load time: in the copy numbered i (1 to n) every ${i} in a string of the steps is the
+// decimal i, and ${i+k} or ${i-k} (k a decimal) is i+k or i-k, so ids and texts stay distinct
+// (p-${i} is p-1, …, p-n) and a copy can name its neighbour's (the request that follows decision
+// d-${i} is p-${i+1}). There these are no placeholders, and always strings (${i} alone is "7",
+// never the number 7), everywhere in the copy, a $repeat item's included. The steps hold no include
+// and no repeat, and a repeat stands only in a scenario's own steps (not in any_order or a table).
+// The copies are ordinary steps, each with its own index; a mistake in the steps is reported once,
+// at its line. The repeats of one file expand to at most MaxRepeatNodes YAML nodes in all.
+//
+// A `bound: {from: peer, names: [n, ...]}` step requires the placeholders ${n}, … to be bound by
+// now. The peer that reads from's frames judges it; from, which wrote them, skips it. So a scenario
+// says "at least one of these frames took this answer" where the spec does not say which: each of
+// 1,024 replays may be answered {$one_of: [not_pending, applied]}, the not_pending alternative
+// binding ${forgotten} (error_code: {$all: ["${forgotten}", not_pending], sample: not_pending}), and
+// bound requires that one did (IA-13.2, docs/spec-readings.md, which-entry-is-evicted). A scripted
+// writer sends a $one_of's first alternative, so the one that binds comes first.
 //
 // A frame may write `trace`, the envelope's trace: a writer sends it as written, a reader compares
 // it ({$absent: true}: the frame must carry none). A frame without `trace` sends none and ignores

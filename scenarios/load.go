@@ -87,6 +87,8 @@ type parser struct {
 	*yamlstrict.Walker
 	values yamlstrict.Values
 	vars   map[string]Value // the current scenario's own vars, for checking its frames
+	// expanded counts the YAML nodes the file's repeats expanded to (MaxRepeatNodes).
+	expanded int
 }
 
 func newParser(file string) *parser {
@@ -228,12 +230,17 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 			p.Errorf(v.Line, "steps must be a list")
 		} else {
 			for _, s := range v.Content {
+				if isRepeat(s) {
+					sc.own = append(sc.own, p.repeatSteps(s)...)
+					continue
+				}
 				if st := p.step(s, false); st != nil {
 					sc.own = append(sc.own, st)
 				}
 			}
 		}
 	}
+	p.checkStalledReads(sc)
 	p.checkPadded(sc)
 	p.checkRestarts(sc)
 	p.checkBodyBytes(sc)
@@ -448,7 +455,7 @@ func (p *parser) handshake(n *yaml.Node) *Handshake {
 	return h
 }
 
-var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "export_pull", "restart"}
+var stepKinds = []string{"core", "runtime", "silence", "settle", "disconnect", "reconnect", "advance", "any_order", "check", "include", "fault", "stop_reading", "resume_reading", "await_stall", "export_pull", "restart", "repeat", "bound"}
 
 func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
@@ -595,6 +602,28 @@ func (p *parser) step(n *yaml.Node, inGroup bool) *Step {
 		st.Check = p.check(v)
 	case "include":
 		st.Included = p.String(v, "include")
+	case stepRepeat:
+		p.Errorf(k.Line, "repeat stands only in a scenario's steps: not in any_order, a table or another repeat")
+		return nil
+	case StepBound:
+		f := p.fields(v, "bound", "from", "names")
+		if f == nil {
+			return nil
+		}
+		if f["from"] == nil || f["names"] == nil {
+			p.Errorf(v.Line, "bound needs from (the peer whose frames bind them) and names (the placeholders, without ${})")
+			return nil
+		}
+		st.From = p.peer(f["from"], "bound.from")
+		st.Names = p.Strings(f["names"], "bound.names")
+		if len(st.Names) == 0 {
+			p.Errorf(f["names"].Line, "bound.names: at least one placeholder name")
+		}
+		for _, name := range st.Names {
+			if !varNameRE.MatchString(name) {
+				p.Errorf(f["names"].Line, "bound.names: %q is no placeholder name (a lowercase letter, then lowercase letters, digits or _; no ${})", name)
+			}
+		}
 	case StepFault:
 		if v.Kind != yaml.MappingNode {
 			p.Errorf(v.Line, "fault takes one rule of the fault schedule language (docs/fault-injection.md)")

@@ -220,17 +220,30 @@ const MaxRepeatBytes = 4 << 20
 
 // repeat expands {$repeat: {text: x, count: n}} into the string of n copies of text, so a
 // scenario can write a value past a size limit (a runtime_prepare frame over 1 MiB, RP-10)
-// without spelling it out. The expansion is a literal: it holds no placeholder.
+// without spelling it out. The expansion is a literal: it holds no placeholder. {$repeat: {item:
+// v, count: n}} is the list of n copies of the template v, ${i} in the copy numbered i (1 to n)
+// that number, as in a repeat step's body (repeat.go): a list of 1,025 contract events, say.
 func (p *parser) repeat(n *yaml.Node) Value {
-	f := p.fields(n, "$repeat", "text", "count")
+	f := p.fields(n, "$repeat", "text", "count", "item")
 	if f == nil {
 		return ""
 	}
-	text := p.String(f["text"], "$repeat.text")
 	count, ok := 0, f["count"] != nil
 	if ok {
 		count, ok = yamlstrict.Int(f["count"])
 	}
+	if item := f["item"]; item != nil {
+		if f["text"] != nil {
+			p.Errorf(n.Line, "$repeat takes text (copies of a string) or item (a list of copies), not both")
+			return []Value{}
+		}
+		if !ok || count < 1 || count > MaxRepeat {
+			p.Errorf(n.Line, "$repeat.count of an item must be an integer from 1 to %d", MaxRepeat)
+			return []Value{}
+		}
+		return p.copies(item, count, n.Line)
+	}
+	text := p.String(f["text"], "$repeat.text")
 	switch {
 	case text == "" || strings.Contains(text, "${"):
 		p.Errorf(n.Line, "$repeat.text must be a non-empty literal (no placeholder)")

@@ -230,6 +230,10 @@ const (
 	// (any close, or a drop) and a later reconnect step connects again. Only a scenario that
 	// tests: core has one: a Runtime under test sees no more of a restart than a transport's end.
 	StepRestart StepKind = "restart"
+	// StepBound: the placeholders named (Names) are bound by now. The peer that reads From's
+	// frames judges it; From skips it. A placeholder that only one $one_of alternative binds says
+	// that alternative was taken at least once (of many replays, one answered otherwise).
+	StepBound StepKind = "bound"
 )
 
 // Step is one step of a scenario.
@@ -254,6 +258,7 @@ type Step struct {
 	Fault    *FaultStep    // fault
 	Export   *ExportPull   // export_pull
 	Included string        // the scenario this step was included from, if any
+	Names    []string      // bound: the placeholders that must be bound
 }
 
 // ExportPull is an export_pull step: the scripted Core pulls an export whose begin a step before
@@ -328,6 +333,8 @@ func (s *Step) Describe() string {
 		return fmt.Sprintf("core pulls export %s to its end", compact(s.Export.ID))
 	case StepRestart:
 		return fmt.Sprintf("%s restarts over its durable records", s.From)
+	case StepBound:
+		return fmt.Sprintf("the %s's frames have bound ${%s}", s.From, strings.Join(s.Names, "}, ${"))
 	}
 	return string(s.Kind)
 }

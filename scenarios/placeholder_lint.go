@@ -45,6 +45,9 @@ func (p *parser) checkPlaceholders(n *yaml.Node) {
 			p.Errorf(n.Line, "malformed placeholder %q: a placeholder is ${name}, a lowercase letter then lowercase letters, digits or _", bad)
 		}
 	case yaml.MappingNode:
+		if len(n.Content) == 2 && n.Content[0].Value == "$repeat" {
+			return // its item's copies are checked as they are made, ${i} replaced (repeat.go)
+		}
 		for i := 1; i < len(n.Content); i += 2 {
 			p.checkPlaceholders(n.Content[i])
 		}

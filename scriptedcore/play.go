@@ -573,6 +573,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*scenarios.Failure,
 		return r.awaitConnection(st), nil
 	case scenarios.StepRestart:
 		return r.restart(ctx, st), nil
+	case scenarios.StepBound:
+		return p.RequireBound(st), nil
 	case scenarios.StepCheck:
 		// A Core-side check tests a Core; the scripted Core is not under test.
 		return nil, nil

@@ -146,6 +146,9 @@ type run struct {
 	id  transport.Identity
 	// stalling dialed the connection of a scenario whose Runtime stops reading (stall.go).
 	stalling *stallingClient
+	// stalledReads are the core frame steps Core was made to send while the Runtime read nothing:
+	// resume_reading reads them, in order (stall.go).
+	stalledReads []*scenarios.Step
 }
 
 func (r *run) play(ctx context.Context) (scenarios.Verdict, *scenarios.Failure, error) {
@@ -319,7 +322,7 @@ func fail(f *scenarios.Failure) *stepFailure {
 
 func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error) {
 	p, d := r.p, r.cfg.Driver
-	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance && st.Kind != scenarios.StepFault && st.Kind != scenarios.StepRestart {
+	if p.Conn == nil && st.Kind != scenarios.StepReconnect && st.Kind != scenarios.StepSilence && st.Kind != scenarios.StepCheck && st.Kind != scenarios.StepAdvance && st.Kind != scenarios.StepFault && st.Kind != scenarios.StepRestart && st.Kind != scenarios.StepBound {
 		return fail(p.Failf(st, "the transport is closed; this step needs a connection")), nil
 	}
 	switch st.Kind {
@@ -361,6 +364,8 @@ func (r *run) step(ctx context.Context, st *scenarios.Step) (*stepFailure, error
 		return r.disconnect(ctx, st)
 	case scenarios.StepRestart:
 		return r.restart(ctx, st), nil
+	case scenarios.StepBound:
+		return fail(p.RequireBound(st)), nil
 	case scenarios.StepReconnect:
 		old := p.Conn
 		if err := r.connect(ctx); err != nil {
@@ -406,6 +411,10 @@ func (r *run) triggerAndExpect(ctx context.Context, st *scenarios.Step) (*stepFa
 		if err := d.Trigger(ctx, st, r.p.B); err != nil {
 			return &stepFailure{r.p.Failf(st, "the Core driver could not make Core send it: %v", err), err}, nil
 		}
+	}
+	if r.p.Conn.Stopped() {
+		r.stalledReads = append(r.stalledReads, st) // read once reading resumes (stall.go)
+		return nil, nil
 	}
 	_, f := r.p.Expect(ctx, st)
 	return fail(f), nil

@@ -226,3 +226,33 @@ func TestUnavailableKindsDecideApplicability(t *testing.T) {
 		t.Fatalf("a Runtime whose unavailable kind lacks a required capability finds the scenario not applicable:\n%s", core)
 	}
 }
+
+// triggerDriver records the steps it is asked to make Core send, and whether the scripted
+// Runtime was reading then.
+type triggerDriver struct {
+	readWatchedDriver
+	triggered []int
+}
+
+func (d *triggerDriver) Trigger(_ context.Context, st *scenarios.Step, _ *scenarios.Bindings) error {
+	d.triggered = append(d.triggered, st.Index)
+	return nil
+}
+
+// A core frame step played while the scripted Runtime reads nothing makes Core send its frame at
+// once (the driver is asked at the step) and is read at resume_reading, in step order: a
+// mismatch is the step's own failure, at its line.
+func TestCoreFramesSentWhileNotReadingAreReadOnResume(t *testing.T) {
+	d := &triggerDriver{}
+	core, rt := pairDriven(t, "stall/frames-read-on-resume", "stall/frames-read-on-resume", scriptedcore.Config{}, d)
+	if core.Verdict != scenarios.Pass || rt.Verdict != scenarios.Pass {
+		t.Fatalf("scripted Core:\n%s\nscripted Runtime:\n%s", core, rt)
+	}
+	if want := []int{2, 3, 4, 6}; !slices.Equal(d.triggered, want) {
+		t.Fatalf("triggered steps %v, want %v", d.triggered, want)
+	}
+	_, rt = pair(t, "stall/other-frame-on-resume", "stall/frames-read-on-resume", scriptedcore.Config{})
+	if rt.Verdict != scenarios.Fail || rt.Failure.Step != 4 || !strings.Contains(rt.Failure.Message, "differs") {
+		t.Fatalf("the third frame differs: want a failure at step 4:\n%s", rt)
+	}
+}

@@ -17,8 +17,9 @@ import (
 
 // stallReading plays stop_reading, resume_reading and await_stall on the Runtime's side: the
 // scripted Runtime stops or resumes reading its socket, so Core's writes pile up until they block
-// (Core's per-frame write timeout, CN-42), and await_stall waits until they have. Those that name
-// Core are the scripted Core's to play.
+// (Core's per-frame write timeout, CN-42), and await_stall waits until they have. A core frame step
+// played in between made Core send its frame, which resume_reading then reads, in step order,
+// before any later step. Those that name Core are the scripted Core's to play.
 func (r *run) stallReading(ctx context.Context, st *scenarios.Step) *scenarios.Failure {
 	p := r.p
 	if st.From != proto.Runtime {
@@ -54,6 +55,13 @@ func (r *run) stallReading(ctx context.Context, st *scenarios.Step) *scenarios.F
 	default:
 		r.stalling.resume()
 		p.Conn.ResumeReading()
+		unread := r.stalledReads
+		r.stalledReads = nil
+		for _, st := range unread {
+			if _, f := p.Expect(ctx, st); f != nil {
+				return f
+			}
+		}
 	}
 	return nil
 }

@@ -41,7 +41,12 @@ func TestAwaitSent(t *testing.T) {
 		t.Fatalf("AwaitSent without a counter: %v; want ErrCannotCount", err)
 	}
 
-	w, _ := tcpPair(t)
+	w, peer := tcpPair(t)
+	// A small receive buffer the kernel does not grow: what it cannot hold stays undelivered
+	// however long the machine takes, where an autotuned one grew to take a slow writer's all.
+	if err := peer.(*net.TCPConn).SetReadBuffer(4 << 10); err != nil {
+		t.Fatal(err)
+	}
 	c.SetUnsent(sockwatch.UnsentCounter(w))
 	if _, err := w.Write([]byte("a frame the peer does not read")); err != nil {
 		t.Fatal(err)
@@ -58,6 +63,9 @@ func TestAwaitSent(t *testing.T) {
 	}
 	if _, err := w.Write(make([]byte, 64<<20)); err == nil {
 		t.Fatal("a 64 MiB write to a peer that reads nothing completed")
+	}
+	if n, err := sockwatch.UnsentCounter(w)(); err != nil || n == 0 {
+		t.Fatalf("nothing undelivered after a write the peer has no room for (%d, %v)", n, err)
 	}
 	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution/turn"
+	"github.com/wirecheck/wirecheck/reference/core/gateway"
 	"github.com/wirecheck/wirecheck/reference/core/store"
 )
 
@@ -122,13 +123,19 @@ func (r *runner) send(s turn.Send) turn.Event {
 
 // queue hands the frame to the connection, bounded by Core's send timeout on the injected clock.
 func (r *runner) queue(env proto.Envelope) error {
-	return r.e.sendWithin(r.conn.Send, env, proto.CoreSendTimeout)
+	return r.e.sendWithinFrom(gateway.WithQueueWait(r.e.ctx, r.waitingRoom), r.conn.Send, env, proto.CoreSendTimeout)
 }
 
 // sendWithin hands env to send, cancelling it once budget has passed on the injected clock (the
 // engine's end cancels it too): every frame Core sends has a bounded send.
 func (e *Engine) sendWithin(send func(context.Context, proto.Envelope) error, env proto.Envelope, budget time.Duration) error {
-	ctx, cancel := context.WithCancel(e.ctx)
+	return e.sendWithinFrom(e.ctx, send, env, budget)
+}
+
+// sendWithinFrom is sendWithin from parent, a context of the engine's that may carry what the
+// send reports (gateway.WithQueueWait).
+func (e *Engine) sendWithinFrom(parent context.Context, send func(context.Context, proto.Envelope) error, env proto.Envelope, budget time.Duration) error {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	t := e.cfg.Clock.NewTimer(budget)
 	defer t.Stop()

@@ -3,6 +3,7 @@ package execution_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -80,10 +81,13 @@ type fakeConn struct {
 	// held: a Send of this frame type queues it, then waits until the channel is closed (the
 	// runner is then busy while the test routes what it must find waiting).
 	held map[string]chan struct{}
+	// full: a Send of this frame type finds the send queue full: it reports the wait as the
+	// gateway does (gateway.QueueWait) and waits until its context ends.
+	full map[string]bool
 }
 
 func newFakeConn(hb *proto.HeartbeatPayload) *fakeConn {
-	return &fakeConn{hb: hb, sent: make(chan proto.Envelope, 64), sendFail: map[string]error{},
+	return &fakeConn{hb: hb, sent: make(chan proto.Envelope, 64), sendFail: map[string]error{}, full: map[string]bool{},
 		preps: map[string]*fakeStream{}, runs: map[string]*fakeStream{}, acks: map[string]*fakeStream{}}
 }
 
@@ -95,12 +99,20 @@ func (c *fakeConn) Capabilities() (*proto.HeartbeatPayload, bool) {
 
 func (c *fakeConn) setCapabilities(hb *proto.HeartbeatPayload) { c.mu.Lock(); c.hb = hb; c.mu.Unlock() }
 
-func (c *fakeConn) Send(_ context.Context, env proto.Envelope) error {
+func (c *fakeConn) Send(ctx context.Context, env proto.Envelope) error {
 	c.mu.Lock()
-	err := c.sendFail[env.Type]
+	err, full := c.sendFail[env.Type], c.full[env.Type]
 	c.mu.Unlock()
 	if err != nil {
 		return err
+	}
+	if full {
+		if waiting := gateway.QueueWait(ctx); waiting != nil {
+			waiting(true)
+			defer waiting(false)
+		}
+		<-ctx.Done()
+		return fmt.Errorf("%w: %v", gateway.ErrSendQueueFull, ctx.Err())
 	}
 	c.sent <- env
 	c.mu.Lock()

@@ -62,6 +62,38 @@ var _ = Describe("active input", Label("execution", "input"), func() {
 		Expect(got.Inputs[0].State).To(Equal(store.InputUnknown))
 	})
 
+	It("is idle while a prompt_steer waits for room in a full send queue, so the clock runs its 3 s budget out: the input is unknown and the next one is not sent", func() {
+		_, err := v.e.DeliverInput(t.ID, "k1", proto.TextInput("first"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v.next().Type).To(Equal(proto.TypePromptSteer))
+		for _, k := range []string{"k2", "k3"} {
+			in, err := v.e.DeliverInput(t.ID, k, proto.TextInput(k))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(in.State).To(Equal(store.InputPending), "queued behind the first")
+		}
+		v.conn.mu.Lock()
+		v.conn.full[proto.TypePromptSteer] = true
+		v.conn.mu.Unlock()
+		run := v.conn.stream(v.conn.runs, t.RunID)
+		run.push(proto.TypePromptSteerAck, t.RunID, &proto.PromptSteerAckPayload{InputID: "1", Accepted: true})
+		// The second input's send now waits for room: only the clock (or the daemon reading)
+		// ends that wait, so Quiesce returns instead of waiting for the runner.
+		Expect(v.e.Quiesce(ctx())).To(Succeed())
+		Expect(inputs()[1].State).To(Equal(store.InputSent))
+		v.clk.Advance(proto.CoreSendTimeout - time.Millisecond)
+		Expect(v.e.Quiesce(ctx())).To(Succeed())
+		got, _ := v.st.Turn(t.ID)
+		Expect(got.Outcome).To(BeNil(), "not before the 3 s send budget has run out")
+		v.clk.Advance(time.Millisecond)
+		o := v.outcome(t.ID)
+		Expect(o.Reason).To(Equal(proto.ReasonInputOutcomeUnknown))
+		got, _ = v.st.Turn(t.ID)
+		Expect(got.InputCursor).To(Equal(1), "a failed send does not advance the cursor (IN-22.3)")
+		Expect(got.Inputs[1].State).To(Equal(store.InputUnknown))
+		Expect(got.Inputs[2].State).To(Equal(store.InputPending))
+		Consistently(v.conn.sent, 50*time.Millisecond).ShouldNot(Receive(), "the third input is not sent in the second's place")
+	})
+
 	It("resends after not_ready a second later, and marks an input awaiting its receipt unknown when the stream is lost", func() {
 		_, err := v.e.DeliverInput(t.ID, "k", proto.TextInput("steer"))
 		Expect(err).NotTo(HaveOccurred())

@@ -39,12 +39,16 @@ type runner struct {
 	// and timers below) under mu. Only the runner's goroutine writes them.
 	mu     sync.Mutex
 	parked bool
-	conn   Conn
-	prep   Stream
-	run    Stream
-	ack    Stream
-	dec    Stream    // the ack of the decision sent last
-	taken  [4]uint64 // per stream field (prep, run, ack, dec): events and closes taken from it
+	// waitsRoom: the runner is blocked in a send that waits for room in the connection's full
+	// queue (gateway.WithQueueWait). Only the daemon reading or the send's budget running out on
+	// the clock ends that wait, so Quiesce counts the runner as idle, whatever is on its way to it.
+	waitsRoom bool
+	conn      Conn
+	prep      Stream
+	run       Stream
+	ack       Stream
+	dec       Stream    // the ack of the decision sent last
+	taken     [4]uint64 // per stream field (prep, run, ack, dec): events and closes taken from it
 	// heads holds what intake took from the ordered streams and has not handled yet (order.go);
 	// only the runner's goroutine touches it, and it is empty whenever the runner parks.
 	heads [len(ordered)]head
@@ -215,6 +219,17 @@ func (r *runner) park(p bool) {
 	}
 }
 
+// waitingRoom is told by the gateway when a send of the runner begins and ends a wait for room
+// in the full send queue.
+func (r *runner) waitingRoom(waits bool) {
+	r.mu.Lock()
+	r.waitsRoom = waits
+	r.mu.Unlock()
+	if waits {
+		r.e.parkedChanged()
+	}
+}
+
 func (r *runner) setTimer(t turn.Timer, c clock.Timer, due time.Time) {
 	r.mu.Lock()
 	old := r.timers[t]
@@ -274,12 +289,19 @@ func (r *runner) took(s turn.Stream) {
 // say it: the runner may have taken the last event and not yet unparked, and an advance in that
 // gap would overtake the timer that event arms. So the senders count what they sent (requests,
 // Stream.Delivered) and the runner what it took; a timer counts as pending from its due time
-// until the runner disarms it on firing.
+// until the runner disarms it on firing. A runner blocked in a send that waits for room in the
+// full send queue is idle too: it takes nothing before the daemon reads or its budget runs out.
 func (r *runner) idle() bool {
 	select {
 	case <-r.stopped:
 		return true // the Turn is over: nothing sent to it is handled any more
 	default:
+	}
+	r.mu.Lock()
+	waits := r.waitsRoom
+	r.mu.Unlock()
+	if waits {
+		return true
 	}
 	if r.requests.Load() > 0 {
 		return false

@@ -114,11 +114,38 @@ func (s *Session) SendFrame(ctx context.Context, env proto.Envelope, raw []byte)
 	select {
 	case s.queue <- raw:
 		return nil
+	default:
+	}
+	if waiting := QueueWait(ctx); waiting != nil {
+		waiting(true)
+		defer waiting(false)
+	}
+	select {
+	case s.queue <- raw:
+		return nil
 	case <-s.done:
 		return ErrSessionClosed
 	case <-ctx.Done():
 		return fmt.Errorf("%w: %v", ErrSendQueueFull, ctx.Err())
 	}
+}
+
+type queueWaitKey struct{}
+
+// WithQueueWait returns a context whose Sends report a wait for room in the full send queue to
+// waiting: true as the wait begins, false as it ends (the frame queued, or the send given up). A
+// Send that finds room calls nothing. A sender blocked there waits on the daemon reading or on its
+// own send budget, nothing else in Core: Quiesce (package execution) counts it as idle, so a
+// virtual clock can move that budget instead of waiting for the sender.
+func WithQueueWait(ctx context.Context, waiting func(bool)) context.Context {
+	return context.WithValue(ctx, queueWaitKey{}, waiting)
+}
+
+// QueueWait is what WithQueueWait put on ctx (nil: nothing): a connection that queues frames on
+// its own (a test's) reports its waits to it as Send does.
+func QueueWait(ctx context.Context) func(bool) {
+	waiting, _ := ctx.Value(queueWaitKey{}).(func(bool))
+	return waiting
 }
 
 // SubscribeDurable is the only way to observe a Run: subscribe before sending execution_start,
