@@ -254,6 +254,10 @@ func cnHeartbeatRepair() func(map[string]any) {
 // cnStrictHeartbeat is where a CN mutant refuses a heartbeat the protocol takes: nil: it stays
 // valid.
 func cnStrictHeartbeat(env proto.Envelope) error {
+	if !mutation.On(mutation.CNKindlessHeartbeatInvalid) && !mutation.On(mutation.CNUnknownHeartbeatMemberInvalid) &&
+		!mutation.On(mutation.CNVersionlessKindInvalid) {
+		return nil
+	}
 	var p map[string]json.RawMessage
 	if json.Unmarshal(env.Payload, &p) != nil {
 		return nil
