@@ -227,7 +227,11 @@ func (c *Core) RetireDevice(deviceID string) error {
 		return err
 	}
 	if s := c.gw.Session(deviceID); s != nil {
-		s.Close(proto.CloseRuntimeDeleted, "runtime retired")
+		code := websocket.StatusCode(proto.CloseRuntimeDeleted)
+		if mutation.On(mutation.CNRetiredClose1008) {
+			code = websocket.StatusPolicyViolation
+		}
+		s.Close(code, "runtime retired")
 	}
 	return nil
 }

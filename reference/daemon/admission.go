@@ -82,6 +82,7 @@ func (r *router) prepare(env proto.Envelope) {
 	}
 	ev.ExecutorID = g.exec.id
 	r.records[g.reqID], r.byHandle[ev.Handle] = g, g
+	cnRememberHandle(r.d, r.conn, ev.Handle)
 	r.order = append(r.order, g)
 	r.goAfter(r.applyLocked(g, ev))
 }

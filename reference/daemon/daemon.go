@@ -162,6 +162,9 @@ func (d *Daemon) bindingApplies(le *proto.LocalEnvironment) bool {
 // heartbeatInterval is how often the connection heartbeats: the bootstrap's heartbeat_seconds,
 // 15 s when that is zero or less (CN-24).
 func heartbeatInterval(boot *proto.BootstrapResponse) time.Duration {
+	if d, ok := cnHeartbeatInterval(boot); ok {
+		return d
+	}
 	switch {
 	case mutation.On(mutation.HeartbeatIntervalIgnored):
 		return proto.DefaultHeartbeatInterval

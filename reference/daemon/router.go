@@ -106,13 +106,17 @@ func (r *router) serve(ctx context.Context, interval time.Duration) error {
 		r.dispatch(data)
 	}
 	r.d.log.Info("transport ended; settling native work", "err", readErr)
+	if mutation.On(mutation.CNRtRedialBeforeSettled) {
+		go r.shutdown()
+		return readErr
+	}
 	r.shutdown()
 	<-hbDone
 	return readErr
 }
 
 func (r *router) heartbeats(interval time.Duration) {
-	if mutation.On(mutation.HeartbeatNotFirst) {
+	if mutation.On(mutation.HeartbeatNotFirst) || cnHeartbeatLate(r.conn) {
 		t := r.d.cfg.Clock.NewTimer(interval)
 		select {
 		case <-t.C():
@@ -123,10 +127,12 @@ func (r *router) heartbeats(interval time.Duration) {
 	}
 	for first := true; ; first = false {
 		r.mu.Lock()
-		active := len(r.runs)
+		active := len(r.runs) + cnOldRunsActive(r.d)
 		r.mu.Unlock()
-		env := proto.MustEnvelope(proto.TypeHeartbeat, "", &proto.HeartbeatPayload{
-			TS: r.d.cfg.Clock.Now().Unix(), ActiveRequests: active, DaemonVersion: r.d.cfg.DaemonVersion, SupportedAgentKinds: mutateKinds(r.d.kinds)})
+		hb := &proto.HeartbeatPayload{
+			TS: r.d.cfg.Clock.Now().Unix(), ActiveRequests: active, DaemonVersion: r.d.cfg.DaemonVersion, SupportedAgentKinds: mutateKinds(r.d.kinds)}
+		cnReconnectHeartbeat(r.conn, first, hb)
+		env := proto.MustEnvelope(proto.TypeHeartbeat, "", hb)
 		if err := <-r.out.enqueue(env); err != nil {
 			return
 		}
@@ -159,11 +165,17 @@ func (r *router) dispatch(data []byte) {
 	env, err := proto.DecodeEnvelope(data)
 	if err != nil {
 		r.d.log.Warn("skipping a frame that is not an envelope", "err", err)
+		if cnNonJSONCloses(data) || cnFrameFatal(data, nil) {
+			_ = r.ws.Close(websocket.StatusPolicyViolation, "malformed frame")
+		}
 		return
 	}
 	spec, ok := proto.Lookup(env.Type)
 	if !ok || spec.From != proto.Core {
 		r.d.log.Warn("dropping a frame Core may not send", "type", env.Type)
+		if cnFrameFatal(data, &env) {
+			_ = r.ws.Close(websocket.StatusPolicyViolation, "unknown frame type")
+		}
 		return
 	}
 	defer traceAdmission(env)()
@@ -252,6 +264,7 @@ func (r *router) shutdown() {
 	r.d.susp.apply(suspend.ConnEnded{Conn: r.conn}) // a drain never answered suspends nothing
 	r.mu.Lock()
 	r.closing = true
+	cnKeepOldRuns(r.d, len(r.runs))
 	runs := make([]*run, 0, len(r.runs))
 	for _, rn := range r.runs {
 		runs = append(runs, rn)

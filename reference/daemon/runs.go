@@ -142,6 +142,10 @@ func (r *router) start(env proto.Envelope) {
 		return
 	}
 	g := r.byHandle[p.Handle]
+	if g == nil && cnHandleRemembered(r.d, r.conn, p.Handle) {
+		r.reject(env.ID, proto.OperationStart, proto.CodeResourceUnavailable)
+		return
+	}
 	if g == nil || (g.reqID != env.ID && !mutation.On(mutation.StartForeignRequestID)) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
 		return

@@ -45,6 +45,9 @@ func (d *Daemon) identity() transport.Identity {
 }
 
 func (d *Daemon) bootstrap(ctx context.Context) (*proto.BootstrapResponse, error) {
+	if cnBootstrapOn() {
+		return d.cnBootstrap(ctx)
+	}
 	return d.client().Bootstrap(ctx, d.cfg.ServerURL, d.identity())
 }
 

@@ -187,7 +187,11 @@ func (e *Engine) Start(req StartRequest) (*store.Turn, error) {
 		return nil, fmt.Errorf("device %s: %w", req.DeviceID, ErrDeviceOffline)
 	}
 	hb, known := conn.Capabilities()
-	if d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known); d.Verdict != policy.Allow && !mutation.On(mutation.SelectionUnchecked) {
+	d := e.cfg.Policy.Evaluate(e.policyRequest(req, cfg), hb, known)
+	if d.Verdict != policy.Allow && mutation.On(mutation.CNRefusedTurnMovedToOtherKind) && cnOtherKind(&cfg, hb, d.Missing) {
+		d.Verdict = policy.Allow
+	}
+	if d.Verdict != policy.Allow && !mutation.On(mutation.SelectionUnchecked) {
 		return nil, &DeniedError{Decision: d}
 	}
 	// The opt-ins follow the declaration Core selected the device with, once (CN-33).

@@ -155,7 +155,7 @@ func (g *Gateway) accept(ws *websocket.Conn, deviceID string, live clock.Timer) 
 		liveT: live, liveKick: make(chan struct{}, 1),
 		runs: map[string]*RunSubscription{}, preps: map[string]*PreparationSubscription{}, acks: map[string]*AckWaiter{}, asks: map[string]string{}}
 	s.log = g.log.With("device_id", deviceID, "connection", s.id)
-	ws.SetReadLimit(proto.MaxFrameBytes)
+	ws.SetReadLimit(readLimit())
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
@@ -172,6 +172,12 @@ func (g *Gateway) accept(ws *websocket.Conn, deviceID string, live clock.Timer) 
 	}
 	if old := g.registry.register(s); old != nil {
 		old.log.Info("replaced by a newer connection", "newer", s.id)
+		if mutation.On(mutation.CNCapabilitiesCarriedOver) {
+			hb, _ := old.Capabilities()
+			s.mu.Lock()
+			s.heartbeat = hb
+			s.mu.Unlock()
+		}
 		if mutation.On(mutation.RunRoutesInherited) {
 			old.mu.Lock()
 			s.mu.Lock()

@@ -78,7 +78,7 @@ func heartbeatRepair() func(map[string]any) {
 			})
 		}
 	}
-	return nil
+	return cnHeartbeatRepair()
 }
 
 func eachKind(f func(map[string]any)) func(map[string]any) {

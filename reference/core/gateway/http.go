@@ -27,6 +27,9 @@ func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 		rej, dev = mutateBootstrap(g, r, rej, dev)
 	}
 	if rej != nil {
+		if cnRefusal(w, rej, mutation.CNBootstrapRefusalCodeMember) {
+			return
+		}
 		g.reject(w, rej)
 		return
 	}
@@ -34,6 +37,9 @@ func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 		HeartbeatSeconds: g.cfg.HeartbeatSeconds, ProtocolVersion: proto.Version}
 	if mutation.On(mutation.BootstrapAnswerWithoutWorkspace) {
 		answer.WorkspaceID = ""
+	}
+	if cnBootstrapAnswer(w, answer) {
+		return
 	}
 	transport.WriteJSON(w, answer)
 }
@@ -44,8 +50,9 @@ func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {
 		g.reject(w, rej)
 		return
 	}
-	online := g.Session(dev.ID) != nil || mutation.On(mutation.DeviceStatusAlwaysOnline)
-	transport.WriteJSON(w, proto.DeviceStatusResponse{DeviceID: dev.ID, Online: online})
+	s := g.Session(dev.ID)
+	online := s != nil || mutation.On(mutation.DeviceStatusAlwaysOnline)
+	transport.WriteJSON(w, cnDeviceStatus(s, proto.DeviceStatusResponse{DeviceID: dev.ID, Online: online}))
 }
 
 func (g *Gateway) websocket(w http.ResponseWriter, r *http.Request) {
@@ -54,12 +61,15 @@ func (g *Gateway) websocket(w http.ResponseWriter, r *http.Request) {
 		rej, dev = mutateUpgrade(g, r, rej, dev)
 	}
 	if rej != nil {
+		if cnRefusal(w, rej, mutation.CNUpgradeRefusalCodeMember) {
+			return
+		}
 		g.reject(w, rej)
 		return
 	}
 	// The liveness timer starts before the upgrade completes, so no virtual time can pass unseen
 	// between the daemon's dial returning and the timer existing.
-	live := g.cfg.Clock.NewTimer(proto.LivenessTimeout)
+	live := g.cfg.Clock.NewTimer(livenessTimeout())
 	ws, err := transport.Accept(w, r)
 	if err != nil {
 		live.Stop()
@@ -85,7 +95,7 @@ func mutateBootstrap(g *Gateway, r *http.Request, rej *transport.Rejection, dev 
 		d, rj := g.rules.CheckDeviceStatus(withQuery(r, url.Values{proto.QueryDeviceID: {"-"}}))
 		return rj, d
 	}
-	return rej, dev
+	return cnMutateBootstrap(rej), dev
 }
 
 // withQuery is r as a GET with query q, for a mutant that re-judges a request as another route.
@@ -99,6 +109,9 @@ func withQuery(r *http.Request, q url.Values) *http.Request {
 // mutateUpgrade is where the Core mutants of the upgrade's checks (CN) answer differently; outside
 // the mutants build it returns the refusal as it is.
 func mutateUpgrade(g *Gateway, r *http.Request, rej *transport.Rejection, dev transport.Device) (*transport.Rejection, transport.Device) {
+	if rj, d, ok := cnMutateUpgrade(g, r, rej); ok {
+		return rj, d
+	}
 	switch {
 	case mutation.On(mutation.IncompatibleVersionAccepted) && rej.Code == proto.HTTPIncompatibleVersion:
 		q := r.URL.Query()

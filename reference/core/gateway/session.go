@@ -55,9 +55,11 @@ type Session struct {
 
 	mu        sync.Mutex
 	heartbeat *proto.HeartbeatPayload // nil: no capabilities known
-	runs      map[string]*RunSubscription
-	preps     map[string]*PreparationSubscription
-	acks      map[string]*AckWaiter
+	// legacyHeartbeat: the latest heartbeat carried claude_available (read by a CN-28.4 mutant only).
+	legacyHeartbeat bool
+	runs            map[string]*RunSubscription
+	preps           map[string]*PreparationSubscription
+	acks            map[string]*AckWaiter
 	// asks routes a permission request's later frames (permission_cancel, whose id is the
 	// request_id) to its Run: request_id → Run ID. It lives and dies with the connection.
 	asks map[string]string
@@ -91,6 +93,9 @@ func (s *Session) Err() error {
 func (s *Session) Capabilities() (hb *proto.HeartbeatPayload, known bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if hb := cnInferredSnapshot(s.heartbeat, s.closed, s.legacyHeartbeat); hb != nil {
+		return hb, true
+	}
 	return s.heartbeat, s.heartbeat != nil
 }
 
@@ -259,10 +264,14 @@ func (s *Session) shutdown(why error, code websocket.StatusCode, reason string) 
 		}
 		endWorkspace(works)
 		for _, r := range runs {
-			r.s.end(ErrSessionClosed)
+			if !cnEndLostRun(r) {
+				r.s.end(ErrSessionClosed)
+			}
 		}
 		for _, p := range preps {
-			p.s.end(ErrSessionClosed)
+			if !cnEndLostPreparation(p) {
+				p.s.end(ErrSessionClosed)
+			}
 		}
 		for _, a := range acks {
 			a.s.end(ErrSessionClosed)
@@ -307,7 +316,9 @@ func (s *Session) readLoop() {
 			s.shutdown(why, 0, "")
 			return
 		}
-		s.rearmLiveness()
+		if cnRearms(data) {
+			s.rearmLiveness()
+		}
 		s.inbound++
 		s.dispatch(data)
 	}
@@ -319,6 +330,10 @@ func (s *Session) writeLoop() {
 		select {
 		case raw := <-s.queue:
 			if err := s.write(raw); err != nil {
+				if mutation.On(mutation.CNFailedWriteSkipped) {
+					s.log.Warn("a write failed: the frame is dropped (a mutant)", "error", err)
+					continue
+				}
 				s.shutdown(fmt.Errorf("%w: a write failed: %v", ErrSessionClosed, err), 0, "")
 				return
 			}
@@ -343,7 +358,7 @@ func (s *Session) write(raw []byte) error {
 func (s *Session) rearmLiveness() {
 	s.liveMu.Lock()
 	s.liveT.Stop()
-	s.liveT = s.clk.NewTimer(proto.LivenessTimeout)
+	s.liveT = s.clk.NewTimer(livenessTimeout())
 	s.liveMu.Unlock()
 	select {
 	case s.liveKick <- struct{}{}:
@@ -382,7 +397,7 @@ func (s *Session) dispatch(data []byte) {
 	env, err := proto.DecodeEnvelope(data)
 	if err != nil {
 		s.log.Warn("skipping a malformed frame", "error", err)
-		if mutation.On(mutation.MalformedFrameCloses) {
+		if mutation.On(mutation.MalformedFrameCloses) || cnSkipIsFatal(data, nil) {
 			s.shutdown(fmt.Errorf("%w: a malformed frame: %v", ErrSessionClosed, err), closeInvalidFrame, "malformed frame")
 		}
 		return
@@ -395,8 +410,10 @@ func (s *Session) dispatch(data []byte) {
 			if hb := lenientHeartbeat(env); hb != nil {
 				frame, perr = &proto.Frame{Payload: hb}, nil
 			}
+		} else if err := cnStrictHeartbeat(env); err != nil {
+			frame, perr = nil, err
 		}
-		s.onHeartbeat(frame, perr)
+		s.onHeartbeat(frame, perr, cnLegacyMember(env))
 	case known && spec.From != proto.Runtime:
 		s.log.Warn("skipping a Core frame sent by the Runtime", "type", env.Type)
 	case s.dispatchWorkspace(env, frame, perr):
@@ -467,12 +484,15 @@ func (s *Session) dispatch(data []byte) {
 		sub.s.deliver(ev, env.Type == proto.TypeDone)
 	default:
 		s.log.Debug("dropping a frame", "type", env.Type, "id", env.ID)
+		if cnSkipIsFatal(data, &env) {
+			s.shutdown(fmt.Errorf("%w: an unknown frame type (a mutant)", ErrSessionClosed), closeInvalidFrame, "unknown frame type")
+		}
 	}
 }
 
 // onHeartbeat replaces the snapshot with a valid heartbeat; an invalid one clears it and closes
 // the transport (which says nothing about native completion or cancellation).
-func (s *Session) onHeartbeat(frame *proto.Frame, perr error) {
+func (s *Session) onHeartbeat(frame *proto.Frame, perr error, legacy bool) {
 	if perr != nil {
 		s.mu.Lock()
 		if !mutation.On(mutation.InvalidHeartbeatKeepsSnapshot) {
@@ -489,6 +509,7 @@ func (s *Session) onHeartbeat(frame *proto.Frame, perr error) {
 	}
 	hb := frame.Payload.(*proto.HeartbeatPayload)
 	s.mu.Lock()
+	s.legacyHeartbeat = legacy
 	if !s.closed {
 		widenSnapshot(s.heartbeat, hb)
 		s.heartbeat = hb

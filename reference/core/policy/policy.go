@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/proto"
+	"github.com/wirecheck/wirecheck/reference/core/mutation"
 )
 
 // Verdict is a policy outcome (execution-protocol.md §14).
@@ -223,6 +224,10 @@ func (p *Policy) Required(r Request) []string {
 	pr := p.Profile(kindOf(r))
 	var out []string
 	for _, rule := range Table {
+		if rule.Capability == "preparation" && mutation.On(mutation.CNPreparationNotRequired) ||
+			rule.Capability == "environment_none" && mutation.On(mutation.CNEnvironmentNoneNotRequired) {
+			continue
+		}
 		if rule.Applies(r, pr) && !has(out, rule.Capability) {
 			out = append(out, rule.Capability)
 		}
@@ -251,7 +256,7 @@ func (p *Policy) Evaluate(r Request, heartbeat *proto.HeartbeatPayload, known bo
 	if k == nil {
 		return Decision{Verdict: Deny, Reason: ReasonNotAdvertised, Missing: required}
 	}
-	if !k.Available {
+	if !k.Available && !mutation.On(mutation.CNUnavailableKindAdmitted) {
 		return Decision{Verdict: Deny, Reason: ReasonUnavailable, Missing: required}
 	}
 	return p.EvaluateDeclaration(r, k.Capabilities)

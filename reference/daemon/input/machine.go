@@ -265,6 +265,9 @@ func (r *Run) writeEnded(w WriteEnded) ([]Effect, error) {
 		if mutation.On(mutation.InUnimplementedUnsupported) {
 			return r.finish(rec, proto.CodeUnsupported), nil
 		}
+		if mutation.On(mutation.CNRtUnimplementedInputRejected) {
+			return r.finish(rec, proto.CodeRejected), nil
+		}
 		return r.finish(rec, proto.CodeContractViolation), nil
 	case WriteUnknown:
 		return r.finish(rec, proto.CodeOutcomeUnknown), nil

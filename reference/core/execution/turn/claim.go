@@ -30,6 +30,9 @@ func claim(s *State, ev Event) ([]Effect, error) {
 	}
 	dec := s.Spec.policy().Evaluate(s.Spec.policyRequest(), d.Heartbeat, d.Known)
 	effects := []Effect{Journal{Event: store.Event{Kind: store.EventAdmission, Note: dec.String()}}}
+	if dec.Verdict != policy.Allow && mutation.On(mutation.CNRefusedTurnPreparedFirst) {
+		effects = append(effects, s.prepare(d.PrepareID)...)
+	}
 	if dec.Verdict != policy.Allow && !mutation.On(mutation.UndeclaredCapabilityAdmitted) {
 		return append(effects, s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: deniedReason(dec),
 			Error: "admission denied at the final check: " + dec.String(), Denied: dec.Missing})), nil

@@ -192,6 +192,8 @@ func steerAck(s *State, ev Event) ([]Effect, error) {
 		return append(effects, s.commit(), note("input "+in.ID+" written: the native write completed, not acceptance; the cursor stays at "+strconv.Itoa(s.InputCursor))), nil
 	case ack.ErrorCode == proto.CodeInFlight && !mutation.On(mutation.InFlightFails):
 		return []Effect{note("input " + in.ID + " is in flight: keep waiting")}, nil
+	case ack.ErrorCode == proto.CodeContractViolation && mutation.On(mutation.CNContractViolationUnknown):
+		return s.inputFailed(i, proto.CodeOutcomeUnknown), nil
 	case ack.ErrorCode == proto.CodeContractViolation && in.State == store.InputSent && mutation.On(mutation.ContractViolationRetried):
 		return s.inputRetry(i, ack.ErrorCode), nil
 	case ack.ErrorCode == proto.CodeNotReady && mutation.On(mutation.NotReadyFinal):

@@ -125,6 +125,9 @@ func preparationInterrupted(s *State, ev Event) ([]Effect, error) {
 	if mutation.On(mutation.PreparationLossIncomplete) {
 		reason = proto.ReasonEventStreamIncomplete
 	}
+	if mutation.On(mutation.CNLostPreparationFailed) {
+		reason = proto.ReasonPreparationStartFailed
+	}
 	return append(effects, s.fail(reason, "the preparation status stream ended before started: "+err.Error())), nil
 }
 

@@ -120,6 +120,8 @@ func runClosed(s *State, ev Event) ([]Effect, error) {
 	switch {
 	case rc.AfterShutdown && mutation.On(mutation.DSCoreLossAfterShutdownCancels):
 		return []Effect{s.cancelled()}, nil // the loss taken as the shutdown's cancellation
+	case mutation.On(mutation.CNLostRunEngineFailure):
+		return []Effect{s.fail(proto.ReasonEngineFailed, "the daemon connection was lost")}, nil
 	case rc.Cause == ClosedByRuntime && mutation.On(mutation.StreamLossCompletes):
 		return []Effect{s.finish(s.fromDone())}, nil
 	case rc.Cause == ClosedByRuntime && mutation.On(mutation.StreamLossDeviceDisconnected),
