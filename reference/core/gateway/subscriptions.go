@@ -162,10 +162,11 @@ func (p *PreparationSubscription) offer(ev Event) bool {
 	case st.Handle == "" || st.Revision == 0:
 		p.mu.Unlock()
 		return false
-	case p.handle != "" && st.Handle != p.handle:
+	case p.handle != "" && st.Handle != p.handle && !mutation.On(mutation.ADCoreOtherHandleDelivered):
 		p.mu.Unlock()
 		return false
-	case st.Revision <= p.revision && !mutation.On(mutation.StaleRevisionDelivered):
+	case st.Revision <= p.revision && !mutation.On(mutation.StaleRevisionDelivered) &&
+		!(st.Revision < p.revision && mutation.On(mutation.ADCoreOlderRevisionDelivered)):
 		p.mu.Unlock()
 		return false
 	}

@@ -1,4 +1,36 @@
 package mutation
 
 // The decision points of the Core mutants in catalog_ad.go.
-const ()
+const (
+	ADCorePrepareSessionBlank         Point = "ad-core-prepare-session-blank"
+	ADCorePrepareConfigurationOmitted Point = "ad-core-prepare-configuration-omitted"
+	ADCorePrepareCarriesRunID         Point = "ad-core-prepare-carries-run-id"
+	ADCorePrepareIDBlank              Point = "ad-core-prepare-id-blank"
+	ADCoreStartExecutorOmitted        Point = "ad-core-start-executor-omitted"
+	ADCoreStartHandleOmitted          Point = "ad-core-start-handle-omitted"
+	ADCoreStartRunIDIsRequestID       Point = "ad-core-start-run-id-is-request-id"
+	ADCoreStartInputOmitted           Point = "ad-core-start-input-omitted"
+	ADCoreStartUnderRunID             Point = "ad-core-start-under-run-id"
+	ADCoreReleaseUnderRunID           Point = "ad-core-release-under-run-id"
+	ADCoreReleaseNamesExecutor        Point = "ad-core-release-names-executor"
+	ADCoreRecoveryFailureAsCode       Point = "ad-core-recovery-failure-as-code"
+	ADCorePrepareSubscribedAfterSend  Point = "ad-core-prepare-subscribed-after-send"
+	ADCoreOtherHandleDelivered        Point = "ad-core-other-handle-delivered"
+	ADCoreOlderRevisionDelivered      Point = "ad-core-older-revision-delivered"
+	ADCoreAgentKindOmitted            Point = "ad-core-agent-kind-omitted"
+	ADCoreEmptyConversationOmitted    Point = "ad-core-empty-conversation-omitted"
+	ADCoreEmptyRunIDOmitted           Point = "ad-core-empty-run-id-omitted"
+	ADCoreWebSearchOmitted            Point = "ad-core-web-search-omitted"
+	ADCoreTextVerbosityOmitted        Point = "ad-core-text-verbosity-omitted"
+	ADCoreWebSearchUnlisted           Point = "ad-core-web-search-unlisted"
+	ADCoreTextVerbosityUnlisted       Point = "ad-core-text-verbosity-unlisted"
+	ADCoreMCPLabelOmitted             Point = "ad-core-mcp-label-omitted"
+	ADCoreMCPURLOmitted               Point = "ad-core-mcp-url-omitted"
+	ADCoreMCPNullToolsOmitted         Point = "ad-core-mcp-null-tools-omitted"
+	ADCoreVerbosityDefaultLow         Point = "ad-core-verbosity-default-low"
+	ADCoreToolObservationsUnset       Point = "ad-core-tool-observations-unset"
+	ADCoreMessagesUnset               Point = "ad-core-messages-unset"
+	ADCoreMessagesOnPresence          Point = "ad-core-messages-on-presence"
+	ADCoreMessagesReversed            Point = "ad-core-messages-reversed"
+	ADCoreImageBareBase64             Point = "ad-core-image-bare-base64"
+)

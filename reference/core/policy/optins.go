@@ -35,13 +35,16 @@ func OptIns(cfg *proto.PromptRequestPayload, caps *proto.AgentKindCapabilities) 
 		c.WebSearch = proto.WebSearchDisabled
 		if c.TextVerbosity == "" {
 			c.TextVerbosity = proto.VerbosityMedium
+			if mutation.On(mutation.ADCoreVerbosityDefaultLow) {
+				c.TextVerbosity = proto.VerbosityLow
+			}
 		}
 		cfg.ExecutionControls = &c
 	}
-	if declared("tool_observations") {
+	if declared("tool_observations") && !mutation.On(mutation.ADCoreToolObservationsUnset) {
 		cfg.ObserveToolObservations = true
 	}
-	if declared("message_items") {
+	if declared("message_items") && !mutation.On(mutation.ADCoreMessagesUnset) || mentioned(caps, "message_items") && mutation.On(mutation.ADCoreMessagesOnPresence) {
 		cfg.ObserveMessages = true
 	}
 }
@@ -55,4 +58,14 @@ func KindDeclaration(hb *proto.HeartbeatPayload, kind string) *proto.AgentKindCa
 		return k.Capabilities
 	}
 	return nil
+}
+
+// mentioned reports whether caps decides name at all, supported or not (the ADCoreMessagesOnPresence
+// mutant reads a declaration that way).
+func mentioned(caps *proto.AgentKindCapabilities, name string) bool {
+	if caps == nil {
+		return false
+	}
+	v, _ := caps.Get(name)
+	return v != proto.Unspecified
 }

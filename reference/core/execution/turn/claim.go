@@ -55,7 +55,11 @@ func prepareAgain(s *State, ev Event) ([]Effect, error) {
 // prepare subscribes to the request's status, commits the claim, then sends execution_prepare
 // with the immutable Session configuration and no Run input.
 func (s *State) prepare(id string) []Effect {
-	effects := []Effect{Subscribe{Stream: StreamPreparation, ID: id}}
+	subscribe := Subscribe{Stream: StreamPreparation, ID: id}
+	effects := []Effect{subscribe}
+	if mutation.On(mutation.ADCorePrepareSubscribedAfterSend) {
+		effects = nil
+	}
 	s.PrepareID = id
 	s.Claims++
 	s.Handle, s.ExecutorID = "", ""
@@ -65,7 +69,11 @@ func (s *State) prepare(id string) []Effect {
 	if err != nil {
 		return append(effects, s.fail(proto.ReasonExecutionStateUnavailable, err.Error()))
 	}
-	return append(effects, Send{Envelope: env})
+	effects = append(effects, Send{Envelope: s.prepareMutants(env)})
+	if mutation.On(mutation.ADCorePrepareSubscribedAfterSend) {
+		effects = append(effects, subscribe)
+	}
+	return effects
 }
 
 // scheduleRetry leaves the Turn unclaimed for the current backoff, then doubles it up to the cap.

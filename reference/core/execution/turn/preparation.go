@@ -103,6 +103,9 @@ func startRejected(s *State, ev Event) ([]Effect, error) {
 		if mutation.On(mutation.PJRecoveryFailureAsStartFailed) {
 			reason = proto.ReasonPreparationStartFailed
 		}
+		if mutation.On(mutation.ADCoreRecoveryFailureAsCode) {
+			reason = st.ErrorCode
+		}
 		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: reason,
 			PreparationErrorCode: st.ErrorCode, Error: "the single recovery after executor_unavailable failed"})}, nil
 	}
@@ -148,11 +151,11 @@ func (s *State) start() []Effect {
 	s.Handle, s.ExecutorID = s.LearnedHandle, s.LearnedExecutor
 	effects = append(effects, s.moveTo(store.PhaseReady), s.moveTo(store.PhaseStarting))
 	env, err := proto.NewEnvelope(proto.TypeExecutionStart, s.PrepareID, &proto.ExecutionStartPayload{
-		ExecutorID: s.ExecutorID, Handle: s.Handle, RunID: s.Spec.RunID, Input: s.Spec.Input})
+		ExecutorID: s.ExecutorID, Handle: s.Handle, RunID: s.Spec.RunID, Input: startInput(s.Spec.Input)})
 	if err != nil {
 		return append(effects, s.fail(proto.ReasonInvalidInput, err.Error()))
 	}
-	return append(effects, Send{Envelope: env})
+	return append(effects, Send{Envelope: s.startMutants(env)})
 }
 
 // release abandons the admission before start; no input was submitted, so the Turn is cancelled
@@ -161,6 +164,7 @@ func (s *State) start() []Effect {
 func (s *State) release(atReady bool) []Effect {
 	effects := abandonedCancel(s)
 	env, err := proto.NewEnvelope(proto.TypeExecutionRelease, s.PrepareID, &proto.ExecutionReleasePayload{Handle: s.LearnedHandle})
+	env = s.releaseMutants(env)
 	if mutation.On(mutation.ReleaseHandleOmitted) {
 		env.Payload = json.RawMessage(`{}`) // the request ID alone names the admission
 	}
