@@ -34,7 +34,7 @@ var coreAD = []Mutant{
 	{ADCoreVerbosityDefaultLow, "AD-65.2", "with no resolved verbosity Core sets text_verbosity low instead of medium"},
 	{ADCoreToolObservationsUnset, "AD-65.4", "Core leaves observe_tool_observations unset"},
 	{ADCoreMessagesUnset, "AD-65.5", "Core leaves observe_messages unset although the Runtime declares message_items"},
-	{ADCoreMessagesOnPresence, "AD-65.6", "Core sets observe_messages when the declaration names message_items at all, even as unsupported"},
+	{ADCoreMessagesWithObservations, "AD-65.6", "Core sets observe_messages together with observe_tool_observations: a kind that declares tool_observations but not message_items gets observe_messages too"},
 	{ADCoreMessagesReversed, "AD-66.7", "the execution_start of a Turn of several messages sends them last first"},
 	{ADCoreImageBareBase64, "AD-67.1", "an inline image goes out as its bare base64, without the data:image/...;base64, prefix"},
 }

@@ -30,7 +30,7 @@ const (
 	ADCoreVerbosityDefaultLow         Point = "ad-core-verbosity-default-low"
 	ADCoreToolObservationsUnset       Point = "ad-core-tool-observations-unset"
 	ADCoreMessagesUnset               Point = "ad-core-messages-unset"
-	ADCoreMessagesOnPresence          Point = "ad-core-messages-on-presence"
+	ADCoreMessagesWithObservations    Point = "ad-core-messages-with-observations"
 	ADCoreMessagesReversed            Point = "ad-core-messages-reversed"
 	ADCoreImageBareBase64             Point = "ad-core-image-bare-base64"
 )

@@ -43,8 +43,11 @@ func OptIns(cfg *proto.PromptRequestPayload, caps *proto.AgentKindCapabilities) 
 	}
 	if declared("tool_observations") && !mutation.On(mutation.ADCoreToolObservationsUnset) {
 		cfg.ObserveToolObservations = true
+		if mutation.On(mutation.ADCoreMessagesWithObservations) {
+			cfg.ObserveMessages = true // the two observation opt-ins read as one
+		}
 	}
-	if declared("message_items") && !mutation.On(mutation.ADCoreMessagesUnset) || mentioned(caps, "message_items") && mutation.On(mutation.ADCoreMessagesOnPresence) {
+	if declared("message_items") && !mutation.On(mutation.ADCoreMessagesUnset) {
 		cfg.ObserveMessages = true
 	}
 }
@@ -58,14 +61,4 @@ func KindDeclaration(hb *proto.HeartbeatPayload, kind string) *proto.AgentKindCa
 		return k.Capabilities
 	}
 	return nil
-}
-
-// mentioned reports whether caps decides name at all, supported or not (the ADCoreMessagesOnPresence
-// mutant reads a declaration that way).
-func mentioned(caps *proto.AgentKindCapabilities, name string) bool {
-	if caps == nil {
-		return false
-	}
-	v, _ := caps.Get(name)
-	return v != proto.Unspecified
 }
