@@ -18,4 +18,11 @@ var coreSU = []Mutant{
 	{SUCloseIsRefusal, "SU-10.2", "a suspension request whose connection closed before its reply is recorded refused instead of unknown"},
 	{SUQuiesceResentAfterReconnect, "SU-10.3", "after the daemon reconnects, the environment_quiesce whose connection closed before its reply is sent again on the new connection"},
 	{SUResumeCloseIsAck, "SU-10.4", "an environment_resume whose connection closed before its reply is recorded accepted"},
+	{SUCoreRollbackAsString, "SU-01.1", "Core's environment_quiesce carries rollback as the string \"false\" instead of leaving it out (or a boolean)"},
+	{SUCoreEnvironmentOmitted, "SU-01.2", "Core's suspension requests leave environment_id out"},
+	{SUCoreSuspendIDOmitted, "SU-01.3", "Core's suspension requests leave suspend_id out"},
+	{SUCoreRequestIDBlank, "SU-01.6", "Core's suspension requests go out with an empty envelope id"},
+	{SUCoreQuiesceEnvUppercased, "SU-01.9", "Core's environment_quiesce names the Environment in upper case, not the ID it suspends byte for byte"},
+	{SUCoreQuiesceRollback, "SU-01.13", "Core's environment_quiesce carries rollback:true"},
+	{SUCoreReplyJudgedByID, "SU-03.6", "a reply is matched against the request's envelope id where its suspend_id belongs: a reply whose id and both identities match is not taken as the answer"},
 }
