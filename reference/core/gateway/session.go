@@ -407,8 +407,14 @@ func (s *Session) dispatch(data []byte) {
 		// Its id is the request_id: the route the request left leads to the Run, once.
 		s.mu.Lock()
 		sub := s.runs[s.asks[env.ID]]
+		if mutation.On(mutation.IACoreCancelRoutedAsRun) {
+			sub = s.runs[env.ID]
+		}
 		delete(s.asks, env.ID)
 		s.mu.Unlock()
+		if len(env.Payload) == 0 && mutation.On(mutation.IACoreCancelNeedsPayload) {
+			sub = nil
+		}
 		if sub == nil {
 			s.log.Debug("dropping a permission_cancel without a route", "id", env.ID)
 			return
@@ -417,7 +423,7 @@ func (s *Session) dispatch(data []byte) {
 	case env.ID != "" && (!known || spec.ID == proto.IDRequired):
 		// Run frames (and unknown types with an id) go to the Run subscription of that id.
 		s.mu.Lock()
-		sub := s.runs[env.ID]
+		sub := s.runs[routeID(env, frame)]
 		s.mu.Unlock()
 		if sub == nil {
 			s.log.Debug("dropping a frame without a route", "type", env.Type, "id", env.ID)

@@ -13,3 +13,6 @@ const (
 	FNCoreEmptyContentNull          Point = "fn-core-empty-content-null"
 	FNCoreContentPartsUnchecked     Point = "fn-core-content-parts-unchecked"
 )
+
+// The FN mutant of the gateway's routing, written in W3.2 item 2 (catalog_fn.go).
+const FNCoreCallRoutedByCallID Point = "fn-core-call-routed-by-call-id"
