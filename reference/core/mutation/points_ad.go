@@ -33,4 +33,19 @@ const (
 	ADCoreMessagesWithObservations    Point = "ad-core-messages-with-observations"
 	ADCoreMessagesReversed            Point = "ad-core-messages-reversed"
 	ADCoreImageBareBase64             Point = "ad-core-image-bare-base64"
+
+	// The AD mutants of clauses no scenario named when they were written.
+	ADCorePrepareUnderRunID       Point = "ad-core-prepare-under-run-id"
+	ADCoreCancelledStartRecovered Point = "ad-core-cancelled-start-recovered"
+	ADCoreEmptyHandleDelivered    Point = "ad-core-empty-handle-delivered"
+	ADCoreRevisionZeroDelivered   Point = "ad-core-revision-zero-delivered"
+	ADCoreSkippedRevisionDropped  Point = "ad-core-skipped-revision-dropped"
+	ADCoreStartedKeepsOpen        Point = "ad-core-started-keeps-open"
+	ADCoreReleasedKeepsOpen       Point = "ad-core-released-keeps-open"
+	ADCoreExpiredKeepsOpen        Point = "ad-core-expired-keeps-open"
+	ADCoreFailedKeepsOpen         Point = "ad-core-failed-keeps-open"
+	ADCoreRejectedCloses          Point = "ad-core-rejected-closes"
+	ADCoreNoServersAsAbsent       Point = "ad-core-no-servers-as-absent"
+	ADCoreMCPKeepsEnvironment     Point = "ad-core-mcp-keeps-environment"
+	ADCoreStrictResumeUnset       Point = "ad-core-strict-resume-unset"
 )

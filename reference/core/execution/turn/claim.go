@@ -44,7 +44,7 @@ func claim(s *State, ev Event) ([]Effect, error) {
 		policy.OptIns(&s.Spec.Configuration, admitted)
 	}
 	s.LearnedHandle, s.LearnedExecutor = "", ""
-	return append(effects, s.prepare(d.PrepareID)...), nil
+	return append(effects, s.prepare(s.prepareID(d.PrepareID))...), nil
 }
 
 // prepareAgain is the single recovery after executor_unavailable, with a fresh request ID.

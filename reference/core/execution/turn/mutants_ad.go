@@ -17,6 +17,15 @@ import (
 // environment-bound mutants of the admission frames break.
 func (s *State) boundToEnvironment() bool { return s.Spec.Configuration.LocalEnvironment != nil }
 
+// prepareID is the request ID a claim prepares under: id, or the Turn's Run ID under the AD-01.5
+// mutant (the two identities taken for one).
+func (s *State) prepareID(id string) string {
+	if s.boundToEnvironment() && mutation.On(mutation.ADCorePrepareUnderRunID) {
+		return s.Spec.RunID
+	}
+	return id
+}
+
 // prepareMutants rewrites the execution_prepare env as the AD-01, AD-60, AD-61 and AD-62 mutants
 // send it; with none active it returns env unchanged.
 func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
@@ -24,7 +33,8 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 		mutation.ADCorePrepareCarriesRunID, mutation.ADCoreAgentKindOmitted, mutation.ADCoreEmptyConversationOmitted,
 		mutation.ADCoreEmptyRunIDOmitted, mutation.ADCoreWebSearchOmitted, mutation.ADCoreTextVerbosityOmitted,
 		mutation.ADCoreWebSearchUnlisted, mutation.ADCoreTextVerbosityUnlisted, mutation.ADCoreMCPLabelOmitted,
-		mutation.ADCoreMCPURLOmitted, mutation.ADCoreMCPNullToolsOmitted) {
+		mutation.ADCoreMCPURLOmitted, mutation.ADCoreMCPNullToolsOmitted,
+		mutation.ADCoreNoServersAsAbsent, mutation.ADCoreMCPKeepsEnvironment, mutation.ADCoreStrictResumeUnset) {
 		return env
 	}
 	cfg := s.Spec.Configuration
@@ -41,6 +51,8 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 			delete(p, "configuration")
 		case bound && mutation.On(mutation.ADCorePrepareCarriesRunID) && c != nil:
 			c["run_id"] = s.Spec.RunID
+		case bound && mutation.On(mutation.ADCoreStrictResumeUnset) && c != nil:
+			delete(c, "strict_resume")
 		}
 		if c == nil {
 			return
@@ -68,6 +80,12 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 			}
 		}
 		servers, _ := c["mcp_http_servers"].([]any)
+		switch {
+		case servers != nil && len(servers) == 0 && mutation.On(mutation.ADCoreNoServersAsAbsent):
+			delete(c, "mcp_http_servers")
+		case len(servers) > 0 && mutation.On(mutation.ADCoreMCPKeepsEnvironment):
+			delete(c, "disable_execution_environment")
+		}
 		for _, v := range servers {
 			srv, _ := v.(map[string]any)
 			switch {

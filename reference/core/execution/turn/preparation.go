@@ -89,7 +89,8 @@ func prepareRejected(s *State, ev Event) ([]Effect, error) {
 // closed, so Core retries once with a fresh preparation request for the same Run.
 func startRejected(s *State, ev Event) ([]Effect, error) {
 	st := ev.(Status)
-	recoverable := st.ErrorCode == proto.CodeExecutorUnavailable || mutation.On(mutation.PJStartRejectionRecovered)
+	recoverable := st.ErrorCode == proto.CodeExecutorUnavailable || mutation.On(mutation.PJStartRejectionRecovered) ||
+		st.ErrorCode == proto.CodeStartCancelled && mutation.On(mutation.ADCoreCancelledStartRecovered)
 	if !recoverable || mutation.On(mutation.ExecutorUnavailableNotRecovered) {
 		code := st.ErrorCode
 		if mutation.On(mutation.StartRejectionCodeDropped) {
