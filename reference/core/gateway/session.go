@@ -375,6 +375,9 @@ func (s *Session) dispatch(data []byte) {
 	case s.dispatchWorkspace(env, frame, perr):
 	case env.Type == proto.TypePreparationStatus:
 		if perr != nil {
+			frame, perr = lenientStatus(env, perr)
+		}
+		if perr != nil {
 			s.log.Warn("skipping an invalid preparation_status", "id", env.ID, "error", perr)
 			return
 		}
