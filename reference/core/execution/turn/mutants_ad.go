@@ -26,15 +26,16 @@ func (s *State) prepareID(id string) string {
 	return id
 }
 
-// prepareMutants rewrites the execution_prepare env as the AD-01, AD-60, AD-61 and AD-62 mutants
-// send it; with none active it returns env unchanged.
+// prepareMutants rewrites the execution_prepare env as the AD-01, AD-60, AD-61, AD-62 and FN-01
+// mutants send it; with none active it returns env unchanged.
 func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 	if !anyOn(mutation.ADCorePrepareIDBlank, mutation.ADCorePrepareSessionBlank, mutation.ADCorePrepareConfigurationOmitted,
 		mutation.ADCorePrepareCarriesRunID, mutation.ADCoreAgentKindOmitted, mutation.ADCoreEmptyConversationOmitted,
 		mutation.ADCoreEmptyRunIDOmitted, mutation.ADCoreWebSearchOmitted, mutation.ADCoreTextVerbosityOmitted,
 		mutation.ADCoreWebSearchUnlisted, mutation.ADCoreTextVerbosityUnlisted, mutation.ADCoreMCPLabelOmitted,
 		mutation.ADCoreMCPURLOmitted, mutation.ADCoreMCPNullToolsOmitted,
-		mutation.ADCoreNoServersAsAbsent, mutation.ADCoreMCPKeepsEnvironment, mutation.ADCoreStrictResumeUnset) {
+		mutation.ADCoreNoServersAsAbsent, mutation.ADCoreMCPKeepsEnvironment, mutation.ADCoreStrictResumeUnset,
+		mutation.FNCoreEmptyDescriptionOmitted, mutation.FNCoreDeferLoadingAsString) {
 		return env
 	}
 	cfg := s.Spec.Configuration
@@ -57,6 +58,7 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 		if c == nil {
 			return
 		}
+		functionToolMutants(c)
 		if len(cfg.AgentOptions) > 0 {
 			switch {
 			case mutation.On(mutation.ADCoreAgentKindOmitted):
