@@ -50,4 +50,6 @@ var coreAD = []Mutant{
 	{ADCoreNoServersAsAbsent, "AD-60.8", "mcp_http_servers [] (explicitly no servers) goes out absent, as keep existing behaviour"},
 	{ADCoreMCPKeepsEnvironment, "AD-65.9", "a Session with MCP servers in an Environment of type none goes out without disable_execution_environment"},
 	{ADCoreStrictResumeUnset, "AD-65.11", "the prepare configuration of a Session bound to an Environment (local_environment) goes out without strict_resume true"},
+	{ADCoreSubagentIdentitiesDropped, "AD-65.7", "the prepare configuration goes out without the observe_subagent_identities the resolved Agent (multi_agent enabled) set"},
+	{ADCoreDisableSubagentsDropped, "AD-65.8", "the prepare configuration goes out without the disable_subagents the resolved Agent (multi_agent disabled) set"},
 }

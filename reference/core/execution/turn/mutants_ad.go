@@ -35,7 +35,8 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 		mutation.ADCoreWebSearchUnlisted, mutation.ADCoreTextVerbosityUnlisted, mutation.ADCoreMCPLabelOmitted,
 		mutation.ADCoreMCPURLOmitted, mutation.ADCoreMCPNullToolsOmitted,
 		mutation.ADCoreNoServersAsAbsent, mutation.ADCoreMCPKeepsEnvironment, mutation.ADCoreStrictResumeUnset,
-		mutation.FNCoreEmptyDescriptionOmitted, mutation.FNCoreDeferLoadingAsString) {
+		mutation.FNCoreEmptyDescriptionOmitted, mutation.FNCoreDeferLoadingAsString,
+		mutation.ADCoreSubagentIdentitiesDropped, mutation.ADCoreDisableSubagentsDropped) {
 		return env
 	}
 	cfg := s.Spec.Configuration
@@ -59,6 +60,12 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 			return
 		}
 		functionToolMutants(c)
+		switch {
+		case mutation.On(mutation.ADCoreSubagentIdentitiesDropped):
+			delete(c, "observe_subagent_identities")
+		case mutation.On(mutation.ADCoreDisableSubagentsDropped):
+			delete(c, "disable_subagents")
+		}
 		if len(cfg.AgentOptions) > 0 {
 			switch {
 			case mutation.On(mutation.ADCoreAgentKindOmitted):
