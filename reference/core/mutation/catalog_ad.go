@@ -52,4 +52,5 @@ var coreAD = []Mutant{
 	{ADCoreStrictResumeUnset, "AD-65.11", "the prepare configuration of a Session bound to an Environment (local_environment) goes out without strict_resume true"},
 	{ADCoreSubagentIdentitiesDropped, "AD-65.7", "the prepare configuration goes out without the observe_subagent_identities the resolved Agent (multi_agent enabled) set"},
 	{ADCoreDisableSubagentsDropped, "AD-65.8", "the prepare configuration goes out without the disable_subagents the resolved Agent (multi_agent disabled) set"},
+	{ADCoreWorkspaceDirectorySlashed, "AD-65.10", "the local_environment binding goes out with its workspace_directory normalised to end in a slash, not the exact binding"},
 }

@@ -50,4 +50,5 @@ const (
 	ADCoreStrictResumeUnset         Point = "ad-core-strict-resume-unset"
 	ADCoreSubagentIdentitiesDropped Point = "ad-core-subagent-identities-dropped"
 	ADCoreDisableSubagentsDropped   Point = "ad-core-disable-subagents-dropped"
+	ADCoreWorkspaceDirectorySlashed Point = "ad-core-workspace-directory-slashed"
 )

@@ -36,7 +36,7 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 		mutation.ADCoreMCPURLOmitted, mutation.ADCoreMCPNullToolsOmitted,
 		mutation.ADCoreNoServersAsAbsent, mutation.ADCoreMCPKeepsEnvironment, mutation.ADCoreStrictResumeUnset,
 		mutation.FNCoreEmptyDescriptionOmitted, mutation.FNCoreDeferLoadingAsString,
-		mutation.ADCoreSubagentIdentitiesDropped, mutation.ADCoreDisableSubagentsDropped) {
+		mutation.ADCoreSubagentIdentitiesDropped, mutation.ADCoreDisableSubagentsDropped, mutation.ADCoreWorkspaceDirectorySlashed) {
 		return env
 	}
 	cfg := s.Spec.Configuration
@@ -60,6 +60,11 @@ func (s *State) prepareMutants(env proto.Envelope) proto.Envelope {
 			return
 		}
 		functionToolMutants(c)
+		if le, ok := c["local_environment"].(map[string]any); ok && mutation.On(mutation.ADCoreWorkspaceDirectorySlashed) {
+			if dir, _ := le["workspace_directory"].(string); !strings.HasSuffix(dir, "/") {
+				le["workspace_directory"] = dir + "/"
+			}
+		}
 		switch {
 		case mutation.On(mutation.ADCoreSubagentIdentitiesDropped):
 			delete(c, "observe_subagent_identities")
