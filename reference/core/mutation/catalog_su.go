@@ -25,4 +25,7 @@ var coreSU = []Mutant{
 	{SUCoreQuiesceEnvUppercased, "SU-01.9", "Core's environment_quiesce names the Environment in upper case, not the ID it suspends byte for byte"},
 	{SUCoreQuiesceRollback, "SU-01.13", "Core's environment_quiesce carries rollback:true"},
 	{SUCoreReplyJudgedByID, "SU-03.6", "a reply is matched against the request's envelope id where its suspend_id belongs: a reply whose id and both identities match is not taken as the answer"},
+	{SUCoreReplyWithoutEnvironmentTaken, "SU-02.1", "a suspension reply without environment_id is taken as the answer of the request its id names"},
+	{SUCoreReplyWithoutSuspendIDTaken, "SU-02.2", "a suspension reply without suspend_id is taken as the answer of the request its id names"},
+	{SUCoreReplyWithoutAcceptedRefusal, "SU-02.3", "a suspension reply without accepted is read as accepted:false: with a listed code it is recorded a refusal"},
 }

@@ -26,3 +26,10 @@ const (
 	SUCoreQuiesceRollback      Point = "su-core-quiesce-rollback"
 	SUCoreReplyJudgedByID      Point = "su-core-reply-judged-by-id"
 )
+
+// The SU mutants of the reply's required members (catalog_su.go).
+const (
+	SUCoreReplyWithoutEnvironmentTaken Point = "su-core-reply-without-environment-taken"
+	SUCoreReplyWithoutSuspendIDTaken   Point = "su-core-reply-without-suspend-id-taken"
+	SUCoreReplyWithoutAcceptedRefusal  Point = "su-core-reply-without-accepted-refusal"
+)

@@ -41,3 +41,16 @@ func (s Spec) mutants(env proto.Envelope) proto.Envelope {
 	}
 	return env
 }
+
+// missingTaken: the reply raw lacks a required member whose SU-02 mutant is on, so Core decodes it
+// anyway (the member's zero value) and judges it.
+func missingTaken(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	absent := func(name string) bool { _, ok := m[name]; return !ok }
+	return absent("environment_id") && mutation.On(mutation.SUCoreReplyWithoutEnvironmentTaken) ||
+		absent("suspend_id") && mutation.On(mutation.SUCoreReplyWithoutSuspendIDTaken) ||
+		absent("accepted") && mutation.On(mutation.SUCoreReplyWithoutAcceptedRefusal)
+}

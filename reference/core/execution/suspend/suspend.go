@@ -178,7 +178,7 @@ func judge(spec Spec, r Reply) Outcome {
 	p := r.Payload
 	if r.Invalid != nil {
 		var raw proto.EnvironmentSuspendResultPayload
-		if json.Unmarshal(r.Raw, &raw) == nil && mutated(&raw) {
+		if json.Unmarshal(r.Raw, &raw) == nil && (mutated(&raw) || missingTaken(r.Raw)) {
 			p = &raw
 		} else {
 			return notAck("the reply is invalid (SU-02): %v", r.Invalid)
@@ -191,8 +191,10 @@ func judge(spec Spec, r Reply) Outcome {
 	if mutation.On(mutation.SUCoreReplyJudgedByID) {
 		sent = spec.ID
 	}
-	foreignSuspend := p.SuspendID != sent && !mutation.On(mutation.SuspendForeignIdentityTaken)
-	foreignEnv := p.EnvironmentID != spec.EnvironmentID && !mutation.On(mutation.SUForeignEnvironmentTaken)
+	foreignSuspend := p.SuspendID != sent && !mutation.On(mutation.SuspendForeignIdentityTaken) &&
+		!(p.SuspendID == "" && mutation.On(mutation.SUCoreReplyWithoutSuspendIDTaken))
+	foreignEnv := p.EnvironmentID != spec.EnvironmentID && !mutation.On(mutation.SUForeignEnvironmentTaken) &&
+		!(p.EnvironmentID == "" && mutation.On(mutation.SUCoreReplyWithoutEnvironmentTaken))
 	if foreignEnv || foreignSuspend {
 		return notAck("the reply names environment_id %q, suspend_id %q, not the request's %q, %q (SU-03)",
 			p.EnvironmentID, p.SuspendID, spec.EnvironmentID, spec.SuspendID)
