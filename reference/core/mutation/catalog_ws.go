@@ -120,4 +120,6 @@ var coreWS = []Mutant{
 	{WSCoreChunkOffsetAfterData, "WS-27.3", "Core takes an export chunk only when its offset is the archive offset after its data"},
 	{WSCoreCompletedOffsetZero, "WS-28.4", "Core takes an export's completed only when its offset is 0, not the archive's total size"},
 	{WSCoreExportResentAfterReconnect, "WS-31.7", "after the daemon reconnects, the last workspace_export of its previous connection is sent again (the export resumed)"},
+	{WSCoreExportIDBlank, "WS-26.16", "an export's begin goes out with an empty envelope id"},
+	{WSCoreArchiveFirstDropped, "WS-28.5", "Core hands the caller the export's chunks concatenated without the first one: not the archive the Runtime sent"},
 }

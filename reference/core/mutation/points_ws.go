@@ -110,3 +110,9 @@ const (
 	WSCoreCompletedOffsetZero        Point = "ws-core-completed-offset-zero"
 	WSCoreExportResentAfterReconnect Point = "ws-core-export-resent-after-reconnect"
 )
+
+// More WS mutants written in W3.2 item 2 (catalog_ws.go).
+const (
+	WSCoreExportIDBlank       Point = "ws-core-export-id-blank"
+	WSCoreArchiveFirstDropped Point = "ws-core-archive-first-chunk-dropped"
+)

@@ -426,6 +426,9 @@ func (s State) run() (State, []Effect) {
 			p.Handle = ""
 		}
 		env = mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID, p)
+		if mutation.On(mutation.WSCoreExportIDBlank) {
+			env.ID = ""
+		}
 		s.Awaiting = proto.OutcomeChunk
 	}
 	s.last = env
@@ -715,6 +718,9 @@ func (s State) exportResult(payload any) (State, []Effect) {
 	if r.Outcome == proto.OutcomeCompleted {
 		if s.Sent == 0 && mutation.On(mutation.WSCoreEmptyArchiveFailed) {
 			return s.finish(Outcome{State: StateFailed, ErrorCode: proto.CodeExportFailed, Detail: "an empty archive"}, true)
+		}
+		if len(s.Archive) > 1 && mutation.On(mutation.WSCoreArchiveFirstDropped) {
+			s.Archive = s.Archive[1:]
 		}
 		s.Data, s.Archive = bytes.Join(s.Archive, nil), nil
 		return s.finish(Outcome{State: StateCompleted}, true)
