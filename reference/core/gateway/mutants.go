@@ -40,6 +40,8 @@ func replayedType() string {
 		return proto.TypeWorkspaceRead
 	case mutation.On(mutation.WSCoreExportResentAfterReconnect):
 		return proto.TypeWorkspaceExport
+	case mutation.On(mutation.ADCorePrepareResentAfterReconnect):
+		return proto.TypeExecutionPrepare
 	}
 	return ""
 }

@@ -53,4 +53,6 @@ var coreAD = []Mutant{
 	{ADCoreSubagentIdentitiesDropped, "AD-65.7", "the prepare configuration goes out without the observe_subagent_identities the resolved Agent (multi_agent enabled) set"},
 	{ADCoreDisableSubagentsDropped, "AD-65.8", "the prepare configuration goes out without the disable_subagents the resolved Agent (multi_agent disabled) set"},
 	{ADCoreWorkspaceDirectorySlashed, "AD-65.10", "the local_environment binding goes out with its workspace_directory normalised to end in a slash, not the exact binding"},
+	{ADCoreFailedPreparationReplayed, "AD-56.2", "a preparation that fails (failed) before start is answered by a second execution_prepare for the Turn, as a capacity rejection is"},
+	{ADCorePrepareResentAfterReconnect, "AD-56.3", "after the daemon reconnects, the execution_prepare sent on its previous connection is sent again"},
 }

@@ -55,6 +55,9 @@ func preparationEnded(s *State, ev Event) ([]Effect, error) {
 	if s.CancelRequested && !store.Dispatched(s.Phase) {
 		return []Effect{s.cancelled()}, nil
 	}
+	if st.State == proto.StateFailed && s.Phase == store.PhasePreparing && mutation.On(mutation.ADCoreFailedPreparationReplayed) {
+		return []Effect{Close{Stream: StreamPreparation}, s.moveTo(store.PhaseQueued), s.scheduleRetry()}, nil
+	}
 	if st.State == proto.StateFailed && s.Phase == store.PhaseStarting && mutation.On(mutation.PJStartFailureLeftToRun) {
 		return []Effect{note("failed after execution_start: left to the Run stream")}, nil
 	}
