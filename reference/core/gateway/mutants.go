@@ -36,6 +36,12 @@ func replayedType() string {
 		return proto.TypeRuntimePrepare
 	case mutation.On(mutation.SUQuiesceResentAfterReconnect):
 		return proto.TypeEnvironmentQuiesce
+	case mutation.On(mutation.WSCoreReadResentAfterReconnect):
+		return proto.TypeWorkspaceRead
+	case mutation.On(mutation.WSCoreExportResentAfterReconnect):
+		return proto.TypeWorkspaceExport
+	case mutation.On(mutation.ADCorePrepareResentAfterReconnect):
+		return proto.TypeExecutionPrepare
 	}
 	return ""
 }

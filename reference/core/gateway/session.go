@@ -419,6 +419,9 @@ func (s *Session) dispatch(data []byte) {
 	case s.dispatchWorkspace(env, frame, perr):
 	case env.Type == proto.TypePreparationStatus:
 		if perr != nil {
+			frame, perr = lenientStatus(env, perr)
+		}
+		if perr != nil {
 			s.log.Warn("skipping an invalid preparation_status", "id", env.ID, "error", perr)
 			return
 		}
@@ -451,8 +454,14 @@ func (s *Session) dispatch(data []byte) {
 		// Its id is the request_id: the route the request left leads to the Run, once.
 		s.mu.Lock()
 		sub := s.runs[s.asks[env.ID]]
+		if mutation.On(mutation.IACoreCancelRoutedAsRun) {
+			sub = s.runs[env.ID]
+		}
 		delete(s.asks, env.ID)
 		s.mu.Unlock()
+		if len(env.Payload) == 0 && mutation.On(mutation.IACoreCancelNeedsPayload) {
+			sub = nil
+		}
 		if sub == nil {
 			s.log.Debug("dropping a permission_cancel without a route", "id", env.ID)
 			return
@@ -461,7 +470,7 @@ func (s *Session) dispatch(data []byte) {
 	case env.ID != "" && (!known || spec.ID == proto.IDRequired):
 		// Run frames (and unknown types with an id) go to the Run subscription of that id.
 		s.mu.Lock()
-		sub := s.runs[env.ID]
+		sub := s.runs[routeID(env, frame)]
 		s.mu.Unlock()
 		if sub == nil {
 			s.log.Debug("dropping a frame without a route", "type", env.Type, "id", env.ID)

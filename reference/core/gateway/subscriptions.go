@@ -154,24 +154,28 @@ func (p *PreparationSubscription) offer(ev Event) bool {
 		return false
 	}
 	if st.State == proto.StateRejected && !mutation.On(mutation.RejectedRevisionChecked) {
-		p.s.deliver(ev, false)
+		p.s.deliver(ev, mutation.On(mutation.ADCoreRejectedCloses))
 		return true
 	}
 	p.mu.Lock()
 	switch {
-	case st.Handle == "" || st.Revision == 0:
+	case st.Handle == "" && !mutation.On(mutation.ADCoreEmptyHandleDelivered) || st.Revision == 0 && !mutation.On(mutation.ADCoreRevisionZeroDelivered):
 		p.mu.Unlock()
 		return false
-	case p.handle != "" && st.Handle != p.handle:
+	case p.revision > 0 && st.Revision > p.revision+1 && mutation.On(mutation.ADCoreSkippedRevisionDropped):
 		p.mu.Unlock()
 		return false
-	case st.Revision <= p.revision && !mutation.On(mutation.StaleRevisionDelivered):
+	case p.handle != "" && st.Handle != p.handle && !mutation.On(mutation.ADCoreOtherHandleDelivered):
+		p.mu.Unlock()
+		return false
+	case st.Revision <= p.revision && !mutation.On(mutation.StaleRevisionDelivered) &&
+		!(st.Revision < p.revision && mutation.On(mutation.ADCoreOlderRevisionDelivered)):
 		p.mu.Unlock()
 		return false
 	}
 	p.handle, p.revision = st.Handle, st.Revision
 	p.mu.Unlock()
-	p.s.deliver(ev, proto.TerminalPreparationState(st.State))
+	p.s.deliver(ev, proto.TerminalPreparationState(st.State) && !terminalKeptOpen(st.State))
 	return true
 }
 

@@ -31,4 +31,9 @@ var coreEF = []Mutant{
 	{EFCoreErrorHidesRefusedReceipt, "EF-06.4", "an error frame followed by a cancellation receipt that was not applied records engine_failed instead of cancel_unconfirmed"},
 	{EFCoreErrorHidesCancelTimeout, "EF-06.5", "an error frame followed by no cancellation receipt within 15 s records engine_failed instead of cancel_unconfirmed"},
 	{EFCoreErrorHidesOutcomeUnavailable, "EF-06.6", "an error frame followed by an applied receipt without outcome records engine_failed instead of cancel_outcome_unavailable"},
+	{EFCoreUnlistedCodeStored, "EF-02.1", "an error frame's code that is a string outside the 11 is stored as written as engine_error_code"},
+	{EFCoreNonStringCodeStored, "EF-02.2", "an error frame's code that is not a string (a number, object, ...) is stored as its JSON text as engine_error_code"},
+	{EFCoreConnectionStatusDropped, "EF-03.1", "connection_failed's integer http_status from 100 to 599 is dropped at extraction: the outcome keeps the code alone"},
+	{EFCoreUsageLostAfterUnclassed, "EF-04.4", "after an error frame whose http_status Core did not keep (absent or malformed), the Run's usage is left out of the outcome"},
+	{EFCoreContentLostAfterUnclassd, "EF-04.5", "after an error frame whose http_status Core did not keep (absent or malformed), done's content is left out of the outcome"},
 }

@@ -16,4 +16,7 @@ var coreFN = []Mutant{
 	{FNCoreFalseSuccessOmitted, "FN-06.4", "Core leaves success out of a function_result when it is false"},
 	{FNCoreEmptyContentNull, "FN-06.5", "Core sends an empty function result's content as null instead of []"},
 	{FNCoreContentPartsUnchecked, "FN-06.6", "Core takes a caller's function result whose content part is not a valid InputContent (unknown type, missing or extra member) and sends it"},
+	{FNCoreCallRoutedByCallID, "FN-05.1", "Core routes a function_call by its payload's call_id instead of by the envelope id (the Run ID)"},
+	{FNCoreEmptyDescriptionOmitted, "FN-01.2", "a function tool whose description is empty goes out without the member"},
+	{FNCoreDeferLoadingAsString, "FN-01.4", "a function tool's defer_loading true goes out as the string \"true\""},
 }

@@ -37,4 +37,8 @@ var coreIA = []Mutant{
 	{IABlankQuestionIDSent, "IA-17.2", "a caller's user-choice answer with a blank question_id is taken and sent instead of refused"},
 	{IARepeatedQuestionSent, "IA-17.3", "a caller's user-choice answer naming a question_id twice is taken and sent instead of refused"},
 	{IANullAnswersSent, "IA-17.4", "a caller's user-choice answer with answers: null is taken and sent as null instead of refused"},
+	{IACoreRequestRoutedByRequestID, "IA-01.1", "Core routes a permission_request by its payload's request_id, as if the interaction ID were its envelope id, instead of by the envelope id (the Run ID)"},
+	{IACoreCancelRoutedAsRun, "IA-04.1", "Core reads a permission_cancel's envelope id as a Run ID instead of the withdrawn request's request_id: the cancellation reaches no request"},
+	{IACoreCancelNeedsPayload, "IA-04.2", "Core drops a permission_cancel that carries no payload, as if it needed one"},
+	{IACoreChoiceRoutedByAskID, "IA-15.1", "Core routes a prompt_for_user_choice by its payload's ask_id instead of by the envelope id (the Run ID)"},
 }

@@ -37,4 +37,5 @@ var coreIN = []Mutant{
 	{InRunInactiveIgnored, "IN-23.10", "run_inactive is ignored (the Run is over anyway): the Turn is left to its done instead of failing with input_run_inactive"},
 	{InInvalidInputAsRejected, "IN-23.11", "invalid_input fails the Turn with input_rejected instead of input_invalid_input"},
 	{InLimitCodeSkipsInput, "IN-23.12", "input_limit drops the input and moves on to the next instead of failing the Turn with input_input_limit"},
+	{INCoreAckRoutedByInputID, "IN-02.1", "Core routes a prompt_steer_ack by its payload's input_id instead of by the envelope id (the Run ID of the answered prompt_steer)"},
 }

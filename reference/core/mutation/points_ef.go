@@ -28,3 +28,12 @@ const (
 	EFCoreErrorHidesCancelTimeout      Point = "ef-core-error-hides-cancel-timeout"
 	EFCoreErrorHidesOutcomeUnavailable Point = "ef-core-error-hides-outcome-unavailable"
 )
+
+// The EF mutants written in W3.2 item 2 (catalog_ef.go).
+const (
+	EFCoreUnlistedCodeStored       Point = "ef-core-unlisted-code-stored"
+	EFCoreNonStringCodeStored      Point = "ef-core-non-string-code-stored"
+	EFCoreConnectionStatusDropped  Point = "ef-core-connection-status-dropped"
+	EFCoreUsageLostAfterUnclassed  Point = "ef-core-usage-lost-after-unclassified"
+	EFCoreContentLostAfterUnclassd Point = "ef-core-content-lost-after-unclassified"
+)

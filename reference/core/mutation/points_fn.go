@@ -13,3 +13,12 @@ const (
 	FNCoreEmptyContentNull          Point = "fn-core-empty-content-null"
 	FNCoreContentPartsUnchecked     Point = "fn-core-content-parts-unchecked"
 )
+
+// The FN mutant of the gateway's routing, written in W3.2 item 2 (catalog_fn.go).
+const FNCoreCallRoutedByCallID Point = "fn-core-call-routed-by-call-id"
+
+// The FN mutants of the function tools' shape in the prepare configuration (catalog_fn.go).
+const (
+	FNCoreEmptyDescriptionOmitted Point = "fn-core-empty-description-omitted"
+	FNCoreDeferLoadingAsString    Point = "fn-core-defer-loading-as-string"
+)

@@ -34,3 +34,11 @@ const (
 	IARepeatedQuestionSent        Point = "ia-repeated-question-sent"
 	IANullAnswersSent             Point = "ia-null-answers-sent"
 )
+
+// The IA mutants of the gateway's routing, written in W3.2 item 2 (catalog_ia.go).
+const (
+	IACoreRequestRoutedByRequestID Point = "ia-core-request-routed-by-request-id"
+	IACoreCancelRoutedAsRun        Point = "ia-core-cancel-routed-as-run"
+	IACoreCancelNeedsPayload       Point = "ia-core-cancel-needs-payload"
+	IACoreChoiceRoutedByAskID      Point = "ia-core-choice-routed-by-ask-id"
+)

@@ -34,3 +34,6 @@ const (
 	InInvalidInputAsRejected   Point = "in-invalid-input-as-rejected"
 	InLimitCodeSkipsInput      Point = "in-limit-code-skips-input"
 )
+
+// The IN mutant of the gateway's routing, written in W3.2 item 2 (catalog_in.go).
+const INCoreAckRoutedByInputID Point = "in-core-ack-routed-by-input-id"

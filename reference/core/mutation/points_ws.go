@@ -94,3 +94,25 @@ const (
 	WSCoreExportUnbounded                Point = "ws-core-export-unbounded"
 	WSCoreFailedExportHoldsSlot          Point = "ws-core-failed-export-holds-slot"
 )
+
+// The WS mutants written in W3.2 item 2 (catalog_ws.go).
+const (
+	WSCoreIdleReadWithoutHandle      Point = "ws-core-idle-read-without-handle"
+	WSCoreReadResentAfterReconnect   Point = "ws-core-read-resent-after-reconnect"
+	WSCoreBeginStepMisnamed          Point = "ws-core-begin-step-misnamed"
+	WSCoreBeginEnvironmentUppercased Point = "ws-core-begin-environment-uppercased"
+	WSCoreBeginSessionUppercased     Point = "ws-core-begin-session-uppercased"
+	WSCoreBeginCarriesData           Point = "ws-core-begin-carries-data"
+	WSCoreChunkBelowLimit            Point = "ws-core-chunk-below-limit"
+	WSCoreReceivedBeforeChunk        Point = "ws-core-received-before-chunk"
+	WSCoreExportBeginWithoutHandle   Point = "ws-core-export-begin-without-handle"
+	WSCoreChunkOffsetAfterData       Point = "ws-core-chunk-offset-after-data"
+	WSCoreCompletedOffsetZero        Point = "ws-core-completed-offset-zero"
+	WSCoreExportResentAfterReconnect Point = "ws-core-export-resent-after-reconnect"
+)
+
+// More WS mutants written in W3.2 item 2 (catalog_ws.go).
+const (
+	WSCoreExportIDBlank       Point = "ws-core-export-id-blank"
+	WSCoreArchiveFirstDropped Point = "ws-core-archive-first-chunk-dropped"
+)

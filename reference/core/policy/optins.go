@@ -35,13 +35,19 @@ func OptIns(cfg *proto.PromptRequestPayload, caps *proto.AgentKindCapabilities) 
 		c.WebSearch = proto.WebSearchDisabled
 		if c.TextVerbosity == "" {
 			c.TextVerbosity = proto.VerbosityMedium
+			if mutation.On(mutation.ADCoreVerbosityDefaultLow) {
+				c.TextVerbosity = proto.VerbosityLow
+			}
 		}
 		cfg.ExecutionControls = &c
 	}
-	if declared("tool_observations") {
+	if declared("tool_observations") && !mutation.On(mutation.ADCoreToolObservationsUnset) {
 		cfg.ObserveToolObservations = true
+		if mutation.On(mutation.ADCoreMessagesWithObservations) {
+			cfg.ObserveMessages = true // the two observation opt-ins read as one
+		}
 	}
-	if declared("message_items") {
+	if declared("message_items") && !mutation.On(mutation.ADCoreMessagesUnset) {
 		cfg.ObserveMessages = true
 	}
 }

@@ -126,7 +126,11 @@ func (s Spec) Types() (request, reply string) {
 // Envelope is the request as sent.
 func (s Spec) Envelope() (proto.Envelope, error) {
 	typ, _ := s.Types()
-	return proto.NewEnvelope(typ, s.ID, &proto.EnvironmentSuspendPayload{Rollback: s.Rollback, EnvironmentID: s.EnvironmentID, SuspendID: s.SuspendID})
+	env, err := proto.NewEnvelope(typ, s.ID, &proto.EnvironmentSuspendPayload{Rollback: s.Rollback, EnvironmentID: s.EnvironmentID, SuspendID: s.SuspendID})
+	if err != nil {
+		return env, err
+	}
+	return s.mutants(env), nil
 }
 
 // Step moves a request by one event.
@@ -174,7 +178,7 @@ func judge(spec Spec, r Reply) Outcome {
 	p := r.Payload
 	if r.Invalid != nil {
 		var raw proto.EnvironmentSuspendResultPayload
-		if json.Unmarshal(r.Raw, &raw) == nil && mutated(&raw) {
+		if json.Unmarshal(r.Raw, &raw) == nil && (mutated(&raw) || missingTaken(r.Raw)) {
 			p = &raw
 		} else {
 			return notAck("the reply is invalid (SU-02): %v", r.Invalid)
@@ -183,8 +187,14 @@ func judge(spec Spec, r Reply) Outcome {
 	if p == nil {
 		return notAck("the reply has no payload (SU-02)")
 	}
-	foreignSuspend := p.SuspendID != spec.SuspendID && !mutation.On(mutation.SuspendForeignIdentityTaken)
-	foreignEnv := p.EnvironmentID != spec.EnvironmentID && !mutation.On(mutation.SUForeignEnvironmentTaken)
+	sent := spec.SuspendID
+	if mutation.On(mutation.SUCoreReplyJudgedByID) {
+		sent = spec.ID
+	}
+	foreignSuspend := p.SuspendID != sent && !mutation.On(mutation.SuspendForeignIdentityTaken) &&
+		!(p.SuspendID == "" && mutation.On(mutation.SUCoreReplyWithoutSuspendIDTaken))
+	foreignEnv := p.EnvironmentID != spec.EnvironmentID && !mutation.On(mutation.SUForeignEnvironmentTaken) &&
+		!(p.EnvironmentID == "" && mutation.On(mutation.SUCoreReplyWithoutEnvironmentTaken))
 	if foreignEnv || foreignSuspend {
 		return notAck("the reply names environment_id %q, suspend_id %q, not the request's %q, %q (SU-03)",
 			p.EnvironmentID, p.SuspendID, spec.EnvironmentID, spec.SuspendID)

@@ -47,7 +47,7 @@ func claim(s *State, ev Event) ([]Effect, error) {
 		policy.OptIns(&s.Spec.Configuration, admitted)
 	}
 	s.LearnedHandle, s.LearnedExecutor = "", ""
-	return append(effects, s.prepare(d.PrepareID)...), nil
+	return append(effects, s.prepare(s.prepareID(d.PrepareID))...), nil
 }
 
 // prepareAgain is the single recovery after executor_unavailable, with a fresh request ID.
@@ -58,7 +58,11 @@ func prepareAgain(s *State, ev Event) ([]Effect, error) {
 // prepare subscribes to the request's status, commits the claim, then sends execution_prepare
 // with the immutable Session configuration and no Run input.
 func (s *State) prepare(id string) []Effect {
-	effects := []Effect{Subscribe{Stream: StreamPreparation, ID: id}}
+	subscribe := Subscribe{Stream: StreamPreparation, ID: id}
+	effects := []Effect{subscribe}
+	if mutation.On(mutation.ADCorePrepareSubscribedAfterSend) {
+		effects = nil
+	}
 	s.PrepareID = id
 	s.Claims++
 	s.Handle, s.ExecutorID = "", ""
@@ -68,7 +72,11 @@ func (s *State) prepare(id string) []Effect {
 	if err != nil {
 		return append(effects, s.fail(proto.ReasonExecutionStateUnavailable, err.Error()))
 	}
-	return append(effects, Send{Envelope: env})
+	effects = append(effects, Send{Envelope: s.prepareMutants(env)})
+	if mutation.On(mutation.ADCorePrepareSubscribedAfterSend) {
+		effects = append(effects, subscribe)
+	}
+	return effects
 }
 
 // scheduleRetry leaves the Turn unclaimed for the current backoff, then doubles it up to the cap.

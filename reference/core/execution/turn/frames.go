@@ -151,6 +151,12 @@ func bendEngineFailure(code string, status int, rawCode, rawHTTP json.RawMessage
 		return "", n
 	case code == "" && stringCode && lookAlike(asString) != "" && mutation.On(mutation.EngineUnlistedCodeKept):
 		return lookAlike(asString), 0 // a look-alike taken for the listed code
+	case code == "" && stringCode && asString != "" && mutation.On(mutation.EFCoreUnlistedCodeStored):
+		return asString, 0 // the code kept as written, listed or not
+	case code == "" && len(rawCode) > 0 && !stringCode && !bytes.Equal(rawCode, []byte("null")) && mutation.On(mutation.EFCoreNonStringCodeStored):
+		return string(rawCode), 0 // the code's JSON text taken for a code
+	case code == proto.EngineConnectionFailed && status != 0 && mutation.On(mutation.EFCoreConnectionStatusDropped):
+		return code, 0
 	}
 	if code != proto.EngineConnectionFailed {
 		return code, status

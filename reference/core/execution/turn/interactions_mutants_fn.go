@@ -45,3 +45,19 @@ func uncheckedResult(in store.Interaction) (json.RawMessage, bool) {
 	raw, err := json.Marshal(m)
 	return raw, err == nil
 }
+
+// functionToolMutants rewrites the function_tools of a prepare configuration c (decoded) as the
+// FN-01 shape mutants send them.
+func functionToolMutants(c map[string]any) {
+	tools, _ := c["function_tools"].([]any)
+	for _, v := range tools {
+		t, _ := v.(map[string]any)
+		switch {
+		case t == nil:
+		case t["description"] == "" && mutation.On(mutation.FNCoreEmptyDescriptionOmitted):
+			delete(t, "description")
+		case t["defer_loading"] == true && mutation.On(mutation.FNCoreDeferLoadingAsString):
+			t["defer_loading"] = "true"
+		}
+	}
+}

@@ -61,6 +61,12 @@ func (s *State) fromDone() *store.Outcome {
 		if e.HTTPStatus != 0 && mutation.On(mutation.EFCoreHTTPStatusNotStored) {
 			o.EngineHTTPStatus = 0
 		}
+		if e.HTTPStatus == 0 && mutation.On(mutation.EFCoreUsageLostAfterUnclassed) {
+			o.Usage = nil
+		}
+		if e.HTTPStatus == 0 && mutation.On(mutation.EFCoreContentLostAfterUnclassd) {
+			o.Content = ""
+		}
 	} else if s.pendingAtEnd() && (!s.CancelRequested || mutation.On(mutation.CAPendingAtDoneAfterCancelFails)) && !mutation.On(mutation.PendingInputCompletes) {
 		// An input not yet accepted when the stream ends: whether the Turn consumed it is unknown.
 		// After prompt_cancel the cancellation receipt owns the outcome instead.

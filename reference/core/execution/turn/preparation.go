@@ -55,6 +55,9 @@ func preparationEnded(s *State, ev Event) ([]Effect, error) {
 	if s.CancelRequested && !store.Dispatched(s.Phase) {
 		return []Effect{s.cancelled()}, nil
 	}
+	if st.State == proto.StateFailed && s.Phase == store.PhasePreparing && mutation.On(mutation.ADCoreFailedPreparationReplayed) {
+		return []Effect{Close{Stream: StreamPreparation}, s.moveTo(store.PhaseQueued), s.scheduleRetry()}, nil
+	}
 	if st.State == proto.StateFailed && s.Phase == store.PhaseStarting && mutation.On(mutation.PJStartFailureLeftToRun) {
 		return []Effect{note("failed after execution_start: left to the Run stream")}, nil
 	}
@@ -89,7 +92,8 @@ func prepareRejected(s *State, ev Event) ([]Effect, error) {
 // closed, so Core retries once with a fresh preparation request for the same Run.
 func startRejected(s *State, ev Event) ([]Effect, error) {
 	st := ev.(Status)
-	recoverable := st.ErrorCode == proto.CodeExecutorUnavailable || mutation.On(mutation.PJStartRejectionRecovered)
+	recoverable := st.ErrorCode == proto.CodeExecutorUnavailable || mutation.On(mutation.PJStartRejectionRecovered) ||
+		st.ErrorCode == proto.CodeStartCancelled && mutation.On(mutation.ADCoreCancelledStartRecovered)
 	if !recoverable || mutation.On(mutation.ExecutorUnavailableNotRecovered) {
 		code := st.ErrorCode
 		if mutation.On(mutation.StartRejectionCodeDropped) {
@@ -102,6 +106,9 @@ func startRejected(s *State, ev Event) ([]Effect, error) {
 		reason := proto.ReasonExecutorRecoveryFailed
 		if mutation.On(mutation.PJRecoveryFailureAsStartFailed) {
 			reason = proto.ReasonPreparationStartFailed
+		}
+		if mutation.On(mutation.ADCoreRecoveryFailureAsCode) {
+			reason = st.ErrorCode
 		}
 		return []Effect{s.finish(&store.Outcome{Status: proto.TurnFailed, Reason: reason,
 			PreparationErrorCode: st.ErrorCode, Error: "the single recovery after executor_unavailable failed"})}, nil
@@ -151,11 +158,11 @@ func (s *State) start() []Effect {
 	s.Handle, s.ExecutorID = s.LearnedHandle, s.LearnedExecutor
 	effects = append(effects, s.moveTo(store.PhaseReady), s.moveTo(store.PhaseStarting))
 	env, err := proto.NewEnvelope(proto.TypeExecutionStart, s.PrepareID, &proto.ExecutionStartPayload{
-		ExecutorID: s.ExecutorID, Handle: s.Handle, RunID: s.Spec.RunID, Input: s.Spec.Input})
+		ExecutorID: s.ExecutorID, Handle: s.Handle, RunID: s.Spec.RunID, Input: startInput(s.Spec.Input)})
 	if err != nil {
 		return append(effects, s.fail(proto.ReasonInvalidInput, err.Error()))
 	}
-	return append(effects, Send{Envelope: env})
+	return append(effects, Send{Envelope: s.startMutants(env)})
 }
 
 // release abandons the admission before start; no input was submitted, so the Turn is cancelled
@@ -164,6 +171,7 @@ func (s *State) start() []Effect {
 func (s *State) release(atReady bool) []Effect {
 	effects := abandonedCancel(s)
 	env, err := proto.NewEnvelope(proto.TypeExecutionRelease, s.PrepareID, &proto.ExecutionReleasePayload{Handle: s.LearnedHandle})
+	env = s.releaseMutants(env)
 	if mutation.On(mutation.ReleaseHandleOmitted) {
 		env.Payload = json.RawMessage(`{}`) // the request ID alone names the admission
 	}

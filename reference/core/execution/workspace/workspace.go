@@ -398,6 +398,8 @@ func (s State) run() (State, []Effect) {
 			p.EnvironmentID = ""
 		case mutation.On(mutation.WSCoreReadSessionAsEnvironment):
 			p.EnvironmentID = s.spec.SessionID
+		case p.RunID == "" && mutation.On(mutation.WSCoreIdleReadWithoutHandle):
+			p.Handle = ""
 		}
 		env = mustEnvelope(proto.TypeWorkspaceRead, s.spec.ID, &p)
 		s.Awaiting = "result"
@@ -409,16 +411,24 @@ func (s State) run() (State, []Effect) {
 		case len(s.spec.Content) > 0 && mutation.On(mutation.WSCoreDigestOfEmptyBody):
 			digest = (&Spec{}).Sha256()
 		}
-		env = mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID, &proto.WorkspaceWritePayload{Step: proto.StepBegin,
+		begin := &proto.WorkspaceWritePayload{Step: proto.StepBegin,
 			EnvironmentID: s.spec.EnvironmentID, SessionID: s.spec.SessionID, Path: s.spec.Path,
-			SizeBytes: int64(len(s.spec.Content)), SHA256: digest})
+			SizeBytes: int64(len(s.spec.Content)), SHA256: digest}
+		beginMutants(begin, s.spec.Content)
+		env = mustEnvelope(proto.TypeWorkspaceWrite, s.spec.ID, begin)
 		s.Awaiting = proto.OutcomeReady
 	default:
 		p := &proto.WorkspaceExportPayload{Step: proto.ExportBegin, Handle: s.Handle, EnvironmentID: s.spec.EnvironmentID}
-		if mutation.On(mutation.WSCoreExportBeginWithoutEnvironment) {
+		switch {
+		case mutation.On(mutation.WSCoreExportBeginWithoutEnvironment):
 			p.EnvironmentID = ""
+		case mutation.On(mutation.WSCoreExportBeginWithoutHandle):
+			p.Handle = ""
 		}
 		env = mustEnvelope(proto.TypeWorkspaceExport, s.spec.ID, p)
+		if mutation.On(mutation.WSCoreExportIDBlank) {
+			env.ID = ""
+		}
 		s.Awaiting = proto.OutcomeChunk
 	}
 	s.last = env
@@ -629,10 +639,13 @@ func (s State) writeResult(payload any) (State, []Effect) {
 		return s.nextChunk()
 	case proto.OutcomeReceived:
 		want := s.Sent + s.InFlight
+		if mutation.On(mutation.WSCoreReceivedBeforeChunk) {
+			want = s.Sent
+		}
 		if r.Offset != want && !mutation.On(mutation.WriteReceiptUnchecked) {
 			return s.unexpected(fmt.Sprintf("workspace_write_result.offset: %d, but Core sent %d bytes", r.Offset, want))
 		}
-		s.Sent, s.InFlight = want, 0
+		s.Sent, s.InFlight = s.Sent+s.InFlight, 0
 		return s.nextChunk()
 	default: // completed
 		if r.SizeBytes != size && !mutation.On(mutation.WSCoreCompletedSizeUnchecked) {
@@ -667,6 +680,9 @@ func (s State) nextChunk() (State, []Effect) {
 	if mutation.On(mutation.WSCoreChunkOverLimit) {
 		chunkBytes++
 	}
+	if mutation.On(mutation.WSCoreChunkBelowLimit) {
+		chunkBytes--
+	}
 	end := min(s.Sent+chunkBytes, size)
 	s.InFlight, s.Awaiting = end-s.Sent, proto.OutcomeReceived
 	chunk := &proto.WorkspaceWritePayload{Step: proto.StepChunk, Offset: s.Sent, Data: s.spec.Content[s.Sent:end]}
@@ -696,12 +712,15 @@ func (s State) exportResult(payload any) (State, []Effect) {
 		}
 		return s.finish(Outcome{State: st, ErrorCode: r.ErrorCode}, true)
 	}
-	if r.Offset != s.Sent && !mutation.On(mutation.ExportOffsetUnchecked) {
+	if r.Offset != exportOffsetWanted(s.Sent, r) && !mutation.On(mutation.ExportOffsetUnchecked) {
 		return s.unexpected(fmt.Sprintf("workspace_export_result.offset: %d, but %d bytes were delivered", r.Offset, s.Sent))
 	}
 	if r.Outcome == proto.OutcomeCompleted {
 		if s.Sent == 0 && mutation.On(mutation.WSCoreEmptyArchiveFailed) {
 			return s.finish(Outcome{State: StateFailed, ErrorCode: proto.CodeExportFailed, Detail: "an empty archive"}, true)
+		}
+		if len(s.Archive) > 1 && mutation.On(mutation.WSCoreArchiveFirstDropped) {
+			s.Archive = s.Archive[1:]
 		}
 		s.Data, s.Archive = bytes.Join(s.Archive, nil), nil
 		return s.finish(Outcome{State: StateCompleted}, true)
