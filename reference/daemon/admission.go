@@ -26,6 +26,7 @@ type grant struct {
 func (r *router) prepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionPreparePayload](env)
 	p, err = laxFunctionTools(env, p, err)
+	p, err = r.laxPrepareShapeAD(env, p, err)
 	if err != nil && mutation.On(mutation.KindBeforeMCPOrigin) {
 		var loose proto.ExecutionPreparePayload
 		if json.Unmarshal(env.Payload, &loose) == nil {
@@ -54,6 +55,13 @@ func (r *router) prepare(env proto.Envelope) {
 		if mutation.On(mutation.PrepareConflictRepublishes) {
 			hash = old.rec.PrepareHash
 		}
+		if mutation.On(mutation.ADRepeatReadyBumpsRevision) && old.rec.State == admission.Ready && hash == old.rec.PrepareHash {
+			old.rec.Revision++
+		}
+		if mutation.On(mutation.ADRepeatPreparingSetsUpAgain) && old.rec.State == admission.Preparing && hash == old.rec.PrepareHash {
+			e := old.exec
+			r.goOwned(func() { _, _ = e.h.NewExecutor(r.ctx, &old.cfg) })
+		}
 		r.goAfter(r.applyLocked(old, admission.PrepareRepeated{Hash: hash}))
 		if r.records[env.ID] != nil {
 			return // a live request: its status was re-published, or the conflict refused
@@ -62,6 +70,11 @@ func (r *router) prepare(env proto.Envelope) {
 	}
 	if code := r.admitLocked(p); code != "" {
 		r.reject(env.ID, proto.OperationPrepare, code)
+		if code == proto.CodeInvalidConfiguration && mutation.On(mutation.ADInvalidConfigurationThenPrep) {
+			r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, env.ID, &proto.PreparationStatusPayload{
+				State: proto.StatePreparing, Revision: 1, Handle: newID("handle-"), ExecutorID: newID("executor-"),
+				ExpiresAt: r.d.cfg.Clock.Now().Add(r.d.cfg.AdmissionExpiry).UnixMilli()})))
+		}
 		return
 	}
 	cfg := p.Configuration
@@ -89,7 +102,7 @@ func (r *router) prepare(env proto.Envelope) {
 // admitLocked applies the admission rules and returns the rejection code, or "" to admit.
 func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	cfg := &p.Configuration
-	if err := p.CheckPrepareConfiguration(); err != nil && !mutation.On(mutation.InvalidConfigurationAccepted) {
+	if err := laxPrepareAD(p).CheckPrepareConfiguration(); err != nil && !mutation.On(mutation.InvalidConfigurationAccepted) {
 		r.d.log.Info("execution_prepare: invalid configuration", "rule", err)
 		return proto.CodeInvalidConfiguration
 	}
@@ -113,7 +126,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrepare) || (r.fencedLocked() && !mutation.On(mutation.SuspendAdmitsWork)) {
 		return proto.CodeResourceUnavailable // a suspension, a runtime_prepare transfer, a write or an export holds the slot (AD-14)
 	}
-	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
+	if len(r.records) >= recordLimitAD() && !r.pruneLocked() {
 		return proto.CodePreparationCapacity
 	}
 	existing := r.byStateKeyLocked(cfg.AgentStateKey)
@@ -121,7 +134,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		return proto.CodeSessionBindingConflict
 	}
 	active, total, _ := r.countsLocked()
-	if active >= proto.PreparationCapacity && !mutation.On(mutation.IgnoreAdmissionLimit) {
+	if active >= proto.PreparationCapacity-offByOneAD(mutation.ADActiveLimitOffByOne) && !mutation.On(mutation.IgnoreAdmissionLimit) {
 		return proto.CodePreparationCapacity
 	}
 	if existing != nil {
@@ -132,6 +145,8 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		switch {
 		case existing.fingerprint != fingerprint(*cfg) && !mutation.On(mutation.ConfigurationConflictIgnored):
 			return proto.CodeConfigurationConflict
+		case existing.state == execInvalid && mutation.On(mutation.ADInvalidExecutorBusy):
+			return proto.CodeResourceUnavailable
 		case existing.state == execInvalid:
 			return proto.CodeExecutorCleanupUnconfirmed
 		case existing.busy() && !mutation.On(mutation.BusyExecutorAccepted):
@@ -146,7 +161,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if cfg.RequireExistingNativeSession && !mutation.On(mutation.HistoryUnavailableIgnored) {
 		return proto.CodeHistoryUnavailable
 	}
-	if total >= proto.ExecutorCapacity && !mutation.On(mutation.ExecutorCapacityUnchecked) {
+	if total >= proto.ExecutorCapacity-offByOneAD(mutation.ADExecutorLimitOffByOne) && !mutation.On(mutation.ExecutorCapacityUnchecked) {
 		return proto.CodeExecutorCapacity
 	}
 	return ""
@@ -203,14 +218,14 @@ func (r *router) pruneLocked() bool {
 	if mutation.On(mutation.AdmissionRecordsNeverPruned) {
 		return false
 	}
-	for i := 0; i < len(r.order) && len(r.records) >= proto.AdmissionRecords; {
+	for i := 0; i < len(r.order) && len(r.records) >= recordLimitAD(); {
 		if g := r.order[i]; !g.rec.Owned() && (g.rec.RunID == "" || r.runs[g.rec.RunID] == nil) {
 			r.forgetLocked(g)
 			continue
 		}
 		i++
 	}
-	return len(r.records) < proto.AdmissionRecords
+	return len(r.records) < recordLimitAD()
 }
 
 func (r *router) forgetLocked(g *grant) {
@@ -251,6 +266,12 @@ func (r *router) expire(g *grant) {
 // to a Run it re-publishes the current status and cancels nothing.
 func (r *router) release(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionReleasePayload](env)
+	if err != nil && mutation.On(mutation.ADReleaseByRequestID) {
+		var loose proto.ExecutionReleasePayload
+		if json.Unmarshal(env.Payload, &loose) == nil && loose.Handle == "" {
+			p, err = &loose, nil
+		}
+	}
 	if err != nil {
 		if mutation.On(mutation.InvalidReleaseUnanswered) {
 			return
@@ -261,6 +282,9 @@ func (r *router) release(env proto.Envelope) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	g := r.byHandle[p.Handle]
+	if p.Handle == "" && mutation.On(mutation.ADReleaseByRequestID) {
+		g = r.records[env.ID]
+	}
 	if g == nil || g.reqID != env.ID {
 		if mutation.On(mutation.UnknownReleaseSilent) {
 			return
@@ -269,6 +293,17 @@ func (r *router) release(env proto.Envelope) {
 		return
 	}
 	r.wsReleasedLocked(g)
+	if (mutation.On(mutation.ADReleasePreparingRepublishes) && g.rec.State == admission.Preparing) ||
+		(mutation.On(mutation.ADReadOnlyReleaseRepublishes) && g.rec.ReadOnly && g.rec.State == admission.Ready) {
+		r.goAfter(r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: g.rec.Status()}}))
+		return
+	}
+	if mutation.On(mutation.ADReleaseStartedEnds) && g.rec.State == admission.Started {
+		s := g.rec.Status()
+		s.State, s.Revision = proto.StateReleased, s.Revision+1
+		r.goAfter(r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: s}}))
+		return
+	}
 	if mutation.On(mutation.ReleaseAfterStartCancelsRun) && (g.rec.State == admission.Starting || g.rec.State == admission.Started) {
 		if rn := r.runs[g.rec.RunID]; rn != nil {
 			r.goOwned(func() { _, _ = rn.cancelNative(r.ctx) })

@@ -152,7 +152,7 @@ func (d *Daemon) bindingApplies(le *proto.LocalEnvironment) bool {
 	if le.WorkspaceDirectory != d.cfg.WorkspaceDirectory {
 		return false
 	}
-	if le.NetworkAccess != "" && le.NetworkAccess != "enabled" {
+	if le.NetworkAccess != "" && le.NetworkAccess != "enabled" && !mutation.On(mutation.ADNetworkPolicyUnchecked) {
 		return false
 	}
 	id := d.bind.environmentID()

@@ -60,6 +60,10 @@ func (e *executor) counted() bool {
 }
 
 func (e *executor) busy() bool {
+	if (e.state == execPreparing && mutation.On(mutation.ADPreparingExecutorNotBusy)) ||
+		(e.state == execRunning && mutation.On(mutation.ADRunningExecutorNotBusy)) {
+		return false
+	}
 	return e.state == execPreparing || e.state == execAdmitted || e.state == execRunning || e.state == execClosing
 }
 
@@ -68,7 +72,8 @@ func fingerprint(cfg proto.PromptRequestPayload) string {
 	cfg.RunID, cfg.Input = "", nil
 	if !mutation.On(mutation.FingerprintKeepsPerTurnMembers) {
 		cfg.AgentSessionID = ""
-		cfg.RequireExistingNativeSession, cfg.ReleaseOnCompletion = false, false
+		cfg.RequireExistingNativeSession = cfg.RequireExistingNativeSession && mutation.On(mutation.ADFingerprintKeepsRequireExisting)
+		cfg.ReleaseOnCompletion = cfg.ReleaseOnCompletion && mutation.On(mutation.ADFingerprintKeepsReleaseOnCompletion)
 	}
 	raw, _ := json.Marshal(cfg)
 	sum := sha256.Sum256(raw)
@@ -112,6 +117,9 @@ func (r *router) idleLocked(e *executor) {
 	if mutation.On(mutation.IdleExecutorNeverExpires) {
 		expiry = 1000 * time.Hour
 	}
+	if mutation.On(mutation.ADIdleExpiryEarly) {
+		expiry /= 2
+	}
 	e.stopIdle = r.afterFunc(expiry, func() {
 		r.mu.Lock()
 		still := e.state == execIdle && e.idleGen == gen
@@ -120,7 +128,7 @@ func (r *router) idleLocked(e *executor) {
 			r.closeExecutor(e)
 		}
 	})
-	if _, _, idle := r.countsLocked(); idle > proto.IdleExecutorCapacity {
+	if _, _, idle := r.countsLocked(); idle > proto.IdleExecutorCapacity && !mutation.On(mutation.ADIdleBeyondCapacityKept) {
 		for _, other := range r.executors {
 			if other != e && other.state == execIdle {
 				other.state = execClosing
@@ -156,6 +164,10 @@ func (r *router) finishClose(e *executor) error {
 		e.state = execInvalid
 		r.d.log.Warn("executor cleanup unconfirmed", "executor", e.id, "err", err)
 		return err
+	}
+	if mutation.On(mutation.ADClosedExecutorStillCounted) {
+		e.state, e.stateKey = execClosing, "" // still counted, never found for its Session
+		return nil
 	}
 	e.state = execClosed
 	delete(r.executors, e.id)

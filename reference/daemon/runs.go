@@ -117,6 +117,7 @@ func (rn *run) cancelNative(ctx context.Context) (*proto.DonePayload, error) {
 // start handles execution_start: a valid start transfers the admission to a Run exactly once.
 func (r *router) start(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionStartPayload](env)
+	p, err = laxStartAD(env, p, err)
 	if err != nil && mutation.On(mutation.StartInputUnvalidated) {
 		var loose proto.ExecutionStartPayload
 		if json.Unmarshal(env.Payload, &loose) == nil && loose.Handle != "" && loose.RunID != "" {
@@ -131,7 +132,7 @@ func (r *router) start(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart)
 		return
 	}
-	hash := payloadHash(env.Payload)
+	hash := startHashAD(env.Payload)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closing {
@@ -142,9 +143,22 @@ func (r *router) start(env proto.Envelope) {
 		return
 	}
 	g := r.byHandle[p.Handle]
+	if g != nil && g.reqID != env.ID && r.records[env.ID] != nil && mutation.On(mutation.ADStartFallsBackToRequestID) {
+		g = r.records[env.ID] // the old handle is not checked against the request's admission
+	}
 	if g == nil || (g.reqID != env.ID && !mutation.On(mutation.StartForeignRequestID)) {
-		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
+		code := proto.CodeUnknownPreparation
+		if g == nil && mutation.On(mutation.ADUnknownHandleWrongCode) {
+			code = proto.CodeUnknownExecutor
+		}
+		r.reject(env.ID, proto.OperationStart, code)
+		if rg := r.records[env.ID]; g != nil && rg != nil && rg != g && mutation.On(mutation.ADRefusedStartReleasesRequest) {
+			r.goAfter(r.applyLocked(rg, admission.ReleaseRequested{}))
+		}
 		return
+	}
+	if g.exec != nil && p.Input.HasImage() && !g.exec.caps.MessageImages.Supported() && mutation.On(mutation.ADImageDroppedOnTextOnly) {
+		p.Input = withoutImagesAD(p.Input)
 	}
 	if g.exec != nil && p.Input.HasImage() && !g.exec.caps.MessageImages.Supported() && !mutation.On(mutation.StartImagesWithoutCapability) {
 		// AD-69: checked against the declaration the Executor was admitted with, before any

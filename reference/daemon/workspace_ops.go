@@ -171,7 +171,9 @@ func (r *router) workspaceBusyLocked(what busyFor) bool {
 	case what == busyPrepare && m.WriteReceiving() && mutation.On(mutation.ExecutionDuringWrite),
 		what == busyReadOnly && m.WriteReceiving() && mutation.On(mutation.WSReadOnlyPrepareDuringWrite),
 		what == busyPrompt && m.WriteReceiving() && mutation.On(mutation.WSPromptDuringWrite),
-		what == busyPrepare && m.WriteUnconfirmed() && mutation.On(mutation.WSExecutionBesideUnconfirmedWrite):
+		what == busyPrepare && m.WriteUnconfirmed() && mutation.On(mutation.WSExecutionBesideUnconfirmedWrite),
+		what == busyPrepare && m.Exporting() && mutation.On(mutation.ADExportAdmitsPrepare),
+		what == busyOther && m.Exporting() && mutation.On(mutation.ADExportAdmitsStart):
 		return false
 	}
 	return true
