@@ -58,6 +58,12 @@ func (r *router) prepare(env proto.Envelope) {
 		if mutation.On(mutation.ADRepeatReadyBumpsRevision) && old.rec.State == admission.Ready && hash == old.rec.PrepareHash {
 			old.rec.Revision++
 		}
+		if mutation.On(mutation.ADRepeatGrantsSecondHandle) && old.rec.State == admission.Preparing && hash == old.rec.PrepareHash {
+			s := old.rec.Status()
+			s.Handle = newID("handle-")
+			r.byHandle[s.Handle] = old
+			r.goAfter(r.carryOutLocked(old, []admission.Effect{admission.Publish{Status: s}}))
+		}
 		if mutation.On(mutation.ADRepeatPreparingSetsUpAgain) && old.rec.State == admission.Preparing && hash == old.rec.PrepareHash {
 			e := old.exec
 			r.goOwned(func() { _, _ = e.h.NewExecutor(r.ctx, &old.cfg) })

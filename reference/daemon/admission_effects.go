@@ -115,6 +115,10 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 				continue
 			}
 			res := r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, statusIDAD(g, eff.Status), &eff.Status)))
+			if mutation.On(mutation.ADSetupFailureFailsRun) && eff.Status.State == proto.StateFailed && eff.Status.ErrorCode == proto.CodePreparationFailed {
+				reqID := g.reqID
+				r.goOwned(func() { r.failRun(reqID, "", "native setup failed") })
+			}
 			if republishedAD(eff.Status) {
 				r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
 			}

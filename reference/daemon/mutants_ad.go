@@ -180,6 +180,14 @@ func (r *router) laxPrepareShapeAD(env proto.Envelope, p *proto.ExecutionPrepare
 		return false
 	}
 	switch {
+	case mutation.On(mutation.ADConfigurationDefaulted) && c.AgentKind == "" && c.AgentStateKey == "":
+		*c = proto.PromptRequestPayload{AgentStateKey: proto.StateKeyFor(loose.SessionID), StrictResume: true,
+			DisableExecutionEnvironment: true, ReleaseOnCompletion: true}
+		for kind := range r.d.harnesses {
+			if c.AgentKind == "" || kind < c.AgentKind {
+				c.AgentKind = kind
+			}
+		}
 	case mutation.On(mutation.ADAgentKindDefaulted) && c.AgentKind == "":
 		for kind := range r.d.harnesses {
 			if c.AgentKind == "" || kind < c.AgentKind {

@@ -152,10 +152,14 @@ func (r *router) start(env proto.Envelope) {
 			code = proto.CodeUnknownExecutor
 		}
 		r.reject(env.ID, proto.OperationStart, code)
-		if rg := r.records[env.ID]; g != nil && rg != nil && rg != g && mutation.On(mutation.ADRefusedStartReleasesRequest) {
+		rg := r.records[env.ID]
+		if g != nil && rg != nil && rg != g && mutation.On(mutation.ADRefusedStartReleasesRequest) {
 			r.goAfter(r.applyLocked(rg, admission.ReleaseRequested{}))
 		}
-		return
+		if g != nil || rg == nil || !mutation.On(mutation.ADUnknownHandleStarts) {
+			return
+		}
+		g = rg // the refusal is sent, but the lookup falls through to the request's admission
 	}
 	if g.exec != nil && p.Input.HasImage() && !g.exec.caps.MessageImages.Supported() && mutation.On(mutation.ADImageDroppedOnTextOnly) {
 		p.Input = withoutImagesAD(p.Input)
@@ -203,6 +207,9 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		r.mu.Unlock()
 		after.run()
 		r.failedStartBent(rn)
+		if mutation.On(mutation.ADUnavailableStartDone) {
+			_ = r.sendRun(&run{trace: rn.trace}, proto.MustEnvelope(proto.TypeDone, rn.id, &proto.DonePayload{}))
+		}
 		rn.finish()
 		return
 	}

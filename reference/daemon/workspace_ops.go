@@ -173,6 +173,7 @@ func (r *router) workspaceBusyLocked(what busyFor) bool {
 		what == busyPrompt && m.WriteReceiving() && mutation.On(mutation.WSPromptDuringWrite),
 		what == busyPrepare && m.WriteUnconfirmed() && mutation.On(mutation.WSExecutionBesideUnconfirmedWrite),
 		what == busyPrepare && m.Exporting() && mutation.On(mutation.ADExportAdmitsPrepare),
+		what == busyPrepare && m.Writing() && mutation.On(mutation.ADWriteAdmitsPrepare),
 		what == busyOther && m.Exporting() && mutation.On(mutation.ADExportAdmitsStart):
 		return false
 	}

@@ -90,4 +90,11 @@ var runtimeAD = []Mutant{
 	{ADBlankMessageAccepted, "AD-66.2", "an execution_start whose input holds a message of blank text only is started"},
 	{ADRemoteImageAccepted, "AD-67.1", "an execution_start whose image_url is not a PNG or JPEG data URL is started"},
 	{ADImageDroppedOnTextOnly, "AD-68.3", "an execution_start carrying an image on a kind without message_images drops the image and runs the rest"},
+
+	{ADConfigurationDefaulted, "AD-01.2", "an execution_prepare without configuration is admitted with a default configuration for its Session"},
+	{ADWriteAdmitsPrepare, "AD-14.1", "an execution_prepare while a workspace_write is in progress (receiving or awaiting its result) is admitted"},
+	{ADRepeatGrantsSecondHandle, "AD-15.4", "an identical repeat of a preparing admission's prepare also grants a second handle for it"},
+	{ADSetupFailureFailsRun, "AD-26.2", "a native setup failure also sends an error and a done, as if a Run had failed"},
+	{ADUnknownHandleStarts, "AD-33.4", "a start naming a handle never issued is refused unknown_preparation but then starts the admission of its request ID"},
+	{ADUnavailableStartDone, "AD-40.3", "after executor_unavailable a done goes out on the start's Run ID"},
 }

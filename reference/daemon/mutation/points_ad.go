@@ -90,3 +90,13 @@ const (
 	ADRemoteImageAccepted         Point = "ad-remote-image-accepted"
 	ADImageDroppedOnTextOnly      Point = "ad-image-dropped-on-text-only"
 )
+
+// The AD points of the second batch.
+const (
+	ADConfigurationDefaulted   Point = "ad-configuration-defaulted"
+	ADWriteAdmitsPrepare       Point = "ad-write-admits-prepare"
+	ADRepeatGrantsSecondHandle Point = "ad-repeat-grants-second-handle"
+	ADSetupFailureFailsRun     Point = "ad-setup-failure-fails-run"
+	ADUnknownHandleStarts      Point = "ad-unknown-handle-starts-request"
+	ADUnavailableStartDone     Point = "ad-unavailable-start-sends-done"
+)
