@@ -255,6 +255,14 @@ func (r *router) setup(ctx context.Context, g *grant, e *executor) {
 	}
 	r.mu.Lock()
 	e.native = native
+	if mutation.On(mutation.ADAbandonedGoesReady) && g.rec.State == admission.Failed && g.rec.ErrorCode == proto.CodeStatusDeliveryFailed {
+		s := g.rec.Status()
+		s.State, s.ErrorCode, s.Revision = proto.StateReady, "", s.Revision+1
+		after := r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: s}})
+		r.mu.Unlock()
+		after.run()
+		return
+	}
 	after := r.applyLocked(g, ev)
 	r.mu.Unlock()
 	after.run()

@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
@@ -295,4 +296,33 @@ func offByOneAD(p mutation.Point) int {
 		return 1
 	}
 	return 0
+}
+
+// handlesAD keeps, per daemon, the handle map of its latest connection, for the mutant whose
+// handles outlive their connection (AD-33.2).
+var handlesAD sync.Map
+
+// carriedHandlesAD is the handle map a new connection starts with: its own, or under the mutant
+// the previous connection's.
+func carriedHandlesAD(d *Daemon, fresh map[string]*grant) map[string]*grant {
+	if !mutation.On(mutation.ADHandlesOutliveConnection) {
+		return fresh
+	}
+	prev, _ := handlesAD.LoadOrStore(d, fresh)
+	return prev.(map[string]*grant)
+}
+
+// writeSeenAD remembers the connections on which a workspace_write held the slot (AD-14.5).
+var writeSeenAD sync.Map
+
+// exclusionOutlivesWriteAD reports, under the mutant, whether a write ever held the slot on r.
+func exclusionOutlivesWriteAD(r *router, writing bool) bool {
+	if !mutation.On(mutation.ADExclusionOutlivesWrite) {
+		return false
+	}
+	if writing {
+		writeSeenAD.Store(r, true)
+	}
+	_, seen := writeSeenAD.Load(r)
+	return seen
 }

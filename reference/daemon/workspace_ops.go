@@ -164,6 +164,9 @@ const (
 // runtime_prepare are resource_unavailable (§4.3, WS-24).
 func (r *router) workspaceBusyLocked(what busyFor) bool {
 	m := &r.wso.m
+	if exclusionOutlivesWriteAD(r, m.Writing()) && (what == busyPrepare || what == busyReadOnly) {
+		return true
+	}
 	if !m.Busy() {
 		return false
 	}

@@ -97,4 +97,7 @@ var runtimeAD = []Mutant{
 	{ADSetupFailureFailsRun, "AD-26.2", "a native setup failure also sends an error and a done, as if a Run had failed"},
 	{ADUnknownHandleStarts, "AD-33.4", "a start naming a handle never issued is refused unknown_preparation but then starts the admission of its request ID"},
 	{ADUnavailableStartDone, "AD-40.3", "after executor_unavailable a done goes out on the start's Run ID"},
+	{ADAbandonedGoesReady, "AD-28.2", "an admission abandoned for a lost status still publishes ready once its native setup returns"},
+	{ADHandlesOutliveConnection, "AD-33.2", "the handles of a connection stay known on the next one: a start naming an old handle is judged against its old admission"},
+	{ADExclusionOutlivesWrite, "AD-14.5", "once a workspace_write has held the slot, execution_prepare and read-only preparations stay refused resource_unavailable after it settled"},
 }

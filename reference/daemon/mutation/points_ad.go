@@ -100,3 +100,10 @@ const (
 	ADUnknownHandleStarts      Point = "ad-unknown-handle-starts-request"
 	ADUnavailableStartDone     Point = "ad-unavailable-start-sends-done"
 )
+
+// The AD points of the third batch.
+const (
+	ADAbandonedGoesReady       Point = "ad-abandoned-goes-ready"
+	ADHandlesOutliveConnection Point = "ad-handles-outlive-connection"
+	ADExclusionOutlivesWrite   Point = "ad-exclusion-outlives-write"
+)
