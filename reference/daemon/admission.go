@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -36,7 +37,7 @@ func (r *router) prepare(env proto.Envelope) {
 			}
 		}
 	}
-	if err != nil || env.ID == "" {
+	if err != nil || (env.ID == "" && !mutation.On(mutation.ADBlankPrepareIDAdmitted)) {
 		r.d.log.Warn("execution_prepare rejected", "err", err)
 		if mutation.On(mutation.InvalidPrepareUnanswered) {
 			return
@@ -45,6 +46,7 @@ func (r *router) prepare(env proto.Envelope) {
 		return
 	}
 	hash := payloadHash(env.Payload)
+	retiredHandle := ""
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -52,8 +54,20 @@ func (r *router) prepare(env proto.Envelope) {
 		return
 	}
 	if old := r.records[env.ID]; old != nil && !mutation.On(mutation.DuplicatePrepareNewHandle) {
-		if mutation.On(mutation.PrepareConflictRepublishes) {
+		if mutation.On(mutation.PrepareConflictRepublishes) ||
+			(mutation.On(mutation.ADPreparingConflictRepublishes) && old.rec.State == admission.Preparing) ||
+			(mutation.On(mutation.ADStartedConflictRepublishes) && (old.rec.State == admission.Starting || old.rec.State == admission.Started)) {
 			hash = old.rec.PrepareHash
+		}
+		if mutation.On(mutation.ADRepeatOfStartedConflicts) && (old.rec.State == admission.Starting || old.rec.State == admission.Started) {
+			hash = "a-different-prepare"
+		}
+		if mutation.On(mutation.ADRetryExtendsDeadline) && old.rec.Owned() && old.rec.State != admission.Starting && hash == old.rec.PrepareHash {
+			old.rec.ExpiresAt = r.d.cfg.Clock.Now().Add(r.d.cfg.AdmissionExpiry).Truncate(time.Millisecond)
+			r.goAfter(r.carryOutLocked(old, []admission.Effect{admission.ArmExpiry{At: old.rec.ExpiresAt}}))
+		}
+		if old.rec.Retired() {
+			retiredHandle = old.rec.Handle
 		}
 		if mutation.On(mutation.ADRepeatReadyBumpsRevision) && old.rec.State == admission.Ready && hash == old.rec.PrepareHash {
 			old.rec.Revision++
@@ -91,7 +105,7 @@ func (r *router) prepare(env proto.Envelope) {
 	g := &grant{reqID: env.ID, cfg: cfg}
 	ev := admission.PrepareAccepted{Now: r.d.cfg.Clock.Now(), Expiry: r.d.cfg.AdmissionExpiry, Handle: newID("handle-"),
 		ReadOnly: cfg.WorkspaceReadOnly, Hash: hash}
-	if e := r.byStateKeyLocked(cfg.AgentStateKey); e != nil && !mutation.On(mutation.IdleExecutorNotReused) {
+	if e := r.byStateKeyLocked(cfg.AgentStateKey); e != nil && !mutation.On(mutation.IdleExecutorNotReused) && !idleExpiredAD(r, e) {
 		g.exec, ev.Reused = e, true // a healthy idle Executor of the same configuration, without native setup
 	} else {
 		h, _ := r.harness(cfg.AgentKind)
@@ -100,6 +114,9 @@ func (r *router) prepare(env proto.Envelope) {
 		r.executors[g.exec.id] = g.exec
 	}
 	ev.ExecutorID = g.exec.id
+	if retiredHandle != "" && mutation.On(mutation.ADRetiredRequestKeepsHandle) {
+		ev.Handle = retiredHandle
+	}
 	r.records[g.reqID], r.byHandle[ev.Handle] = g, g
 	r.order = append(r.order, g)
 	r.goAfter(r.applyLocked(g, ev))
@@ -143,6 +160,9 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if active >= proto.PreparationCapacity-offByOneAD(mutation.ADActiveLimitOffByOne) && !mutation.On(mutation.IgnoreAdmissionLimit) {
 		return proto.CodePreparationCapacity
 	}
+	if existing != nil && total >= proto.ExecutorCapacity && mutation.On(mutation.ADTotalBoundOnReuse) {
+		return proto.CodeExecutorCapacity
+	}
 	if existing != nil {
 		native := ""
 		if existing.native != nil {
@@ -157,9 +177,11 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 			return proto.CodeExecutorCleanupUnconfirmed
 		case existing.busy() && !mutation.On(mutation.BusyExecutorAccepted):
 			return proto.CodeResourceUnavailable
-		case cfg.AgentSessionID != "" && cfg.AgentSessionID != native && !mutation.On(mutation.NativeSessionConflictIgnored):
+		case cfg.AgentSessionID != "" && (cfg.AgentSessionID != native || mutation.On(mutation.ADSameNativeSessionConflicts)) &&
+			!mutation.On(mutation.NativeSessionConflictIgnored):
 			return proto.CodeNativeSessionConflict
-		case cfg.RequireExistingNativeSession && native == "" && !mutation.On(mutation.HistoryUnavailableIgnored):
+		case cfg.RequireExistingNativeSession && (native == "" || mutation.On(mutation.ADExistingHistoryAlwaysMissing)) &&
+			!mutation.On(mutation.HistoryUnavailableIgnored) && !mutation.On(mutation.ADExistingHistoryUnchecked):
 			return proto.CodeHistoryUnavailable
 		}
 		return ""
@@ -181,7 +203,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment) && !mutation.On(mutation.LocalEnvironmentBindingUnchecked) &&
 		!(direct && mutation.On(mutation.RSForeignBindingRunsDirect)):
 		return proto.CodeInvalidConfiguration
-	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported():
+	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported() && !mutation.On(mutation.ADEnvironmentNoneUnchecked):
 		return proto.CodeUnsupportedConfiguration
 	case cfg.LocalEnvironment == nil && !cfg.DisableExecutionEnvironment && !mutation.On(mutation.NoEnvironmentBindingAccepted) &&
 		!(direct && mutation.On(mutation.RSNoBindingRunsDirect)):
@@ -190,7 +212,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 		return proto.CodeUnsupportedConfiguration
 	case cfg.ToolSearch && !caps.ToolSearch.Supported():
 		return proto.CodeUnsupportedConfiguration
-	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported():
+	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported() && !mutation.On(mutation.ADMCPWithoutCapability):
 		return proto.CodeUnsupportedConfiguration
 	}
 	if direct && mutation.On(mutation.RSOptionsCheckedAfterSetup) {
@@ -225,7 +247,7 @@ func (r *router) pruneLocked() bool {
 		return false
 	}
 	for i := 0; i < len(r.order) && len(r.records) >= recordLimitAD(); {
-		if g := r.order[i]; !g.rec.Owned() && (g.rec.RunID == "" || r.runs[g.rec.RunID] == nil) {
+		if g := r.order[i]; mutation.On(mutation.ADOwnedRecordPruned) || (!g.rec.Owned() && (g.rec.RunID == "" || r.runs[g.rec.RunID] == nil)) {
 			r.forgetLocked(g)
 			continue
 		}
@@ -255,12 +277,8 @@ func (r *router) setup(ctx context.Context, g *grant, e *executor) {
 	}
 	r.mu.Lock()
 	e.native = native
-	if mutation.On(mutation.ADAbandonedGoesReady) && g.rec.State == admission.Failed && g.rec.ErrorCode == proto.CodeStatusDeliveryFailed {
-		s := g.rec.Status()
-		s.State, s.ErrorCode, s.Revision = proto.StateReady, "", s.Revision+1
-		after := r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: s}})
+	if r.publishLateReadyAD(g) {
 		r.mu.Unlock()
-		after.run()
 		return
 	}
 	after := r.applyLocked(g, ev)
@@ -271,7 +289,11 @@ func (r *router) setup(ctx context.Context, g *grant, e *executor) {
 // expire is the expiry timer's event: the deadline is the record's, the instant is the clock's.
 func (r *router) expire(g *grant) {
 	r.mu.Lock()
-	after := r.applyLocked(g, admission.ExpiryFired{Now: r.d.cfg.Clock.Now()})
+	now := r.d.cfg.Clock.Now()
+	if mutation.On(mutation.ADExpiryEarly) {
+		now = now.Add(time.Minute)
+	}
+	after := r.applyLocked(g, admission.ExpiryFired{Now: now})
 	r.mu.Unlock()
 	after.run()
 }
@@ -290,7 +312,7 @@ func (r *router) release(env proto.Envelope) {
 		if mutation.On(mutation.InvalidReleaseUnanswered) {
 			return
 		}
-		r.reject(env.ID, proto.OperationRelease, proto.CodeInvalidRelease)
+		r.reject(env.ID, proto.OperationRelease, releaseCodeAD(env))
 		return
 	}
 	r.mu.Lock()
@@ -299,7 +321,7 @@ func (r *router) release(env proto.Envelope) {
 	if p.Handle == "" && mutation.On(mutation.ADReleaseByRequestID) {
 		g = r.records[env.ID]
 	}
-	if g == nil || g.reqID != env.ID {
+	if g == nil || (g.reqID != env.ID && !mutation.On(mutation.ADReleaseOtherRequestID)) {
 		if mutation.On(mutation.UnknownReleaseSilent) {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
@@ -59,7 +60,11 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			if g.stopExpiry != nil {
 				g.stopExpiry()
 			}
-			g.stopExpiry = r.afterFunc(eff.At.Sub(r.d.cfg.Clock.Now()), func() { r.expire(g) })
+			at := eff.At
+			if mutation.On(mutation.ADExpiryEarly) {
+				at = at.Add(-time.Minute)
+			}
+			g.stopExpiry = r.afterFunc(at.Sub(r.d.cfg.Clock.Now()), func() { r.expire(g) })
 		case admission.StopExpiry:
 			if g.stopExpiry != nil {
 				g.stopExpiry()
@@ -93,6 +98,10 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			}
 		case admission.CloseExecutor:
 			if g.exec == nil || (eff.ReportFailure && mutation.On(mutation.ADFailedExecutorLeftOpen)) {
+				continue
+			}
+			if mutation.On(mutation.ADLateExecutorKeptIdle) && g.rec.State == admission.Released && g.exec.native != nil {
+				r.idleLocked(g.exec)
 				continue
 			}
 			e, report := g.exec, eff.ReportFailure
@@ -170,7 +179,10 @@ func (r *router) armStatusBudgetLocked(g *grant, state string) clock.Timer {
 		return nil
 	}
 	budget := proto.StatusSendBudget
-	if state == proto.StateStarted {
+	if state == proto.StateStarted && mutation.On(mutation.ADStartedBudgetUnbounded) {
+		return nil
+	}
+	if state == proto.StateStarted && !mutation.On(mutation.ADStartedBudgetFiveSeconds) {
 		budget = max(g.rec.ExpiresAt.Sub(r.d.cfg.Clock.Now()), 0)
 	}
 	if mutation.On(mutation.StallStatusBudgetDoubled) {

@@ -156,7 +156,7 @@ func (d *Daemon) bindingApplies(le *proto.LocalEnvironment) bool {
 		return false
 	}
 	id := d.bind.environmentID()
-	return id == "" || id == le.ID
+	return id == "" || id == le.ID || mutation.On(mutation.ADOtherEnvironmentIDAccepted)
 }
 
 // heartbeatInterval is how often the connection heartbeats: the bootstrap's heartbeat_seconds,

@@ -18,6 +18,12 @@ import (
 // AD-51, AD-59).
 func mutatePublishedAD(s *proto.PreparationStatusPayload) {
 	readOnly := s.ExecutorID == ""
+	if mutation.On(mutation.ADExpiresAtInSeconds) && s.ExpiresAt > 0 {
+		s.ExpiresAt /= 1000
+	}
+	if mutation.On(mutation.ADDeadlineAnnouncedLater) && s.ExpiresAt > 0 {
+		s.ExpiresAt += time.Minute.Milliseconds()
+	}
 	switch s.State {
 	case proto.StateExpired:
 		if mutation.On(mutation.ADExpiredRevisionZero) {
@@ -102,6 +108,8 @@ func mutateRejectedAD(s *proto.PreparationStatusPayload) {
 	case s.ErrorCode == proto.CodeExecutorUnavailable && mutation.On(mutation.ADUnavailableWithoutHandle),
 		s.ErrorCode == proto.CodeExecutorCleanupUnconfirmed && s.Operation == proto.OperationStart && mutation.On(mutation.ADCleanupAnswerWithoutHandle):
 		s.Handle, s.ExecutorID = "", ""
+	case s.ErrorCode == proto.CodeStartCancelled && s.Operation == proto.OperationStart && mutation.On(mutation.ADStartCancelledWrongCode):
+		s.ErrorCode = proto.CodeExecutorUnavailable
 	case s.ErrorCode == proto.CodeReadOnlyPreparation && mutation.On(mutation.ADReadOnlyStartWrongCode):
 		s.ErrorCode = proto.CodeUnknownExecutor
 	case s.ErrorCode == proto.CodeUnsupportedReadPreparation && mutation.On(mutation.ADReadPreparationWrongCode):
@@ -120,7 +128,20 @@ func pureRejectionAD(s *proto.PreparationStatusPayload) {
 // forgets (AD-09).
 func laxPrepareAD(p *proto.ExecutionPreparePayload) *proto.ExecutionPreparePayload {
 	c := *p
+	ro := c.Configuration.WorkspaceReadOnly
 	switch {
+	case mutation.On(mutation.ADBlankSessionAccepted) && strings.TrimSpace(c.SessionID) == "":
+		c.SessionID = strings.TrimPrefix(c.Configuration.AgentStateKey, "agents-api-")
+	case mutation.On(mutation.ADReadOnlyStateKeyUnchecked) && ro:
+		c.Configuration.AgentStateKey = proto.StateKeyFor(c.SessionID)
+	case mutation.On(mutation.ADReadOnlyRunIDAccepted) && ro:
+		c.Configuration.RunID = ""
+	case mutation.On(mutation.ADReadOnlyInputAccepted) && ro:
+		c.Configuration.Input = nil
+	case mutation.On(mutation.ADReadOnlyConversationAccepted) && ro:
+		c.Configuration.ConversationID = ""
+	case mutation.On(mutation.ADReadOnlyAuthoringAccepted) && ro:
+		c.Configuration.WorkspaceAuthoring = false
 	case mutation.On(mutation.ADPrepareRunIDAccepted):
 		c.Configuration.RunID = ""
 	case mutation.On(mutation.ADPrepareInputAccepted):
@@ -154,6 +175,30 @@ func laxReadOnlyAD(p *proto.ExecutionPreparePayload) *proto.ExecutionPreparePayl
 		c.Configuration.ExecutionControls = nil
 	case mutation.On(mutation.ADReadOnlyObserveAccepted):
 		c.Configuration.ObserveMessages = false
+	case mutation.On(mutation.ADReadOnlyStateKeyUnchecked):
+		c.Configuration.AgentStateKey = proto.StateKeyFor(c.SessionID)
+	case mutation.On(mutation.ADReadOnlyRunIDAccepted):
+		c.Configuration.RunID = ""
+	case mutation.On(mutation.ADReadOnlyInputAccepted):
+		c.Configuration.Input = nil
+	case mutation.On(mutation.ADReadOnlyConversationAccepted):
+		c.Configuration.ConversationID = ""
+	case mutation.On(mutation.ADReadOnlyAuthoringAccepted):
+		c.Configuration.WorkspaceAuthoring = false
+	case mutation.On(mutation.ADReadOnlyMCPAccepted):
+		c.Configuration.MCPHTTPServers = nil
+	case mutation.On(mutation.ADReadOnlyFunctionToolsAccepted):
+		c.Configuration.FunctionTools = nil
+	case mutation.On(mutation.ADReadOnlyRequireAccepted):
+		c.Configuration.RequireExistingNativeSession = false
+	case mutation.On(mutation.ADReadOnlyNoEnvironmentAccepted):
+		c.Configuration.DisableExecutionEnvironment = false
+	case mutation.On(mutation.ADReadOnlyToolSearchAccepted):
+		c.Configuration.ToolSearch = false
+	case mutation.On(mutation.ADReadOnlyObserveToolsAccepted):
+		c.Configuration.ObserveToolObservations = false
+	case mutation.On(mutation.ADReadOnlyObserveSubsAccepted):
+		c.Configuration.ObserveSubagentIdentities = false
 	default:
 		return p
 	}
@@ -181,6 +226,8 @@ func (r *router) laxPrepareShapeAD(env proto.Envelope, p *proto.ExecutionPrepare
 		return false
 	}
 	switch {
+	case mutation.On(mutation.ADBlankSessionAccepted) && strings.TrimSpace(loose.SessionID) == "":
+		loose.SessionID = strings.TrimPrefix(c.AgentStateKey, "agents-api-")
 	case mutation.On(mutation.ADConfigurationDefaulted) && c.AgentKind == "" && c.AgentStateKey == "":
 		*c = proto.PromptRequestPayload{AgentStateKey: proto.StateKeyFor(loose.SessionID), StrictResume: true,
 			DisableExecutionEnvironment: true, ReleaseOnCompletion: true}
@@ -203,6 +250,22 @@ func (r *router) laxPrepareShapeAD(env proto.Envelope, p *proto.ExecutionPrepare
 	case mutation.On(mutation.ADConnectionOriginUnchecked) &&
 		servers(func(o, _ string) bool { return o != "" && o != "service" && o != "environment" }):
 	case mutation.On(mutation.ADServerLabelOptional) && servers(func(_, l string) bool { return strings.TrimSpace(l) == "" }):
+	case mutation.On(mutation.ADWebSearchDefaulted) && c.ExecutionControls != nil && c.ExecutionControls.WebSearch == "":
+	case mutation.On(mutation.ADWebSearchUnchecked) && c.ExecutionControls != nil && c.ExecutionControls.WebSearch != "" &&
+		!proto.KnownWebSearch(c.ExecutionControls.WebSearch):
+	case mutation.On(mutation.ADServiceOriginWithEnvironment) && !c.DisableExecutionEnvironment &&
+		servers(func(o, _ string) bool { return o == "service" }):
+	case mutation.On(mutation.ADServiceOriginWithBinding) && c.LocalEnvironment != nil &&
+		servers(func(o, _ string) bool { return o == "service" }):
+	case mutation.On(mutation.ADEnvironmentOriginWithoutBind) && c.LocalEnvironment == nil &&
+		servers(func(o, _ string) bool { return o == "environment" }):
+	case mutation.On(mutation.ADEnvironmentOriginDisabled) && c.DisableExecutionEnvironment &&
+		servers(func(o, _ string) bool { return o == "environment" }):
+	case mutation.On(mutation.ADServerURLOptional) && strings.Contains(msg, "server_url"):
+	case mutation.On(mutation.ADAllowedToolsOptional) && strings.Contains(msg, "allowed_tools"):
+	case mutation.On(mutation.ADBindingIDOptional) && strings.Contains(msg, "local_environment.id"):
+	case mutation.On(mutation.ADBindingDirectoryOptional) && strings.Contains(msg, "workspace_directory"):
+	case mutation.On(mutation.ADBindingSourcesOptional) && strings.Contains(msg, "capability_sources"):
 	default:
 		return p, err
 	}
@@ -271,14 +334,24 @@ func mutateStartAD(g *grant, ev *admission.StartRequested) {
 		(mutation.On(mutation.ADRepeatStartedConflicts) && g.rec.State == admission.Started) {
 		ev.Hash = "a-different-start"
 	}
+	if mutation.On(mutation.ADStartingConflictRepublishes) && g.rec.State == admission.Starting {
+		ev.Hash = g.rec.StartHash
+	}
+	if mutation.On(mutation.ADStartExpiresEarly) {
+		ev.Now = ev.Now.Add(time.Minute)
+	}
 }
 
 // startHashAD fingerprints an execution_start; a mutant leaves out its input (AD-36.7).
 func startHashAD(raw json.RawMessage) string {
-	if mutation.On(mutation.ADStartHashIgnoresInput) {
+	if mutation.On(mutation.ADStartHashIgnoresInput) || mutation.On(mutation.ADStartHashIgnoresRunID) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
-			delete(m, "input")
+			if mutation.On(mutation.ADStartHashIgnoresInput) {
+				delete(m, "input")
+			} else {
+				delete(m, "run_id")
+			}
 			if b, err := json.Marshal(m); err == nil {
 				return payloadHash(b)
 			}
@@ -325,4 +398,81 @@ func exclusionOutlivesWriteAD(r *router, writing bool) bool {
 	}
 	_, seen := writeSeenAD.Load(r)
 	return seen
+}
+
+// startCodeAD is the code an undecodable execution_start is refused with: invalid_start, or under a
+// mutant another (AD-31).
+func startCodeAD(env proto.Envelope) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(env.Payload, &m) != nil {
+		if mutation.On(mutation.ADUndecodableStartWrongCode) {
+			return proto.CodeInvalidRequest
+		}
+		return proto.CodeInvalidStart
+	}
+	var loose proto.ExecutionStartPayload
+	_ = json.Unmarshal(env.Payload, &loose)
+	_, hasInput := m["input"]
+	switch {
+	case loose.Handle == "" && mutation.On(mutation.ADStartWithoutHandleWrongCode):
+		return proto.CodeUnknownPreparation
+	case loose.ExecutorID == "" && mutation.On(mutation.ADStartWithoutExecutorWrongCode):
+		return proto.CodeUnknownExecutor
+	case !hasInput && mutation.On(mutation.ADStartWithoutInputWrongCode):
+		return proto.CodeInvalidRequest
+	}
+	return proto.CodeInvalidStart
+}
+
+// releaseCodeAD is the code an undecodable execution_release is refused with (AD-44.2).
+func releaseCodeAD(env proto.Envelope) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(env.Payload, &m) != nil && mutation.On(mutation.ADUndecodableReleaseWrongCode) {
+		return proto.CodeInvalidRequest
+	}
+	return proto.CodeInvalidRelease
+}
+
+// blankPartBesideTextAD reports, under the mutant, whether a message holds a blank text part
+// beside a meaningful one (AD-66.3).
+func blankPartBesideTextAD(in proto.MessageInput) bool {
+	if !mutation.On(mutation.ADBlankPartBesideTextRefused) {
+		return false
+	}
+	for _, m := range in {
+		blank, meaningful := false, false
+		for _, part := range m.Content {
+			switch {
+			case part.Type == proto.ContentInputImage, strings.TrimSpace(part.Text) != "":
+				meaningful = true
+			default:
+				blank = true
+			}
+		}
+		if blank && meaningful {
+			return true
+		}
+	}
+	return false
+}
+
+// publishLateReadyAD: under a mutant, an admission that ended while its setup ran still publishes
+// ready when the setup returns (AD-28.2, AD-46.3). It reports whether it did.
+func (r *router) publishLateReadyAD(g *grant) bool {
+	abandoned := mutation.On(mutation.ADAbandonedGoesReady) && g.rec.State == admission.Failed && g.rec.ErrorCode == proto.CodeStatusDeliveryFailed
+	released := mutation.On(mutation.ADReleasedSetupGoesReady) && g.rec.State == admission.Released
+	if !abandoned && !released {
+		return false
+	}
+	s := g.rec.Status()
+	s.State, s.ErrorCode, s.Revision = proto.StateReady, "", s.Revision+1
+	r.goAfter(r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: s}}))
+	return true
+}
+
+// idleExpiredAD reports, under the mutant whose idle expiry is 30 min, whether e has been idle that
+// long: it is then not reused, whether or not its expiry timer has closed it yet (AD-70.1).
+func idleExpiredAD(r *router, e *executor) bool {
+	return mutation.On(mutation.ADIdleExpiryEarly) && e.state == execIdle &&
+		r.d.cfg.Clock.Now().Sub(e.idleSinceAD) >= proto.IdleExecutorExpiry/2
 }

@@ -129,7 +129,7 @@ func (r *router) start(env proto.Envelope) {
 		if mutation.On(mutation.InvalidStartUnanswered) {
 			return
 		}
-		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart)
+		r.reject(env.ID, proto.OperationStart, startCodeAD(env))
 		return
 	}
 	hash := startHashAD(env.Payload)
@@ -170,9 +170,21 @@ func (r *router) start(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnsupportedConfiguration)
 		return
 	}
+	if blankPartBesideTextAD(p.Input) {
+		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart)
+		return
+	}
+	if (mutation.On(mutation.ADStartOnReleasedRepublishes) && g.rec.State == admission.Released) ||
+		(mutation.On(mutation.ADStartOnFailedRepublishes) && g.rec.State == admission.Failed) {
+		r.goAfter(r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: g.rec.Status()}}))
+		return
+	}
 	g.startTrace = env.Trace
 	ev := admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
 		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}
+	if rn := r.runs[p.RunID]; rn != nil && rn.direct && mutation.On(mutation.ADDirectRunNoConflict) {
+		ev.RunActive = false
+	}
 	mutateStart(g, &ev)
 	r.goAfter(r.applyLocked(g, ev))
 }
@@ -195,7 +207,11 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		delete(r.runs, rn.id)
 		r.mu.Unlock()
 		failure := admission.NativeStartFailed{Cancelled: errors.Is(err, context.Canceled)}
-		if !failure.Cancelled {
+		if !failure.Cancelled && mutation.On(mutation.ADUnavailableExecutorKept) {
+			r.mu.Lock()
+			r.idleLocked(rn.exec)
+			r.mu.Unlock()
+		} else if !failure.Cancelled {
 			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil && !mutation.On(mutation.StartCleanupFailureAsUnavailable)
 		}
 		if mutation.On(mutation.NativeStartFailureUnanswered) {
@@ -350,7 +366,7 @@ func (r *router) releaseExecutor(rn *run, reusable bool) {
 	r.mu.Lock()
 	delete(r.runs, rn.id)
 	e := rn.exec
-	reuse := reusable && !r.closing && e.state == execRunning && e.stateKey != ""
+	reuse := (reusable || mutation.On(mutation.ADNonReusableKeptIdle)) && !r.closing && e.state == execRunning && e.stateKey != ""
 	if reuse {
 		r.idleLocked(e)
 	}
