@@ -426,8 +426,8 @@ func startCodeAD(env proto.Envelope) string {
 
 // releaseCodeAD is the code an undecodable execution_release is refused with (AD-44.2).
 func releaseCodeAD(env proto.Envelope) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(env.Payload, &m) != nil && mutation.On(mutation.ADUndecodableReleaseWrongCode) {
+	var loose proto.ExecutionReleasePayload
+	if json.Unmarshal(env.Payload, &loose) != nil && mutation.On(mutation.ADUndecodableReleaseWrongCode) {
 		return proto.CodeInvalidRequest
 	}
 	return proto.CodeInvalidRelease

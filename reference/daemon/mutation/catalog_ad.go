@@ -133,7 +133,7 @@ var runtimeAD = []Mutant{
 	{ADDirectRunNoConflict, "AD-39.2", "a start whose run_id is active as a directly started Run is accepted instead of run_conflict"},
 	{ADUnavailableExecutorKept, "AD-40.4", "after executor_unavailable the Executor is kept idle and reused instead of closed"},
 	{ADStartCancelledWrongCode, "AD-41.3", "a start interrupted by cancellation before any Turn is answered executor_unavailable instead of start_cancelled"},
-	{ADUndecodableReleaseWrongCode, "AD-44.2", "an execution_release whose payload is not an object is refused invalid_request instead of invalid_release"},
+	{ADUndecodableReleaseWrongCode, "AD-44.2", "an execution_release that cannot be decoded (not an object, a handle that is not a string) is refused invalid_request instead of invalid_release"},
 	{ADReleaseOtherRequestID, "AD-45.2", "a release naming a real handle under another request ID releases it"},
 	{ADReleasedSetupGoesReady, "AD-46.3", "an admission released during setup still publishes ready when the abandoned setup returns"},
 	{ADLateExecutorKeptIdle, "AD-46.4", "the Executor an abandoned setup yields late is kept idle instead of closed"},
