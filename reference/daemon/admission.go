@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/daemon/admission"
@@ -26,6 +27,7 @@ type grant struct {
 func (r *router) prepare(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionPreparePayload](env)
 	p, err = laxFunctionTools(env, p, err)
+	p, err = r.laxPrepareShapeAD(env, p, err)
 	if err != nil && mutation.On(mutation.KindBeforeMCPOrigin) {
 		var loose proto.ExecutionPreparePayload
 		if json.Unmarshal(env.Payload, &loose) == nil {
@@ -35,7 +37,7 @@ func (r *router) prepare(env proto.Envelope) {
 			}
 		}
 	}
-	if err != nil || env.ID == "" {
+	if err != nil || (env.ID == "" && !mutation.On(mutation.ADBlankPrepareIDAdmitted)) {
 		r.d.log.Warn("execution_prepare rejected", "err", err)
 		if mutation.On(mutation.InvalidPrepareUnanswered) {
 			return
@@ -44,6 +46,7 @@ func (r *router) prepare(env proto.Envelope) {
 		return
 	}
 	hash := payloadHash(env.Payload)
+	retiredHandle := ""
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -51,8 +54,33 @@ func (r *router) prepare(env proto.Envelope) {
 		return
 	}
 	if old := r.records[env.ID]; old != nil && !mutation.On(mutation.DuplicatePrepareNewHandle) {
-		if mutation.On(mutation.PrepareConflictRepublishes) {
+		if mutation.On(mutation.PrepareConflictRepublishes) ||
+			(mutation.On(mutation.ADPreparingConflictRepublishes) && old.rec.State == admission.Preparing) ||
+			(mutation.On(mutation.ADStartedConflictRepublishes) && (old.rec.State == admission.Starting || old.rec.State == admission.Started)) {
 			hash = old.rec.PrepareHash
+		}
+		if mutation.On(mutation.ADRepeatOfStartedConflicts) && (old.rec.State == admission.Starting || old.rec.State == admission.Started) {
+			hash = "a-different-prepare"
+		}
+		if mutation.On(mutation.ADRetryExtendsDeadline) && old.rec.Owned() && old.rec.State != admission.Starting && hash == old.rec.PrepareHash {
+			old.rec.ExpiresAt = r.d.cfg.Clock.Now().Add(r.d.cfg.AdmissionExpiry).Truncate(time.Millisecond)
+			r.goAfter(r.carryOutLocked(old, []admission.Effect{admission.ArmExpiry{At: old.rec.ExpiresAt}}))
+		}
+		if old.rec.Retired() {
+			retiredHandle = old.rec.Handle
+		}
+		if mutation.On(mutation.ADRepeatReadyBumpsRevision) && old.rec.State == admission.Ready && hash == old.rec.PrepareHash {
+			old.rec.Revision++
+		}
+		if mutation.On(mutation.ADRepeatGrantsSecondHandle) && old.rec.State == admission.Preparing && hash == old.rec.PrepareHash {
+			s := old.rec.Status()
+			s.Handle = newID("handle-")
+			r.byHandle[s.Handle] = old
+			r.goAfter(r.carryOutLocked(old, []admission.Effect{admission.Publish{Status: s}}))
+		}
+		if mutation.On(mutation.ADRepeatPreparingSetsUpAgain) && old.rec.State == admission.Preparing && hash == old.rec.PrepareHash {
+			e := old.exec
+			r.goOwned(func() { _, _ = e.h.NewExecutor(r.ctx, &old.cfg) })
 		}
 		r.goAfter(r.applyLocked(old, admission.PrepareRepeated{Hash: hash}))
 		if r.records[env.ID] != nil {
@@ -62,6 +90,11 @@ func (r *router) prepare(env proto.Envelope) {
 	}
 	if code := r.admitLocked(p); code != "" {
 		r.reject(env.ID, proto.OperationPrepare, code)
+		if code == proto.CodeInvalidConfiguration && mutation.On(mutation.ADInvalidConfigurationThenPrep) {
+			r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, env.ID, &proto.PreparationStatusPayload{
+				State: proto.StatePreparing, Revision: 1, Handle: newID("handle-"), ExecutorID: newID("executor-"),
+				ExpiresAt: r.d.cfg.Clock.Now().Add(r.d.cfg.AdmissionExpiry).UnixMilli()})))
+		}
 		return
 	}
 	cfg := p.Configuration
@@ -72,7 +105,7 @@ func (r *router) prepare(env proto.Envelope) {
 	g := &grant{reqID: env.ID, cfg: cfg}
 	ev := admission.PrepareAccepted{Now: r.d.cfg.Clock.Now(), Expiry: r.d.cfg.AdmissionExpiry, Handle: newID("handle-"),
 		ReadOnly: cfg.WorkspaceReadOnly, Hash: hash}
-	if e := r.byStateKeyLocked(cfg.AgentStateKey); e != nil && !mutation.On(mutation.IdleExecutorNotReused) {
+	if e := r.byStateKeyLocked(cfg.AgentStateKey); e != nil && !mutation.On(mutation.IdleExecutorNotReused) && !idleExpiredAD(r, e) {
 		g.exec, ev.Reused = e, true // a healthy idle Executor of the same configuration, without native setup
 	} else {
 		h, _ := r.harness(cfg.AgentKind)
@@ -81,6 +114,9 @@ func (r *router) prepare(env proto.Envelope) {
 		r.executors[g.exec.id] = g.exec
 	}
 	ev.ExecutorID = g.exec.id
+	if retiredHandle != "" && mutation.On(mutation.ADRetiredRequestKeepsHandle) {
+		ev.Handle = retiredHandle
+	}
 	r.records[g.reqID], r.byHandle[ev.Handle] = g, g
 	cnRememberHandle(r.d, r.conn, ev.Handle)
 	r.order = append(r.order, g)
@@ -90,7 +126,7 @@ func (r *router) prepare(env proto.Envelope) {
 // admitLocked applies the admission rules and returns the rejection code, or "" to admit.
 func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	cfg := &p.Configuration
-	if err := p.CheckPrepareConfiguration(); err != nil && !mutation.On(mutation.InvalidConfigurationAccepted) {
+	if err := laxPrepareAD(p).CheckPrepareConfiguration(); err != nil && !mutation.On(mutation.InvalidConfigurationAccepted) {
 		r.d.log.Info("execution_prepare: invalid configuration", "rule", err)
 		return proto.CodeInvalidConfiguration
 	}
@@ -114,7 +150,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyPrepare) || (r.fencedLocked() && !mutation.On(mutation.SuspendAdmitsWork)) {
 		return proto.CodeResourceUnavailable // a suspension, a runtime_prepare transfer, a write or an export holds the slot (AD-14)
 	}
-	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
+	if len(r.records) >= recordLimitAD() && !r.pruneLocked() {
 		return proto.CodePreparationCapacity
 	}
 	existing := r.byStateKeyLocked(cfg.AgentStateKey)
@@ -122,8 +158,11 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		return proto.CodeSessionBindingConflict
 	}
 	active, total, _ := r.countsLocked()
-	if active >= proto.PreparationCapacity && !mutation.On(mutation.IgnoreAdmissionLimit) {
+	if active >= proto.PreparationCapacity-offByOneAD(mutation.ADActiveLimitOffByOne) && !mutation.On(mutation.IgnoreAdmissionLimit) {
 		return proto.CodePreparationCapacity
+	}
+	if existing != nil && total >= proto.ExecutorCapacity && mutation.On(mutation.ADTotalBoundOnReuse) {
+		return proto.CodeExecutorCapacity
 	}
 	if existing != nil {
 		native := ""
@@ -133,13 +172,17 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 		switch {
 		case existing.fingerprint != fingerprint(*cfg) && !mutation.On(mutation.ConfigurationConflictIgnored):
 			return proto.CodeConfigurationConflict
+		case existing.state == execInvalid && mutation.On(mutation.ADInvalidExecutorBusy):
+			return proto.CodeResourceUnavailable
 		case existing.state == execInvalid:
 			return proto.CodeExecutorCleanupUnconfirmed
 		case existing.busy() && !mutation.On(mutation.BusyExecutorAccepted):
 			return proto.CodeResourceUnavailable
-		case cfg.AgentSessionID != "" && cfg.AgentSessionID != native && !mutation.On(mutation.NativeSessionConflictIgnored):
+		case cfg.AgentSessionID != "" && (cfg.AgentSessionID != native || mutation.On(mutation.ADSameNativeSessionConflicts)) &&
+			!mutation.On(mutation.NativeSessionConflictIgnored):
 			return proto.CodeNativeSessionConflict
-		case cfg.RequireExistingNativeSession && native == "" && !mutation.On(mutation.HistoryUnavailableIgnored):
+		case cfg.RequireExistingNativeSession && (native == "" || mutation.On(mutation.ADExistingHistoryAlwaysMissing)) &&
+			!mutation.On(mutation.HistoryUnavailableIgnored) && !mutation.On(mutation.ADExistingHistoryUnchecked):
 			return proto.CodeHistoryUnavailable
 		}
 		return ""
@@ -147,7 +190,7 @@ func (r *router) admitLocked(p *proto.ExecutionPreparePayload) string {
 	if cfg.RequireExistingNativeSession && !mutation.On(mutation.HistoryUnavailableIgnored) {
 		return proto.CodeHistoryUnavailable
 	}
-	if total >= proto.ExecutorCapacity && !mutation.On(mutation.ExecutorCapacityUnchecked) {
+	if total >= proto.ExecutorCapacity-offByOneAD(mutation.ADExecutorLimitOffByOne) && !mutation.On(mutation.ExecutorCapacityUnchecked) {
 		return proto.CodeExecutorCapacity
 	}
 	return ""
@@ -161,7 +204,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 	case cfg.LocalEnvironment != nil && !r.d.bindingApplies(cfg.LocalEnvironment) && !mutation.On(mutation.LocalEnvironmentBindingUnchecked) &&
 		!(direct && mutation.On(mutation.RSForeignBindingRunsDirect)):
 		return proto.CodeInvalidConfiguration
-	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported():
+	case cfg.DisableExecutionEnvironment && !caps.EnvironmentNone.Supported() && !mutation.On(mutation.ADEnvironmentNoneUnchecked):
 		return proto.CodeUnsupportedConfiguration
 	case cfg.LocalEnvironment == nil && !cfg.DisableExecutionEnvironment && !mutation.On(mutation.NoEnvironmentBindingAccepted) &&
 		!(direct && mutation.On(mutation.RSNoBindingRunsDirect)):
@@ -170,7 +213,7 @@ func (r *router) checkEnvironment(cfg *proto.PromptRequestPayload, caps proto.Ag
 		return proto.CodeUnsupportedConfiguration
 	case cfg.ToolSearch && !caps.ToolSearch.Supported():
 		return proto.CodeUnsupportedConfiguration
-	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported():
+	case len(cfg.MCPHTTPServers) > 0 && !caps.MCPHTTPTools.Supported() && !mutation.On(mutation.ADMCPWithoutCapability):
 		return proto.CodeUnsupportedConfiguration
 	}
 	if direct && mutation.On(mutation.RSOptionsCheckedAfterSetup) {
@@ -204,14 +247,14 @@ func (r *router) pruneLocked() bool {
 	if mutation.On(mutation.AdmissionRecordsNeverPruned) {
 		return false
 	}
-	for i := 0; i < len(r.order) && len(r.records) >= proto.AdmissionRecords; {
-		if g := r.order[i]; !g.rec.Owned() && (g.rec.RunID == "" || r.runs[g.rec.RunID] == nil) {
+	for i := 0; i < len(r.order) && len(r.records) >= recordLimitAD(); {
+		if g := r.order[i]; mutation.On(mutation.ADOwnedRecordPruned) || (!g.rec.Owned() && (g.rec.RunID == "" || r.runs[g.rec.RunID] == nil)) {
 			r.forgetLocked(g)
 			continue
 		}
 		i++
 	}
-	return len(r.records) < proto.AdmissionRecords
+	return len(r.records) < recordLimitAD()
 }
 
 func (r *router) forgetLocked(g *grant) {
@@ -235,6 +278,10 @@ func (r *router) setup(ctx context.Context, g *grant, e *executor) {
 	}
 	r.mu.Lock()
 	e.native = native
+	if r.publishLateReadyAD(g) {
+		r.mu.Unlock()
+		return
+	}
 	after := r.applyLocked(g, ev)
 	r.mu.Unlock()
 	after.run()
@@ -243,7 +290,11 @@ func (r *router) setup(ctx context.Context, g *grant, e *executor) {
 // expire is the expiry timer's event: the deadline is the record's, the instant is the clock's.
 func (r *router) expire(g *grant) {
 	r.mu.Lock()
-	after := r.applyLocked(g, admission.ExpiryFired{Now: r.d.cfg.Clock.Now()})
+	now := r.d.cfg.Clock.Now()
+	if mutation.On(mutation.ADExpiryEarly) {
+		now = now.Add(time.Minute)
+	}
+	after := r.applyLocked(g, admission.ExpiryFired{Now: now})
 	r.mu.Unlock()
 	after.run()
 }
@@ -252,17 +303,26 @@ func (r *router) expire(g *grant) {
 // to a Run it re-publishes the current status and cancels nothing.
 func (r *router) release(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionReleasePayload](env)
+	if err != nil && mutation.On(mutation.ADReleaseByRequestID) {
+		var loose proto.ExecutionReleasePayload
+		if json.Unmarshal(env.Payload, &loose) == nil && loose.Handle == "" {
+			p, err = &loose, nil
+		}
+	}
 	if err != nil {
 		if mutation.On(mutation.InvalidReleaseUnanswered) {
 			return
 		}
-		r.reject(env.ID, proto.OperationRelease, proto.CodeInvalidRelease)
+		r.reject(env.ID, proto.OperationRelease, releaseCodeAD(env))
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	g := r.byHandle[p.Handle]
-	if g == nil || g.reqID != env.ID {
+	if p.Handle == "" && mutation.On(mutation.ADReleaseByRequestID) {
+		g = r.records[env.ID]
+	}
+	if g == nil || (g.reqID != env.ID && !mutation.On(mutation.ADReleaseOtherRequestID)) {
 		if mutation.On(mutation.UnknownReleaseSilent) {
 			return
 		}
@@ -270,6 +330,17 @@ func (r *router) release(env proto.Envelope) {
 		return
 	}
 	r.wsReleasedLocked(g)
+	if (mutation.On(mutation.ADReleasePreparingRepublishes) && g.rec.State == admission.Preparing) ||
+		(mutation.On(mutation.ADReadOnlyReleaseRepublishes) && g.rec.ReadOnly && g.rec.State == admission.Ready) {
+		r.goAfter(r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: g.rec.Status()}}))
+		return
+	}
+	if mutation.On(mutation.ADReleaseStartedEnds) && g.rec.State == admission.Started {
+		s := g.rec.Status()
+		s.State, s.Revision = proto.StateReleased, s.Revision+1
+		r.goAfter(r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: s}}))
+		return
+	}
 	if mutation.On(mutation.ReleaseAfterStartCancelsRun) && (g.rec.State == admission.Starting || g.rec.State == admission.Started) {
 		if rn := r.runs[g.rec.RunID]; rn != nil {
 			r.goOwned(func() { _, _ = rn.cancelNative(r.ctx) })

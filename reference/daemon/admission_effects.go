@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"time"
 
 	"github.com/wirecheck/wirecheck/clock"
 	"github.com/wirecheck/wirecheck/proto"
@@ -59,7 +60,11 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			if g.stopExpiry != nil {
 				g.stopExpiry()
 			}
-			g.stopExpiry = r.afterFunc(eff.At.Sub(r.d.cfg.Clock.Now()), func() { r.expire(g) })
+			at := eff.At
+			if mutation.On(mutation.ADExpiryEarly) {
+				at = at.Add(-time.Minute)
+			}
+			g.stopExpiry = r.afterFunc(at.Sub(r.d.cfg.Clock.Now()), func() { r.expire(g) })
 		case admission.StopExpiry:
 			if g.stopExpiry != nil {
 				g.stopExpiry()
@@ -84,14 +89,19 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 			g.exec.stopIdleLocked()
 			g.exec.state = execAdmitted
 		case admission.IdleExecutor:
-			if g.exec != nil && g.exec.state == execAdmitted && mutation.On(mutation.ReleaseClosesIdleExecutor) {
+			if g.exec != nil && g.exec.state == execAdmitted && (mutation.On(mutation.ReleaseClosesIdleExecutor) ||
+				(g.rec.State == admission.Expired && mutation.On(mutation.ADExpiryClosesExecutor))) {
 				e := g.exec
 				native = append(native, func() { r.closeExecutor(e) })
 			} else if g.exec != nil && g.exec.state == execAdmitted {
 				r.idleLocked(g.exec)
 			}
 		case admission.CloseExecutor:
-			if g.exec == nil {
+			if g.exec == nil || (eff.ReportFailure && mutation.On(mutation.ADFailedExecutorLeftOpen)) {
+				continue
+			}
+			if mutation.On(mutation.ADLateExecutorKeptIdle) && g.rec.State == admission.Released && g.exec.native != nil {
+				r.idleLocked(g.exec)
 				continue
 			}
 			e, report := g.exec, eff.ReportFailure
@@ -110,12 +120,28 @@ func (r *router) carryOutLocked(g *grant, effects []admission.Effect) followUp {
 				continue
 			}
 			mutatePublished(&eff.Status)
-			res := r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
+			if withheldAD(eff.Status) {
+				continue
+			}
+			res := r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, statusIDAD(g, eff.Status), &eff.Status)))
+			if mutation.On(mutation.ADSetupFailureFailsRun) && eff.Status.State == proto.StateFailed && eff.Status.ErrorCode == proto.CodePreparationFailed {
+				reqID := g.reqID
+				r.goOwned(func() { r.failRun(reqID, "", "native setup failed") })
+			}
+			if republishedAD(eff.Status) {
+				r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
+			}
 			writes = append(writes, statusWrite{res: res, budget: r.armStatusBudgetLocked(g, eff.Status.State)})
 		case admission.Reject:
 			mutateRejected(&eff.Status)
 			if mutation.On(mutation.RejectionWithheld) {
 				continue
+			}
+			if mutation.On(mutation.ADRejectionConsumesRevision) {
+				g.rec.Revision++
+			}
+			if mutation.On(mutation.ADRejectionAbandonsSetup) && g.rec.State == admission.Preparing && g.cancelSetup != nil {
+				g.cancelSetup()
 			}
 			r.out.enqueue(r.sentStatus(proto.MustEnvelope(proto.TypePreparationStatus, g.reqID, &eff.Status)))
 		case admission.Forget:
@@ -153,7 +179,10 @@ func (r *router) armStatusBudgetLocked(g *grant, state string) clock.Timer {
 		return nil
 	}
 	budget := proto.StatusSendBudget
-	if state == proto.StateStarted {
+	if state == proto.StateStarted && mutation.On(mutation.ADStartedBudgetUnbounded) {
+		return nil
+	}
+	if state == proto.StateStarted && !mutation.On(mutation.ADStartedBudgetFiveSeconds) {
 		budget = max(g.rec.ExpiresAt.Sub(r.d.cfg.Clock.Now()), 0)
 	}
 	if mutation.On(mutation.StallStatusBudgetDoubled) {
@@ -189,7 +218,7 @@ func (r *router) awaitStatus(g *grant, w statusWrite) {
 // closeForAdmission closes a grant's Executor; a failed close the record asked about comes back as
 // SetupCleanupFailed.
 func (r *router) closeForAdmission(g *grant, e *executor, report bool) {
-	if err := r.closeExecutor(e); err == nil || !report {
+	if err := r.closeExecutor(e); err == nil || !report || mutation.On(mutation.ADCleanupFailureUnreported) {
 		return
 	}
 	r.mu.Lock()
@@ -203,6 +232,7 @@ func (r *router) closeForAdmission(g *grant, e *executor, report bool) {
 func (r *router) reject(reqID, operation, code string) {
 	s := &proto.PreparationStatusPayload{State: proto.StateRejected, Operation: operation, ErrorCode: code}
 	mutateRejected(s)
+	pureRejectionAD(s)
 	if mutation.On(mutation.RejectionWithheld) {
 		return
 	}

@@ -152,11 +152,11 @@ func (d *Daemon) bindingApplies(le *proto.LocalEnvironment) bool {
 	if le.WorkspaceDirectory != d.cfg.WorkspaceDirectory {
 		return false
 	}
-	if le.NetworkAccess != "" && le.NetworkAccess != "enabled" {
+	if le.NetworkAccess != "" && le.NetworkAccess != "enabled" && !mutation.On(mutation.ADNetworkPolicyUnchecked) {
 		return false
 	}
 	id := d.bind.environmentID()
-	return id == "" || id == le.ID
+	return id == "" || id == le.ID || mutation.On(mutation.ADOtherEnvironmentIDAccepted)
 }
 
 // heartbeatInterval is how often the connection heartbeats: the bootstrap's heartbeat_seconds,

@@ -35,8 +35,9 @@ type executor struct {
 	caps        proto.AgentKindCapabilities // the declaration it was admitted with
 	native      harness.Executor
 	state       execState
-	stopIdle    func() // cancels the idle expiry of the current idle period
-	idleGen     int    // which idle period the expiry belongs to
+	stopIdle    func()    // cancels the idle expiry of the current idle period
+	idleGen     int       // which idle period the expiry belongs to
+	idleSinceAD time.Time // when it last went idle: kept only in the mutants build (AD-70.1)
 }
 
 func (e *executor) stopIdleLocked() {
@@ -56,19 +57,35 @@ func (e *executor) counted() bool {
 	if e.state == execClosing {
 		return mutation.On(mutation.ClosingCountedAsActive)
 	}
+	switch {
+	case e.state == execPreparing && mutation.On(mutation.ADPreparingNotCounted),
+		e.state == execRunning && mutation.On(mutation.ADRunningNotCounted),
+		e.state == execInvalid && mutation.On(mutation.ADInvalidNotCounted):
+		return false
+	case e.state == execIdle && mutation.On(mutation.ADIdleCountedActive):
+		return true
+	}
 	return e.state != execIdle && e.state != execClosed
 }
 
 func (e *executor) busy() bool {
+	if (e.state == execPreparing && mutation.On(mutation.ADPreparingExecutorNotBusy)) ||
+		(e.state == execRunning && mutation.On(mutation.ADRunningExecutorNotBusy)) {
+		return false
+	}
 	return e.state == execPreparing || e.state == execAdmitted || e.state == execRunning || e.state == execClosing
 }
 
 // fingerprint is the reuse identity of a configuration: everything except what changes per Turn.
 func fingerprint(cfg proto.PromptRequestPayload) string {
 	cfg.RunID, cfg.Input = "", nil
+	if mutation.On(mutation.ADFingerprintIgnoresBinding) {
+		cfg.LocalEnvironment, cfg.DisableExecutionEnvironment = nil, false
+	}
 	if !mutation.On(mutation.FingerprintKeepsPerTurnMembers) {
 		cfg.AgentSessionID = ""
-		cfg.RequireExistingNativeSession, cfg.ReleaseOnCompletion = false, false
+		cfg.RequireExistingNativeSession = cfg.RequireExistingNativeSession && mutation.On(mutation.ADFingerprintKeepsRequireExisting)
+		cfg.ReleaseOnCompletion = cfg.ReleaseOnCompletion && mutation.On(mutation.ADFingerprintKeepsReleaseOnCompletion)
 	}
 	raw, _ := json.Marshal(cfg)
 	sum := sha256.Sum256(raw)
@@ -106,11 +123,17 @@ func (r *router) byStateKeyLocked(key string) *executor {
 // expiry; the oldest idle Executor beyond the capacity is closed.
 func (r *router) idleLocked(e *executor) {
 	e.state = execIdle
+	if mutation.Enabled {
+		e.idleSinceAD = r.d.cfg.Clock.Now()
+	}
 	e.idleGen++
 	gen := e.idleGen
 	expiry := proto.IdleExecutorExpiry
 	if mutation.On(mutation.IdleExecutorNeverExpires) {
 		expiry = 1000 * time.Hour
+	}
+	if mutation.On(mutation.ADIdleExpiryEarly) {
+		expiry /= 2
 	}
 	e.stopIdle = r.afterFunc(expiry, func() {
 		r.mu.Lock()
@@ -120,7 +143,7 @@ func (r *router) idleLocked(e *executor) {
 			r.closeExecutor(e)
 		}
 	})
-	if _, _, idle := r.countsLocked(); idle > proto.IdleExecutorCapacity {
+	if _, _, idle := r.countsLocked(); idle > proto.IdleExecutorCapacity-offByOneAD(mutation.ADSixteenthIdleClosed) && !mutation.On(mutation.ADIdleBeyondCapacityKept) {
 		for _, other := range r.executors {
 			if other != e && other.state == execIdle {
 				other.state = execClosing
@@ -156,6 +179,10 @@ func (r *router) finishClose(e *executor) error {
 		e.state = execInvalid
 		r.d.log.Warn("executor cleanup unconfirmed", "executor", e.id, "err", err)
 		return err
+	}
+	if mutation.On(mutation.ADClosedExecutorStillCounted) {
+		e.state, e.stateKey = execClosing, "" // still counted, never found for its Session
+		return nil
 	}
 	e.state = execClosed
 	delete(r.executors, e.id)

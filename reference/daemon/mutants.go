@@ -41,6 +41,7 @@ func mutateStart(g *grant, ev *admission.StartRequested) {
 	if mutation.On(mutation.StartAfterExpiryAccepted) {
 		ev.Now = g.rec.ExpiresAt.Add(-1)
 	}
+	mutateStartAD(g, ev)
 }
 
 // mutatePublished bends a preparation_status the record published.
@@ -57,6 +58,7 @@ func mutatePublished(s *proto.PreparationStatusPayload) {
 	if mutation.On(mutation.StartingWithoutRunID) && s.State == proto.StateStarting {
 		s.RunID = ""
 	}
+	mutatePublishedAD(s)
 }
 
 // mutateRejected bends a rejection, which must carry revision 0.
@@ -64,6 +66,7 @@ func mutateRejected(s *proto.PreparationStatusPayload) {
 	if mutation.On(mutation.RejectionMovesRevision) {
 		s.Revision++
 	}
+	mutateRejectedAD(s)
 }
 
 // mutateEvents bends a Turn's event stream on its way to the wire.

@@ -15,7 +15,7 @@ func (r *router) admitReadOnlyLocked(p *proto.ExecutionPreparePayload, caps prot
 	switch {
 	case !caps.WorkspaceReadPreparation.Supported() || r.d.env == nil:
 		return proto.CodeUnsupportedReadPreparation
-	case p.CheckReadOnlyPreparation() != nil:
+	case laxReadOnlyAD(p).CheckReadOnlyPreparation() != nil:
 		return proto.CodeInvalidConfiguration
 	}
 	if code := r.checkEnvironment(cfg, caps, false); code != "" {
@@ -24,7 +24,7 @@ func (r *router) admitReadOnlyLocked(p *proto.ExecutionPreparePayload, caps prot
 	if r.prepareBusyLocked() || r.workspaceBusyLocked(busyReadOnly) || (r.fencedLocked() && !mutation.On(mutation.SUReadOnlyPrepareAdmitted)) {
 		return proto.CodeResourceUnavailable
 	}
-	if len(r.records) >= proto.AdmissionRecords && !r.pruneLocked() {
+	if len(r.records) >= recordLimitAD() && !r.pruneLocked() {
 		return proto.CodePreparationCapacity
 	}
 	owned := 0

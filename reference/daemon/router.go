@@ -61,6 +61,7 @@ func newRouter(d *Daemon, ws *websocket.Conn) *router {
 	r.wso.m.NoExport = !d.exports()
 	r.conn = d.susp.conns.Add(1)
 	r.ia = carriedInteractions(d, r.conn, r.ia)
+	r.byHandle = carriedHandlesAD(d, r.byHandle)
 	r.carryFrames()
 	return r
 }

@@ -117,6 +117,7 @@ func (rn *run) cancelNative(ctx context.Context) (*proto.DonePayload, error) {
 // start handles execution_start: a valid start transfers the admission to a Run exactly once.
 func (r *router) start(env proto.Envelope) {
 	p, err := proto.Decode[proto.ExecutionStartPayload](env)
+	p, err = laxStartAD(env, p, err)
 	if err != nil && mutation.On(mutation.StartInputUnvalidated) {
 		var loose proto.ExecutionStartPayload
 		if json.Unmarshal(env.Payload, &loose) == nil && loose.Handle != "" && loose.RunID != "" {
@@ -128,10 +129,10 @@ func (r *router) start(env proto.Envelope) {
 		if mutation.On(mutation.InvalidStartUnanswered) {
 			return
 		}
-		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart)
+		r.reject(env.ID, proto.OperationStart, startCodeAD(env))
 		return
 	}
-	hash := payloadHash(env.Payload)
+	hash := startHashAD(env.Payload)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closing {
@@ -146,9 +147,26 @@ func (r *router) start(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeResourceUnavailable)
 		return
 	}
+	if g != nil && g.reqID != env.ID && r.records[env.ID] != nil && mutation.On(mutation.ADStartFallsBackToRequestID) {
+		g = r.records[env.ID] // the old handle is not checked against the request's admission
+	}
 	if g == nil || (g.reqID != env.ID && !mutation.On(mutation.StartForeignRequestID)) {
-		r.reject(env.ID, proto.OperationStart, proto.CodeUnknownPreparation)
-		return
+		code := proto.CodeUnknownPreparation
+		if g == nil && mutation.On(mutation.ADUnknownHandleWrongCode) {
+			code = proto.CodeUnknownExecutor
+		}
+		r.reject(env.ID, proto.OperationStart, code)
+		rg := r.records[env.ID]
+		if g != nil && rg != nil && rg != g && mutation.On(mutation.ADRefusedStartReleasesRequest) {
+			r.goAfter(r.applyLocked(rg, admission.ReleaseRequested{}))
+		}
+		if g != nil || rg == nil || !mutation.On(mutation.ADUnknownHandleStarts) {
+			return
+		}
+		g = rg // the refusal is sent, but the lookup falls through to the request's admission
+	}
+	if g.exec != nil && p.Input.HasImage() && !g.exec.caps.MessageImages.Supported() && mutation.On(mutation.ADImageDroppedOnTextOnly) {
+		p.Input = withoutImagesAD(p.Input)
 	}
 	if g.exec != nil && p.Input.HasImage() && !g.exec.caps.MessageImages.Supported() && !mutation.On(mutation.StartImagesWithoutCapability) {
 		// AD-69: checked against the declaration the Executor was admitted with, before any
@@ -156,9 +174,21 @@ func (r *router) start(env proto.Envelope) {
 		r.reject(env.ID, proto.OperationStart, proto.CodeUnsupportedConfiguration)
 		return
 	}
+	if blankPartBesideTextAD(p.Input) {
+		r.reject(env.ID, proto.OperationStart, proto.CodeInvalidStart)
+		return
+	}
+	if (mutation.On(mutation.ADStartOnReleasedRepublishes) && g.rec.State == admission.Released) ||
+		(mutation.On(mutation.ADStartOnFailedRepublishes) && g.rec.State == admission.Failed) {
+		r.goAfter(r.carryOutLocked(g, []admission.Effect{admission.Publish{Status: g.rec.Status()}}))
+		return
+	}
 	g.startTrace = env.Trace
 	ev := admission.StartRequested{Now: r.d.cfg.Clock.Now(), ExecutorID: p.ExecutorID,
 		RunID: p.RunID, Hash: hash, RunActive: r.runs[p.RunID] != nil, Input: p.Input}
+	if rn := r.runs[p.RunID]; rn != nil && rn.direct && mutation.On(mutation.ADDirectRunNoConflict) {
+		ev.RunActive = false
+	}
 	mutateStart(g, &ev)
 	r.goAfter(r.applyLocked(g, ev))
 }
@@ -181,7 +211,11 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		delete(r.runs, rn.id)
 		r.mu.Unlock()
 		failure := admission.NativeStartFailed{Cancelled: errors.Is(err, context.Canceled)}
-		if !failure.Cancelled {
+		if !failure.Cancelled && mutation.On(mutation.ADUnavailableExecutorKept) {
+			r.mu.Lock()
+			r.idleLocked(rn.exec)
+			r.mu.Unlock()
+		} else if !failure.Cancelled {
 			failure.CleanupFailed = r.closeExecutor(rn.exec) != nil && !mutation.On(mutation.StartCleanupFailureAsUnavailable)
 		}
 		if mutation.On(mutation.NativeStartFailureUnanswered) {
@@ -193,6 +227,9 @@ func (r *router) runPrepared(g *grant, rn *run, input proto.MessageInput) {
 		r.mu.Unlock()
 		after.run()
 		r.failedStartBent(rn)
+		if mutation.On(mutation.ADUnavailableStartDone) {
+			_ = r.sendRun(&run{trace: rn.trace}, proto.MustEnvelope(proto.TypeDone, rn.id, &proto.DonePayload{}))
+		}
 		rn.finish()
 		return
 	}
@@ -333,7 +370,7 @@ func (r *router) releaseExecutor(rn *run, reusable bool) {
 	r.mu.Lock()
 	delete(r.runs, rn.id)
 	e := rn.exec
-	reuse := reusable && !r.closing && e.state == execRunning && e.stateKey != ""
+	reuse := (reusable || mutation.On(mutation.ADNonReusableKeptIdle)) && !r.closing && e.state == execRunning && e.stateKey != ""
 	if reuse {
 		r.idleLocked(e)
 	}

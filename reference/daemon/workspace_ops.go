@@ -164,6 +164,9 @@ const (
 // runtime_prepare are resource_unavailable (§4.3, WS-24).
 func (r *router) workspaceBusyLocked(what busyFor) bool {
 	m := &r.wso.m
+	if exclusionOutlivesWriteAD(r, m.Writing()) && (what == busyPrepare || what == busyReadOnly) {
+		return true
+	}
 	if !m.Busy() {
 		return false
 	}
@@ -171,7 +174,10 @@ func (r *router) workspaceBusyLocked(what busyFor) bool {
 	case what == busyPrepare && m.WriteReceiving() && mutation.On(mutation.ExecutionDuringWrite),
 		what == busyReadOnly && m.WriteReceiving() && mutation.On(mutation.WSReadOnlyPrepareDuringWrite),
 		what == busyPrompt && m.WriteReceiving() && mutation.On(mutation.WSPromptDuringWrite),
-		what == busyPrepare && m.WriteUnconfirmed() && mutation.On(mutation.WSExecutionBesideUnconfirmedWrite):
+		what == busyPrepare && m.WriteUnconfirmed() && mutation.On(mutation.WSExecutionBesideUnconfirmedWrite),
+		what == busyPrepare && m.Exporting() && mutation.On(mutation.ADExportAdmitsPrepare),
+		what == busyPrepare && m.Writing() && mutation.On(mutation.ADWriteAdmitsPrepare),
+		what == busyOther && m.Exporting() && mutation.On(mutation.ADExportAdmitsStart):
 		return false
 	}
 	return true
