@@ -774,8 +774,11 @@ func (r *run) exited(st *scenarios.Step, when string) *scenarios.Failure {
 }
 
 // exitGrace is how long a failure waits, once the connection has closed, to learn whether the
-// daemon exited with it: its socket closes as it dies, a moment before its exit is reaped.
-const exitGrace = time.Second
+// daemon exited with it: its socket closes as it dies, a moment before its exit is reaped. 1 s
+// was reached under make test's load (the reaper's goroutine not yet run); a daemon that dropped
+// its connection and lives on costs a failure this much more. (To do: ask the kernel whether the
+// process is a zombie instead of waiting for the reaper.)
+const exitGrace = 5 * time.Second
 
 // withExit says, in a failure, that the Runtime had exited, and how: a step that saw the
 // connection drop then reads as the daemon's exit, not as a network fault. A failure about a
