@@ -101,9 +101,9 @@ func (d *refCoreDriver) Begin(_ context.Context, sc *scenarios.Scenario) error {
 
 // Advance moves the Core's clock, once Core has handled everything already routed to its Turns
 // (so the clock never overtakes a timer Core is about to arm). That wait is for an event, bounded
-// only by InProcessBound: a Core still busy then is noted on the driver's log and the clock moves.
+// only by driverWait: a Core still busy then is noted on the driver's log and the clock moves.
 func (d *refCoreDriver) Advance(dur time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), InProcessBound)
+	ctx, cancel := context.WithTimeout(context.Background(), driverWait)
 	defer cancel()
 	if err := d.Core.Quiesce(ctx); err != nil {
 		slog.Warn("the reference Core did not handle what was routed to its Turns before the clock moved", "advance", dur, "err", err)
@@ -287,7 +287,7 @@ func (d *refCoreDriver) awaitCapabilities(ctx context.Context) error {
 
 // awaitOnline waits until Core has a live connection of the device.
 func (d *refCoreDriver) awaitOnline(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, InProcessBound)
+	ctx, cancel := context.WithTimeout(ctx, driverWait)
 	defer cancel()
 	for {
 		changed := d.Core.Changed()
@@ -297,7 +297,7 @@ func (d *refCoreDriver) awaitOnline(ctx context.Context) error {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return fmt.Errorf("the reference Core has no connection of device %s to close (waited %v)", d.DeviceID, InProcessBound)
+			return fmt.Errorf("the reference Core has no connection of device %s to close (waited %v)", d.DeviceID, driverWait)
 		}
 	}
 }

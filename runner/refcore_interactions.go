@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/wirecheck/wirecheck/proto"
 	"github.com/wirecheck/wirecheck/reference/core/execution"
@@ -69,9 +70,15 @@ func (d *refCoreDriver) answer(ctx context.Context, st *scenarios.Step, b *scena
 	return nil
 }
 
+// driverWait bounds the reference-Core driver's own waits (Core quiet before an advance, a
+// connection to close, a request recorded). A mutant whose Core never gets there waits it out in
+// every play of the matrix, so it stays at the 30 s that InProcessBound was before it became a
+// 2 min safety net for reads: raised with it, the Core matrix went from about 1 to 6 minutes.
+const driverWait = 30 * time.Second
+
 // interactionWait bounds the wait for Core to record a request the Runtime sent before the step
 // (Trigger's context may have no deadline): a wait for an event, whose bound is only a safety net.
-const interactionWait = InProcessBound
+const interactionWait = driverWait
 
 // awaitInteraction waits (bounded by ctx and interactionWait) until Core has recorded the interaction: the request
 // reached the wire before this step, but Core handles it on its own time.
